@@ -1,0 +1,1 @@
+"""Assignments, blind expert scores, adjudication decisions and case reviews (built in later issues)."""

@@ -1,0 +1,1 @@
+"""Panels, calibration cycles, IRR, bias and Delphi analyses (built in later issues)."""

@@ -1,0 +1,8 @@
+"""Local development: DEBUG on, console email, an insecure key that is only ever used locally."""
+from .base import *  # noqa: F403
+from .base import env
+
+DEBUG = True
+SECRET_KEY = env("DJANGO_SECRET_KEY", "dev-insecure-key-only-for-local-use-0123456789abcdef")
+ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"

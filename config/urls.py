@@ -1,0 +1,14 @@
+"""Root URL configuration."""
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from evaluations import views as evaluation_views
+
+urlpatterns = [
+    path("", evaluation_views.home, name="home"),
+    path("admin/", admin.site.urls),
+    path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("evaluations/", include("evaluations.urls")),
+]

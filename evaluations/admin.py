@@ -1,0 +1,187 @@
+"""Admin for benchmark data: search, facet filters, import and export, held-out text read-only."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from django import forms
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import path, reverse
+
+from .importing import ImportFailed, export_records, import_file
+from .models import (
+    EvaluatedModel,
+    ModelResponse,
+    RubricDimension,
+    RubricSubDimension,
+    RubricVersion,
+    TestCase,
+    TheoBertCase,
+    Tradition,
+    Visibility,
+)
+
+CONTENT_TYPES = {"json": "application/json", "jsonl": "application/x-ndjson", "csv": "text/csv"}
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(help_text="JSON (array), JSONL or CSV; the format is taken from the file name.")
+    dry_run = forms.BooleanField(required=False, help_text="Validate and count only; write nothing.")
+
+
+class ImportExportMixin:
+    """Adds an "Import" page to a changelist and export actions for the selected rows."""
+
+    import_kind: str = ""
+    change_list_template = "admin/evaluations/change_list_import.html"
+    actions = ["export_json", "export_jsonl", "export_csv"]
+
+    def get_urls(self):  # type: ignore[no-untyped-def]
+        info = self.model._meta.app_label, self.model._meta.model_name
+        own = [path("import/", self.admin_site.admin_view(self.import_view), name="%s_%s_import" % info)]
+        return own + super().get_urls()
+
+    def import_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_add_permission(request):
+            return HttpResponse(status=403)
+        form = ImportForm(request.POST or None, request.FILES or None)
+        errors: list[str] = []
+        if request.method == "POST" and form.is_valid():
+            upload = form.cleaned_data["file"]
+            suffix = Path(upload.name).suffix.lower()
+            with tempfile.NamedTemporaryFile(suffix=suffix) as handle:
+                for chunk in upload.chunks():
+                    handle.write(chunk)
+                handle.flush()
+                try:
+                    report = import_file(path=handle.name, kind=self.import_kind, name=upload.name,
+                                         dry_run=form.cleaned_data["dry_run"], progress=False)
+                except ImportFailed as exc:
+                    errors = [str(e) for e in exc.errors]
+                else:
+                    prefix = "Dry run: " if form.cleaned_data["dry_run"] else ""
+                    messages.success(request, prefix + str(report))
+                    info = self.model._meta.app_label, self.model._meta.model_name
+                    return redirect(reverse("admin:%s_%s_changelist" % info))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": f"Import {self.model._meta.verbose_name_plural}",
+            "form": form,
+            "errors": errors,
+            "kind": self.import_kind,
+        }
+        return render(request, "admin/evaluations/import.html", context)
+
+    def _export(self, request: HttpRequest, queryset, fmt: str) -> HttpResponse:  # type: ignore[no-untyped-def]
+        include_held_out = request.user.is_superuser
+        body = export_records(kind=self.import_kind, fmt=fmt, queryset=queryset, include_held_out=include_held_out)
+        response = StreamingHttpResponse((piece.encode("utf-8") for piece in body), content_type=CONTENT_TYPES[fmt])
+        response["Content-Disposition"] = f'attachment; filename="{self.import_kind}.{fmt}"'
+        return response
+
+    @admin.action(description="Export selected as JSON")
+    def export_json(self, request, queryset):  # type: ignore[no-untyped-def]
+        return self._export(request, queryset, "json")
+
+    @admin.action(description="Export selected as JSONL")
+    def export_jsonl(self, request, queryset):  # type: ignore[no-untyped-def]
+        return self._export(request, queryset, "jsonl")
+
+    @admin.action(description="Export selected as CSV")
+    def export_csv(self, request, queryset):  # type: ignore[no-untyped-def]
+        return self._export(request, queryset, "csv")
+
+
+@admin.register(Tradition)
+class TraditionAdmin(admin.ModelAdmin):
+    list_display = ["name", "key", "in_development", "min_panel_size"]
+    list_filter = ["in_development"]
+    search_fields = ["name", "key"]
+
+
+class RubricSubDimensionInline(admin.TabularInline):
+    model = RubricSubDimension
+    extra = 0
+
+
+class RubricDimensionInline(admin.TabularInline):
+    model = RubricDimension
+    extra = 0
+    show_change_link = True
+
+
+@admin.register(RubricVersion)
+class RubricVersionAdmin(admin.ModelAdmin):
+    list_display = ["version", "status", "based_on", "created_at"]
+    list_filter = ["status"]
+    search_fields = ["version", "notes"]
+    inlines = [RubricDimensionInline]
+
+
+@admin.register(RubricDimension)
+class RubricDimensionAdmin(admin.ModelAdmin):
+    list_display = ["name", "key", "weight", "rubric"]
+    list_filter = ["rubric", "key"]
+    search_fields = ["name", "key"]
+    inlines = [RubricSubDimensionInline]
+
+
+@admin.register(RubricSubDimension)
+class RubricSubDimensionAdmin(admin.ModelAdmin):
+    list_display = ["name", "key", "weight", "dimension"]
+    list_filter = ["dimension__rubric", "dimension__key"]
+    search_fields = ["name", "key"]
+
+
+HELD_OUT_TEXT_FIELDS = ("prompt", "reference_answer")
+
+
+@admin.register(TestCase)
+class TestCaseAdmin(ImportExportMixin, admin.ModelAdmin):
+    import_kind = "cases"
+    list_display = ["external_id", "dimension", "difficulty", "tradition", "question_type", "visibility", "is_active", "version"]
+    list_filter = ["dimension", "difficulty", "tradition", "question_type", "visibility", "is_active"]
+    search_fields = ["external_id", "prompt"]
+    list_select_related = ["tradition"]
+
+    def get_search_fields(self, request: HttpRequest) -> list[str]:
+        # Searching held-out prompts would let a non-superuser probe their text.
+        return self.search_fields if request.user.is_superuser else ["external_id"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: TestCase | None = None) -> tuple[str, ...]:
+        readonly = tuple(super().get_readonly_fields(request, obj))
+        if obj is not None and obj.visibility == Visibility.HELD_OUT and not request.user.is_superuser:
+            readonly += HELD_OUT_TEXT_FIELDS + ("visibility",)
+        return readonly
+
+
+@admin.register(EvaluatedModel)
+class EvaluatedModelAdmin(admin.ModelAdmin):
+    list_display = ["name", "provider", "family"]
+    list_filter = ["family", "provider"]
+    search_fields = ["name", "provider", "family"]
+
+
+@admin.register(ModelResponse)
+class ModelResponseAdmin(ImportExportMixin, admin.ModelAdmin):
+    import_kind = "responses"
+    list_display = ["test_case", "model", "run_label", "completion_tokens", "created_at"]
+    list_filter = ["model", "run_label", "test_case__dimension", "test_case__difficulty", "test_case__tradition",
+                   "test_case__visibility"]
+    search_fields = ["test_case__external_id", "model__name", "run_label", "text"]
+    list_select_related = ["test_case", "model"]
+    raw_id_fields = ["test_case"]
+
+    def get_search_fields(self, request: HttpRequest) -> list[str]:
+        return self.search_fields if request.user.is_superuser else ["test_case__external_id", "model__name", "run_label"]
+
+
+@admin.register(TheoBertCase)
+class TheoBertCaseAdmin(ImportExportMixin, admin.ModelAdmin):
+    import_kind = "theobert"
+    list_display = ["case_id", "type", "category", "difficulty", "pass_condition", "k", "reference"]
+    list_filter = ["type", "category", "difficulty", "pass_condition"]
+    search_fields = ["case_id", "input", "reference", "reasoning"]

@@ -1,0 +1,354 @@
+"""Benchmark data: traditions, rubric versions, test cases, evaluated models, responses, TheoBERT cases."""
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Q
+
+EXTERNAL_ID_RE = r"^[A-Za-z0-9][A-Za-z0-9._:\-]{0,63}$"
+external_id_validator = RegexValidator(
+    EXTERNAL_ID_RE, "Use 1–64 characters: letters, digits, '.', '_', ':' or '-', starting with a letter or digit."
+)
+MASK_TOKEN = "[MASK]"
+
+
+class Dimension(models.TextChoices):
+    TEXTUAL = "textual", "Textual Analysis"
+    HERMENEUTICAL = "hermeneutical", "Hermeneutical Reasoning"
+    DOCTRINAL = "doctrinal", "Doctrinal Precision"
+    HISTORICAL = "historical", "Historical Theology"
+    APOLOGETICS = "apologetics", "Apologetics"
+    INTERTEXTUAL = "intertextual", "Intertextual Reasoning"
+
+
+class Difficulty(models.TextChoices):
+    EASY = "easy", "Easy"
+    MEDIUM = "medium", "Medium"
+    HARD = "hard", "Hard"
+    EXPERT = "expert", "Expert"
+
+
+class QuestionType(models.TextChoices):
+    FACTUAL_RECALL = "factual_recall", "Factual recall"
+    COMPARATIVE_ANALYSIS = "comparative_analysis", "Comparative analysis"
+    APPLIED_REASONING = "applied_reasoning", "Applied reasoning"
+    CONTESTED_TOPIC = "contested_topic", "Contested topic"
+
+
+class Visibility(models.TextChoices):
+    PUBLIC = "public", "Public"
+    HELD_OUT = "held_out", "Held-out"
+
+
+def _in_choices(field: str, choices: type[models.TextChoices]) -> Q:
+    return Q(**{f"{field}__in": choices.values})
+
+
+class Tradition(models.Model):
+    """A Christian tradition whose experts form a panel and whose positions cases test."""
+
+    key = models.SlugField(max_length=40, unique=True)
+    name = models.CharField(max_length=80, unique=True)
+    in_development = models.BooleanField(
+        default=False, help_text="Traditions still in development (Pentecostal in v1.0) have smaller panels."
+    )
+    min_panel_size = models.PositiveSmallIntegerField(
+        default=3, help_text="Minimum number of experts on this tradition's panel (methodology §6.1.1)."
+    )
+    order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["order", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} (in development)" if self.in_development else self.name
+
+
+class RubricVersionQuerySet(models.QuerySet["RubricVersion"]):
+    def active(self) -> RubricVersionQuerySet:
+        return self.filter(status=RubricVersion.Status.ACTIVE)
+
+
+class RubricVersion(models.Model):
+    """A versioned rubric: six weighted dimensions, each with weighted sub-dimensions."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        ACTIVE = "active", "Active"
+        RETIRED = "retired", "Retired"
+
+    version = models.CharField(max_length=20, unique=True, help_text="For example 1.0, 1.1-delphi.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    based_on = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="derived")
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = RubricVersionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["created_at", "version"]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=["draft", "active", "retired"]), name="rubric_status_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Rubric v{self.version}"
+
+    def clean(self) -> None:
+        if self.pk:
+            from .services import rubric_weight_errors
+
+            errors = rubric_weight_errors(rubric=self)
+            if errors:
+                raise ValidationError(errors)
+
+
+WEIGHT_FIELD_KW = {
+    "max_digits": 5,
+    "decimal_places": 2,
+    "validators": [MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))],
+}
+
+
+class RubricDimension(models.Model):
+    """One of the six dimensions of a rubric version, with its weight out of 100."""
+
+    rubric = models.ForeignKey(RubricVersion, on_delete=models.CASCADE, related_name="dimensions")
+    key = models.CharField(max_length=20, choices=Dimension.choices)
+    name = models.CharField(max_length=80)
+    weight = models.DecimalField(**WEIGHT_FIELD_KW, help_text="Percentage points; the six weights sum to 100.")
+    description = models.TextField(blank=True)
+    order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["rubric", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["rubric", "key"], name="rubric_dimension_unique"),
+            models.CheckConstraint(condition=_in_choices("key", Dimension), name="rubric_dimension_key_valid"),
+            models.CheckConstraint(condition=Q(weight__gte=0, weight__lte=100), name="rubric_dimension_weight_0_100"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.weight}%)"
+
+
+class RubricSubDimension(models.Model):
+    """A sub-dimension scored 0–3 by experts and the judge, weighted within its dimension."""
+
+    dimension = models.ForeignKey(RubricDimension, on_delete=models.CASCADE, related_name="sub_dimensions")
+    key = models.CharField(max_length=40, help_text="camelCase key as the methodology spells it, e.g. lexicalAccuracy.")
+    name = models.CharField(max_length=80)
+    weight = models.DecimalField(**WEIGHT_FIELD_KW, help_text="Percentage points; a dimension's weights sum to 100.")
+    description = models.TextField(blank=True)
+    order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["dimension", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["dimension", "key"], name="rubric_subdimension_unique"),
+            models.CheckConstraint(condition=Q(weight__gte=0, weight__lte=100), name="rubric_subdimension_weight_0_100"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.weight}%)"
+
+
+class TestCaseQuerySet(models.QuerySet["TestCase"]):
+    def public(self) -> TestCaseQuerySet:
+        return self.filter(visibility=Visibility.PUBLIC)
+
+    def held_out(self) -> TestCaseQuerySet:
+        return self.filter(visibility=Visibility.HELD_OUT)
+
+    def active(self) -> TestCaseQuerySet:
+        return self.filter(is_active=True)
+
+
+class TestCase(models.Model):
+    """A benchmark question in one dimension ("section")."""
+
+    __test__ = False  # not a pytest test class
+
+    external_id = models.CharField(max_length=64, unique=True, validators=[external_id_validator])
+    dimension = models.CharField(max_length=20, choices=Dimension.choices)
+    difficulty = models.CharField(max_length=10, choices=Difficulty.choices)
+    tradition = models.ForeignKey(
+        Tradition, null=True, blank=True, on_delete=models.PROTECT, related_name="test_cases",
+        help_text="Empty for tradition-neutral cases.",
+    )
+    question_type = models.CharField(max_length=30, choices=QuestionType.choices)
+    visibility = models.CharField(
+        max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC,
+        help_text="Held-out cases never reach an unauthorised user or an export.",
+    )
+    is_active = models.BooleanField(default=True)
+    prompt = models.TextField()
+    reference_answer = models.TextField(blank=True)
+    version = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = TestCaseQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["external_id"]
+        verbose_name = "test case"
+        constraints = [
+            models.CheckConstraint(condition=_in_choices("dimension", Dimension), name="testcase_dimension_valid"),
+            models.CheckConstraint(condition=_in_choices("difficulty", Difficulty), name="testcase_difficulty_valid"),
+            models.CheckConstraint(condition=_in_choices("question_type", QuestionType), name="testcase_question_type_valid"),
+            models.CheckConstraint(condition=_in_choices("visibility", Visibility), name="testcase_visibility_valid"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="testcase_version_positive"),
+            models.CheckConstraint(condition=~Q(prompt=""), name="testcase_prompt_not_empty"),
+        ]
+        indexes = [models.Index(fields=["dimension", "difficulty"])]
+
+    def __str__(self) -> str:
+        return self.external_id
+
+    @property
+    def is_held_out(self) -> bool:
+        return self.visibility == Visibility.HELD_OUT
+
+
+class EvaluatedModel(models.Model):
+    """An LLM whose answers are evaluated; its family matters for self-preference bias."""
+
+    name = models.CharField(max_length=120, unique=True, help_text="Identifier as the endpoint knows it, e.g. openai/gpt-4o.")
+    provider = models.CharField(max_length=80, help_text="Who makes the model, e.g. OpenAI.")
+    family = models.SlugField(
+        max_length=40, help_text="Model family, lower case (gemini, gpt, claude, llama). A judge of the same family "
+        "is subject to self-preference bias."
+    )
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "evaluated model"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ModelResponse(models.Model):
+    """One model's answer to one test case in one run."""
+
+    test_case = models.ForeignKey(TestCase, on_delete=models.CASCADE, related_name="responses")
+    model = models.ForeignKey(EvaluatedModel, on_delete=models.PROTECT, related_name="responses")
+    run_label = models.CharField(max_length=64, default="default", validators=[external_id_validator])
+    text = models.TextField()
+    temperature = models.DecimalField(max_digits=4, decimal_places=2, null=True, blank=True)
+    max_tokens = models.PositiveIntegerField(null=True, blank=True)
+    system_prompt = models.TextField(blank=True)
+    settings = models.JSONField(default=dict, blank=True, help_text="Other generation settings (top_p, seed…).")
+    prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
+    completion_tokens = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["test_case", "model", "run_label"]
+        verbose_name = "model response"
+        constraints = [
+            models.UniqueConstraint(fields=["test_case", "model", "run_label"], name="response_one_per_case_model_run"),
+            models.CheckConstraint(
+                condition=Q(temperature__isnull=True) | Q(temperature__gte=0, temperature__lte=2),
+                name="response_temperature_0_2",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.test_case_id}/{self.model_id}/{self.run_label}"
+
+
+class TheoBertType(models.TextChoices):
+    DOCTRINAL_ASSOCIATION = "doctrinal_association", "Doctrinal association"
+    CANONICAL_KNOWLEDGE = "canonical_knowledge", "Canonical knowledge"
+    CONTRASTIVE_THEOLOGY = "contrastive_theology", "Contrastive theology"
+
+
+class TheoBertCategory(models.TextChoices):
+    PNEUMATOLOGY = "pneumatology", "Pneumatology"
+    SOTERIOLOGY = "soteriology", "Soteriology"
+    ECCLESIOLOGY = "ecclesiology", "Ecclesiology"
+    HAMARTIOLOGY = "hamartiology", "Hamartiology"
+    CHRISTOLOGY = "christology", "Christology"
+    ESCHATOLOGY = "eschatology", "Eschatology"
+    THEOLOGY_PROPER = "theology_proper", "Theology proper"
+    CANONICAL_KNOWLEDGE = "canonical_knowledge", "Canonical knowledge"
+    BIBLIOLOGY = "bibliology", "Bibliology"
+    ROMANS_ROAD = "romans_road", "Romans road"
+    SPIRITUAL_WARFARE = "spiritual_warfare", "Spiritual warfare"
+    KINGDOM_THEOLOGY = "kingdom_theology", "Kingdom theology"
+
+
+class TheoBertDifficulty(models.TextChoices):
+    EASY = "easy", "Easy"
+    MEDIUM = "medium", "Medium"
+    HARD = "hard", "Hard"
+
+
+class PassCondition(models.TextChoices):
+    TARGET_IN_TOP_K = "target_in_top_k", "Target in top-k"
+    CORRECT_BEATS_FOIL = "correct_beats_foil", "Correct beats foil"
+    ALL_TOP_K_IN_TARGET_SET = "all_top_k_in_target_set", "All top-k in target set"
+
+
+class TheoBertErrorClass(models.TextChoices):
+    """Why a masked-LM case failed (theobert-eval.md, "Error Classification")."""
+
+    NEAR_MISS = "near_miss", "Near miss (ranked k+1 or k+2)"
+    GENERIC_OVER_THEOLOGICAL = "generic_over_theological", "Generic over theological"
+    WRONG_SEMANTIC_CLUSTER = "wrong_semantic_cluster", "Wrong semantic cluster"
+    TOTAL_MISS = "total_miss", "Total miss (ranked below 20)"
+
+
+class TheoBertCase(models.Model):
+    """A masked-language-model case in the TheoBERT eval.json schema, kept for expert audit."""
+
+    case_id = models.CharField("id", max_length=64, unique=True, validators=[external_id_validator])
+    type = models.CharField(max_length=30, choices=TheoBertType.choices)
+    category = models.CharField(max_length=30, choices=TheoBertCategory.choices)
+    difficulty = models.CharField(max_length=10, choices=TheoBertDifficulty.choices)
+    input = models.TextField(help_text="The masked sentence; contains at least one [MASK].")
+    targets = models.JSONField(default=list, help_text="Correct completion(s) for the masked position(s).")
+    foils = models.JSONField(default=list, blank=True, help_text="Plausible but wrong completions (contrastive).")
+    acceptable_alternatives = models.JSONField(default=list, blank=True)
+    failure_examples = models.JSONField(
+        default=list, blank=True, help_text="Tokens that signal a critical failure when in the top 3."
+    )
+    pass_condition = models.CharField(max_length=30, choices=PassCondition.choices)
+    k = models.PositiveSmallIntegerField(default=5, validators=[MinValueValidator(1)])
+    reference = models.CharField(max_length=200, blank=True)
+    reasoning = models.TextField(blank=True)
+    surface_confounder = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["case_id"]
+        verbose_name = "TheoBERT case"
+        constraints = [
+            models.CheckConstraint(condition=_in_choices("type", TheoBertType), name="theobert_type_valid"),
+            models.CheckConstraint(condition=_in_choices("category", TheoBertCategory), name="theobert_category_valid"),
+            models.CheckConstraint(condition=_in_choices("difficulty", TheoBertDifficulty), name="theobert_difficulty_valid"),
+            models.CheckConstraint(condition=_in_choices("pass_condition", PassCondition), name="theobert_pass_condition_valid"),
+            models.CheckConstraint(condition=Q(input__contains=MASK_TOKEN), name="theobert_input_has_mask"),
+            models.CheckConstraint(condition=Q(k__gte=1), name="theobert_k_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.case_id
+
+    def clean(self) -> None:
+        from .importing.schemas import theobert_semantic_errors
+
+        errors = theobert_semantic_errors(
+            {"input": self.input, "targets": self.targets, "foils": self.foils, "pass_condition": self.pass_condition}
+        )
+        if errors:
+            raise ValidationError({field: message for field, message in errors})
+
+
+def mask_count(text: str) -> int:
+    return len(re.findall(re.escape(MASK_TOKEN), text))

@@ -1,0 +1,49 @@
+"""Reads of benchmark data."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db.models import Count, QuerySet
+
+from .methodology import DIFFICULTY_WEIGHTS
+from .models import RubricVersion, TestCase, Visibility
+
+
+def rubric_active() -> RubricVersion:
+    """The rubric version in force (the newest active one)."""
+    return RubricVersion.objects.active().order_by("-created_at").first() or RubricVersion.objects.get(version="1.0")
+
+
+def rubric_weights(*, rubric: RubricVersion) -> dict[str, tuple[Decimal, dict[str, Decimal]]]:
+    """{dimension key: (weight, {sub-dimension key: weight})} for one rubric version."""
+    result: dict[str, tuple[Decimal, dict[str, Decimal]]] = {}
+    for dimension in rubric.dimensions.prefetch_related("sub_dimensions"):
+        result[dimension.key] = (dimension.weight, {s.key: s.weight for s in dimension.sub_dimensions.all()})
+    return result
+
+
+def case_composite(*, raw_scores: dict[str, int], sub_weights: dict[str, Decimal]) -> Decimal:
+    """Methodology §5.4.1: Σ raw/3 × weight/100 over a dimension's sub-dimensions, a number in [0, 1]."""
+    missing = set(sub_weights) - set(raw_scores)
+    if missing:
+        raise ValueError(f"missing scores for {', '.join(sorted(missing))}")
+    total = sum(Decimal(raw_scores[key]) / 3 * weight / 100 for key, weight in sub_weights.items())
+    return Decimal(total)
+
+
+def difficulty_weight(difficulty: str) -> Decimal:
+    """Methodology §5.4.2: Easy 1.0, Medium 1.5, Hard 2.0, Expert 3.0."""
+    return DIFFICULTY_WEIGHTS[difficulty]
+
+
+def cases_visible_to(user: object) -> QuerySet[TestCase]:
+    """Public cases for everyone signed in; held-out cases only for superusers and admins."""
+    qs = TestCase.objects.select_related("tradition")
+    if getattr(user, "is_superuser", False) or getattr(user, "is_admin_role", False):
+        return qs
+    return qs.filter(visibility=Visibility.PUBLIC)
+
+
+def case_facet_counts() -> list[dict]:
+    """Number of cases per dimension × difficulty, for the home page."""
+    return list(TestCase.objects.values("dimension", "difficulty").annotate(n=Count("id")).order_by("dimension", "difficulty"))

@@ -1,0 +1,1 @@
+"""Pure numpy statistics for FaithBench Calibration. Imports nothing from Django."""
