@@ -11,4 +11,8 @@ urlpatterns = [
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("evaluations/", include("evaluations.urls")),
+    path("judge/", include("evaluations.judge.urls")),
+    path("accounts/", include("accounts.urls")),
+    path("scoring/", include("annotations.urls")),
+    path("calibration/", include("calibration.urls")),
 ]

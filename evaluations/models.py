@@ -352,3 +352,6 @@ class TheoBertCase(models.Model):
 
 def mask_count(text: str) -> int:
     return len(re.findall(re.escape(MASK_TOKEN), text))
+
+
+from .judge.models import *  # noqa: E402, F403  (judge models live in their own module)

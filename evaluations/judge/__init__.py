@@ -1,0 +1,1 @@
+"""The integrated FaithBench LLM judge pipeline (prompts, client, parsing, runs, leaderboard)."""

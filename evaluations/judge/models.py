@@ -1,0 +1,1 @@
+"""Judge runs and results (the judge-pipeline issue)."""
