@@ -40,7 +40,7 @@ class ImportExportMixin:
 
     def get_urls(self):  # type: ignore[no-untyped-def]
         info = self.model._meta.app_label, self.model._meta.model_name
-        own = [path("import/", self.admin_site.admin_view(self.import_view), name="%s_%s_import" % info)]
+        own = [path("import/", self.admin_site.admin_view(self.import_view), name=f"{info[0]}_{info[1]}_import")]
         return own + super().get_urls()
 
     def import_view(self, request: HttpRequest) -> HttpResponse:
@@ -64,7 +64,7 @@ class ImportExportMixin:
                     prefix = "Dry run: " if form.cleaned_data["dry_run"] else ""
                     messages.success(request, prefix + str(report))
                     info = self.model._meta.app_label, self.model._meta.model_name
-                    return redirect(reverse("admin:%s_%s_changelist" % info))
+                    return redirect(reverse(f"admin:{info[0]}_{info[1]}_changelist"))
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,

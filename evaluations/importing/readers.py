@@ -1,8 +1,12 @@
-"""Read JSON, JSONL and CSV files into (line number, record) pairs."""
+"""Stream JSON, JSONL and CSV files as (line number, record) pairs.
+
+Readers yield a RowError in place of a record when a line cannot be parsed. JSONL and CSV are read
+line by line, so a large file is never held in memory whole; a JSON array is decoded object by
+object from the text.
+"""
 from __future__ import annotations
 
 import csv
-import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +15,7 @@ from .errors import ImportFailed, RowError
 
 FORMATS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
 
-Record = tuple[int, dict]
+Item = tuple[int, "dict | RowError"]
 
 
 def format_for(path: str | Path, fmt: str | None = None) -> str:
@@ -28,27 +32,32 @@ def format_for(path: str | Path, fmt: str | None = None) -> str:
     return FORMATS[suffix]
 
 
-def read_records(path: str | Path, *, fmt: str | None = None, name: str | None = None) -> list[Record]:
-    """Parse a whole file; a syntax error raises ImportFailed naming the line."""
-    label = name or str(path)
-    fmt = format_for(name or path, fmt)
+def check_readable(path: str | Path, label: str) -> None:
+    """Fail early, with one clear line, on a missing, empty or non-UTF-8 file."""
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16)
     except OSError as exc:
         raise ImportFailed([RowError(label, 0, "", f"cannot read file: {exc.strerror}")]) from exc
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise ImportFailed([RowError(label, line, "", "file is not valid UTF-8")]) from exc
-    if not text.strip():
+    if not head.lstrip(b"\xef\xbb\xbf \t\r\n"):
         raise ImportFailed([RowError(label, 0, "", "file is empty")])
+
+
+def read_records(path: str | Path, *, fmt: str, label: str) -> Iterator[Item]:
+    """Yield (line, record) or (line, RowError) for every record of the file."""
     reader = {"json": _read_json, "jsonl": _read_jsonl, "csv": _read_csv}[fmt]
-    return list(reader(text, label))
+    try:
+        yield from reader(Path(path), label)
+    except UnicodeDecodeError as exc:
+        yield 0, RowError(label, 0, "", f"file is not valid UTF-8 (byte {exc.start} of a chunk)")
 
 
-def _line_of(text: str, index: int) -> int:
-    return text.count("\n", 0, index) + 1
+def _line_of(text: str, index: int, cache: list[int]) -> int:
+    # Incremental newline count: records come in order, so count only the new stretch.
+    last_index, last_line = cache
+    line = last_line + text.count("\n", last_index, index)
+    cache[:] = [index, line]
+    return line
 
 
 def _skip_ws(text: str, index: int) -> int:
@@ -57,70 +66,72 @@ def _skip_ws(text: str, index: int) -> int:
     return index
 
 
-def _read_json(text: str, label: str) -> Iterator[Record]:
+def _read_json(path: Path, label: str) -> Iterator[Item]:
     """A top-level JSON array of objects; each record's line is where its object starts."""
+    text = path.read_text(encoding="utf-8-sig")
     decoder = json.JSONDecoder()
-    start = _skip_ws(text, 0)
-    if start >= len(text) or text[start] != "[":
-        raise ImportFailed([RowError(label, _line_of(text, start), "", "expected a JSON array of records")])
-    yield from _read_json_array(text, start, label, decoder)
-
-
-def _read_json_array(text: str, start: int, label: str, decoder: json.JSONDecoder) -> Iterator[Record]:
-    index = _skip_ws(text, start + 1)
+    cache = [0, 1]
+    index = _skip_ws(text, 0)
+    if index >= len(text) or text[index] != "[":
+        line = _line_of(text, index, cache)
+        yield line, RowError(label, line, "", "expected a JSON array of records")
+        return
+    index = _skip_ws(text, index + 1)
     if index < len(text) and text[index] == "]":
         return
     while True:
+        line = _line_of(text, index, cache)
         try:
             value, end = decoder.raw_decode(text, index)
         except json.JSONDecodeError as exc:
-            raise ImportFailed([RowError(label, exc.lineno, "", f"invalid JSON: {exc.msg}")]) from exc
-        line = _line_of(text, index)
-        if not isinstance(value, dict):
-            raise ImportFailed([RowError(label, line, "", "each record must be a JSON object")])
-        yield line, value
+            yield exc.lineno, RowError(label, exc.lineno, "", f"invalid JSON: {exc.msg}")
+            return
+        yield line, (value if isinstance(value, dict) else RowError(label, line, "", "each record must be a JSON object"))
         index = _skip_ws(text, end)
         if index < len(text) and text[index] == ",":
             index = _skip_ws(text, index + 1)
             continue
-        if index < len(text) and text[index] == "]":
+        if index < len(text) and text[index] == "]" and _skip_ws(text, index + 1) == len(text):
             return
-        raise ImportFailed([RowError(label, _line_of(text, index), "", "invalid JSON: expected ',' or ']'")])
+        line = _line_of(text, index, cache)
+        yield line, RowError(label, line, "", "invalid JSON: expected ',' or ']' after a record")
+        return
 
 
-def _read_jsonl(text: str, label: str) -> Iterator[Record]:
-    errors: list[RowError] = []
-    records: list[Record] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+def _read_jsonl(path: Path, label: str) -> Iterator[Item]:
+    with open(path, encoding="utf-8-sig") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield number, RowError(label, number, "", f"invalid JSON: {exc.msg}")
+                continue
+            yield number, (value if isinstance(value, dict) else RowError(label, number, "", "each line must be a JSON object"))
+
+
+def _read_csv(path: Path, label: str) -> Iterator[Item]:
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle, strict=True)
         try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            errors.append(RowError(label, number, "", f"invalid JSON: {exc.msg}"))
-            continue
-        if not isinstance(value, dict):
-            errors.append(RowError(label, number, "", "each line must be a JSON object"))
-            continue
-        records.append((number, value))
-    if errors:
-        raise ImportFailed(errors)
-    yield from records
-
-
-def _read_csv(text: str, label: str) -> Iterator[Record]:
-    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-    try:
-        if not reader.fieldnames:
-            raise ImportFailed([RowError(label, 1, "", "CSV file has no header row")])
-        duplicates = {n for n in reader.fieldnames if reader.fieldnames.count(n) > 1}
-        if duplicates:
-            raise ImportFailed([RowError(label, 1, ", ".join(sorted(duplicates)), "column appears twice in the header")])
-        start = reader.line_num + 1
-        for row in reader:
-            if None in row:  # more cells than header columns
-                raise ImportFailed([RowError(label, start, "", "row has more cells than the header")])
-            yield start, {k: v for k, v in row.items()}
+            header = next(reader, None)
+            if not header:
+                yield 1, RowError(label, 1, "", "CSV file has no header row")
+                return
+            duplicates = sorted({n for n in header if header.count(n) > 1})
+            if duplicates:
+                yield 1, RowError(label, 1, ", ".join(duplicates), "column appears twice in the header")
+                return
             start = reader.line_num + 1
-    except csv.Error as exc:
-        raise ImportFailed([RowError(label, reader.line_num, "", f"invalid CSV: {exc}")]) from exc
+            for cells in reader:
+                if not any(cells):
+                    start = reader.line_num + 1
+                    continue
+                if len(cells) != len(header):
+                    yield start, RowError(label, start, "", f"row has {len(cells)} cells; the header has {len(header)}")
+                else:
+                    yield start, dict(zip(header, cells, strict=True))
+                start = reader.line_num + 1
+        except csv.Error as exc:
+            yield reader.line_num, RowError(label, reader.line_num, "", f"invalid CSV: {exc}")

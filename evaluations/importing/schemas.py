@@ -33,7 +33,15 @@ _MISSING = object()
 
 
 class FieldError(Exception):
-    pass
+    """A bad value; `{value}` in the message is filled in only where quoting the value is safe."""
+
+    def __init__(self, message: str, value: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.value = value
+
+    def render(self, *, redact: bool) -> str:
+        return self.message.replace("{value}", "(value withheld: held-out record)" if redact else _short(self.value))
 
 
 def _short(value: Any) -> str:
@@ -51,7 +59,7 @@ def parse_code(value: Any) -> str:
     try:
         external_id_validator(value)
     except ValidationError as exc:
-        raise FieldError(f"{_short(value)} is not a valid identifier: {exc.messages[0]}") from exc
+        raise FieldError("{value} is not a valid identifier: " + exc.messages[0], value) from exc
     return value
 
 
@@ -76,7 +84,7 @@ def parse_int(value: Any) -> int:
         return int(value.strip())
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    raise FieldError(f"must be a whole number, got {_short(value)}")
+    raise FieldError("must be a whole number, got {value}", value)
 
 
 def parse_bool(value: Any) -> bool:
@@ -86,18 +94,18 @@ def parse_bool(value: Any) -> bool:
         return True
     if isinstance(value, str) and value.strip().lower() in {"false", "0", "no"}:
         return False
-    raise FieldError(f"must be true or false, got {_short(value)}")
+    raise FieldError("must be true or false, got {value}", value)
 
 
 def parse_decimal(value: Any) -> Decimal:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise FieldError(f"must be a number, got {_short(value)}")
+        raise FieldError("must be a number, got {value}", value)
     try:
         number = Decimal(str(value).strip())
     except InvalidOperation as exc:
-        raise FieldError(f"must be a number, got {_short(value)}") from exc
+        raise FieldError("must be a number, got {value}", value) from exc
     if not number.is_finite():
-        raise FieldError(f"must be a finite number, got {_short(value)}")
+        raise FieldError("must be a finite number, got {value}", value)
     return number
 
 
@@ -129,7 +137,7 @@ def choice(choices: type) -> Callable[[Any], str]:
 
     def parse(value: Any) -> str:
         if not isinstance(value, str) or value.strip() not in allowed:
-            raise FieldError(f"unknown value {_short(value)}; expected one of {', '.join(allowed)}")
+            raise FieldError("unknown value {value}; expected one of " + ", ".join(allowed), value)
         return value.strip()
 
     return parse
@@ -168,6 +176,7 @@ class Schema:
         for name in unknown:
             problems.append((name, f"unknown field; expected {', '.join(self.names)}"))
         clean: dict[str, Any] = {}
+        redact = record.get("visibility") == "held_out"
         for spec in self.fields:
             raw = record.get(spec.name, _MISSING)
             if raw is _MISSING or (_is_blank(raw) and not spec.allow_empty) or raw is None:
@@ -179,7 +188,7 @@ class Schema:
                 value = spec.parse(raw)
                 _check_bounds(spec, value)
             except FieldError as exc:
-                problems.append((spec.name, str(exc)))
+                problems.append((spec.name, exc.render(redact=redact)))
                 continue
             clean[spec.name] = value
         if not problems:

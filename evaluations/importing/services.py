@@ -1,8 +1,15 @@
-"""Atomic, idempotent imports: validate every row first, then upsert by external id in one transaction."""
+"""Atomic, idempotent imports in two streaming passes.
+
+Pass 1 parses and validates every record, keeping only keys and references, and reports every
+problem at once (file, line, field). Only when the whole file is clean does pass 2 parse it again
+and upsert by external id, batch by batch, inside one transaction. Memory stays bounded by the
+batch size rather than the file size.
+"""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,12 +20,12 @@ from tqdm import tqdm
 
 from ..models import EvaluatedModel, ModelResponse, TestCase, TheoBertCase, Tradition
 from .errors import ImportFailed, RowError
-from .readers import read_records
+from .readers import check_readable, format_for, read_records
 from .schemas import SCHEMAS, Schema
 
 logger = logging.getLogger(__name__)
 
-PROGRESS_THRESHOLD = 1000  # rows; smaller files finish before a bar would be useful
+PROGRESS_BYTES = 1 << 20  # files above 1 MB get a progress bar unless told otherwise
 BATCH = 500
 
 
@@ -40,11 +47,6 @@ class ImportReport:
         )
 
 
-def _progress(items: Iterable, *, total: int, desc: str, show: bool | None) -> Iterator:
-    visible = total >= PROGRESS_THRESHOLD if show is None else show
-    return iter(tqdm(items, total=total, desc=desc, unit="row", disable=not visible, leave=False))
-
-
 def import_file(
     *,
     path: str | Path,
@@ -58,47 +60,63 @@ def import_file(
     if kind not in SCHEMAS:
         raise ValueError(f"unknown import kind {kind!r}; expected one of {', '.join(SCHEMAS)}")
     label = name or str(path)
+    fmt = format_for(name or path, fmt)
+    check_readable(path, label)
     schema = SCHEMAS[kind]
-    records = read_records(path, fmt=fmt, name=name)
-    rows, errors = _validate(schema, records, label, progress)
-    importer = {"cases": _CaseImporter, "responses": _ResponseImporter, "theobert": _TheoBertImporter}[kind]
-    job = importer(label)
-    errors.extend(job.resolve(rows))
+    show = os.path.getsize(path) >= PROGRESS_BYTES if progress is None else progress
+    job = _IMPORTERS[kind](label)
+
+    errors: list[RowError] = []
+    seen: dict[tuple, int] = {}
+    for line, clean in _clean(schema, path, fmt, label, errors, desc=f"checking {label}", show=show):
+        key = tuple(clean[k] for k in schema.key)
+        if key in seen:
+            errors.append(RowError(label, line, schema.key[0], f"duplicate of the record on line {seen[key]}"))
+            continue
+        seen[key] = line
+        job.observe(line, clean)
+    errors.extend(job.resolve())
     if errors:
         logger.info("import of %s rejected: %d error(s)", label, len(errors))
         raise ImportFailed(errors)
-    report = ImportReport(kind=kind, file=label, rows=len(rows))
+
+    report = ImportReport(kind=kind, file=label, rows=len(seen))
     with transaction.atomic():
-        job.write(rows, report, progress)
+        job.prepare()
+        batch: list[dict] = []
+        for _, clean in _clean(schema, path, fmt, label, errors, desc=f"writing {label}", show=show):
+            batch.append(clean)
+            if len(batch) == BATCH:
+                job.write(batch, report)
+                batch = []
+        if batch:
+            job.write(batch, report)
+        if errors:  # the file changed between the passes
+            raise ImportFailed(errors)
         if dry_run:
             transaction.set_rollback(True)
+    report.unchanged = report.rows - report.created - report.updated
     logger.info("imported %s", report)
     return report
 
 
-def _validate(
-    schema: Schema, records: list[tuple[int, dict]], label: str, progress: bool | None
-) -> tuple[list[tuple[int, dict]], list[RowError]]:
-    errors: list[RowError] = []
-    rows: list[tuple[int, dict]] = []
-    seen: dict[tuple, int] = {}
-    for line, record in _progress(records, total=len(records), desc=f"validating {label}", show=progress):
+def _clean(
+    schema: Schema, path: str | Path, fmt: str, label: str, errors: list[RowError], *, desc: str, show: bool
+) -> Iterator[tuple[int, dict]]:
+    """Parsed, validated records; problems go to `errors`."""
+    items = read_records(path, fmt=fmt, label=label)
+    for line, record in tqdm(items, desc=desc, unit=" rows", disable=not show, leave=False):
+        if isinstance(record, RowError):
+            errors.append(record)
+            continue
         clean, problems = schema.clean(record)
-        errors.extend(RowError(label, line, f, m) for f, m in problems)
         if problems:
+            errors.extend(RowError(label, line, field, message) for field, message in problems)
             continue
-        key = tuple(clean[k] for k in schema.key)
-        if key in seen:
-            errors.append(
-                RowError(label, line, schema.key[0], f"duplicate of the record on line {seen[key]}")
-            )
-            continue
-        seen[key] = line
-        rows.append((line, clean))
-    return rows, errors
+        yield line, clean
 
 
-def _diff(obj: Any, values: dict) -> bool:
+def _changed(obj: Any, values: dict) -> bool:
     """Set changed attributes on obj; True when anything changed."""
     changed = False
     for attr, value in values.items():
@@ -113,122 +131,148 @@ def _chunks(values: list, size: int = BATCH) -> Iterator[list]:
         yield values[start : start + size]
 
 
-class _CaseImporter:
+class _Importer:
+    """Per-kind rules: what to remember in pass 1, which references to check, how to upsert a batch."""
+
     def __init__(self, label: str) -> None:
         self.label = label
-        self.traditions: dict[str, Tradition] = {}
 
-    def resolve(self, rows: list[tuple[int, dict]]) -> list[RowError]:
-        self.traditions = {t.key: t for t in Tradition.objects.all()}
+    def observe(self, line: int, row: dict) -> None:
+        pass
+
+    def resolve(self) -> list[RowError]:
+        return []
+
+    def prepare(self) -> None:
+        pass
+
+    def write(self, rows: list[dict], report: ImportReport) -> None:
+        raise NotImplementedError
+
+
+class _CaseImporter(_Importer):
+    fields = [f for f in SCHEMAS["cases"].names if f not in ("external_id", "tradition")] + ["tradition"]
+
+    def __init__(self, label: str) -> None:
+        super().__init__(label)
+        self.tradition_lines: list[tuple[int, str]] = []
+        self.traditions: dict[str, int] = {}
+
+    def observe(self, line: int, row: dict) -> None:
+        if row["tradition"]:
+            self.tradition_lines.append((line, row["tradition"]))
+
+    def resolve(self) -> list[RowError]:
+        self.traditions = dict(Tradition.objects.values_list("key", "pk"))
+        known = ", ".join(self.traditions)
         return [
-            RowError(self.label, line, "tradition", f"unknown tradition {row['tradition']!r}; expected one of "
-                     f"{', '.join(sorted(self.traditions))} or empty")
-            for line, row in rows
-            if row["tradition"] and row["tradition"] not in self.traditions
+            RowError(self.label, line, "tradition", f"unknown tradition {key!r}; expected one of {known} or empty")
+            for line, key in self.tradition_lines
+            if key not in self.traditions
         ]
 
-    def write(self, rows: list[tuple[int, dict]], report: ImportReport, progress: bool | None) -> None:
-        ids = [row["external_id"] for _, row in rows]
-        existing: dict[str, TestCase] = {}
-        for chunk in _chunks(ids):
-            existing.update({c.external_id: c for c in TestCase.objects.filter(external_id__in=chunk)})
+    def write(self, rows: list[dict], report: ImportReport) -> None:
+        existing = {c.external_id: c for c in TestCase.objects.filter(external_id__in=[r["external_id"] for r in rows])}
         to_create, to_update = [], []
-        for _, row in _progress(rows, total=len(rows), desc=f"writing {self.label}", show=progress):
+        for row in rows:
             values = dict(row)
             tradition = values.pop("tradition")
-            values["tradition_id"] = self.traditions[tradition].pk if tradition else None
+            values["tradition_id"] = self.traditions[tradition] if tradition else None
             case = existing.get(values["external_id"])
             if case is None:
                 to_create.append(TestCase(**values))
-            elif _diff(case, values):
+            elif _changed(case, values):
+                case.updated_at = timezone.now()  # bulk_update does not apply auto_now
                 to_update.append(case)
-        fields = [f for f in SCHEMAS["cases"].names if f not in ("external_id", "tradition")] + ["tradition"]
-        TestCase.objects.bulk_create(to_create, batch_size=BATCH)
-        for case in to_update:  # bulk_update skips auto_now; keep updated_at honest
-            case.updated_at = timezone.now()
-        TestCase.objects.bulk_update(to_update, fields + ["updated_at"], batch_size=BATCH)
-        report.created, report.updated = len(to_create), len(to_update)
-        report.unchanged = len(rows) - report.created - report.updated
+        TestCase.objects.bulk_create(to_create)
+        TestCase.objects.bulk_update(to_update, self.fields + ["updated_at"])
+        report.created += len(to_create)
+        report.updated += len(to_update)
 
 
-class _ResponseImporter:
+class _ResponseImporter(_Importer):
+    fields = ["text", "temperature", "max_tokens", "system_prompt", "settings", "prompt_tokens", "completion_tokens"]
+
     def __init__(self, label: str) -> None:
-        self.label = label
+        super().__init__(label)
+        self.refs: list[tuple[int, str, str, str, str]] = []
         self.cases: dict[str, int] = {}
         self.models: dict[str, EvaluatedModel] = {}
         self.new_models: dict[str, EvaluatedModel] = {}
 
-    def resolve(self, rows: list[tuple[int, dict]]) -> list[RowError]:
+    def observe(self, line: int, row: dict) -> None:
+        self.refs.append((line, row["case"], row["model"], row["provider"], row["family"].lower()))
+
+    def resolve(self) -> list[RowError]:
         errors: list[RowError] = []
-        wanted = sorted({row["case"] for _, row in rows})
-        for chunk in _chunks(wanted):
-            self.cases.update(dict(TestCase.objects.filter(external_id__in=chunk).values_list("external_id", "pk")))
-        names = {row["model"] for _, row in rows}
-        self.models = {m.name: m for m in EvaluatedModel.objects.filter(name__in=names)}
-        for line, row in rows:
-            if row["case"] not in self.cases:
-                errors.append(RowError(self.label, line, "case", f"no test case with external_id {row['case']!r}"))
-            name = row["model"]
+        for chunk in _chunks(sorted({ref[1] for ref in self.refs})):
+            self.cases.update(TestCase.objects.filter(external_id__in=chunk).values_list("external_id", "pk"))
+        self.models = {m.name: m for m in EvaluatedModel.objects.filter(name__in={ref[2] for ref in self.refs})}
+        for line, case, name, provider, family in self.refs:
+            if case not in self.cases:
+                errors.append(RowError(self.label, line, "case", f"no test case with external_id {case!r}"))
             known = self.models.get(name) or self.new_models.get(name)
             if known is None:
-                if not row["provider"] or not row["family"]:
-                    field = "provider" if not row["provider"] else "family"
+                if not provider or not family:
+                    field = "provider" if not provider else "family"
                     errors.append(RowError(self.label, line, field, f"model {name!r} is new: give its provider and family"))
                     continue
-                self.new_models[name] = EvaluatedModel(name=name, provider=row["provider"], family=row["family"].lower())
-            else:
-                for field in ("provider", "family"):
-                    given = row[field].lower() if field == "family" else row[field]
-                    if given and given != getattr(known, field):
-                        errors.append(RowError(self.label, line, field,
-                                               f"{given!r} disagrees with the {field} already recorded for {name!r}"))
+                self.new_models[name] = EvaluatedModel(name=name, provider=provider, family=family)
+                continue
+            for field, given in (("provider", provider), ("family", family)):
+                if given and given != getattr(known, field):
+                    errors.append(RowError(
+                        self.label, line, field, f"{given!r} disagrees with the {field} already recorded for {name!r}"
+                    ))
+        self.refs = []
         return errors
 
-    def write(self, rows: list[tuple[int, dict]], report: ImportReport, progress: bool | None) -> None:
+    def prepare(self) -> None:
         for model in self.new_models.values():
             model.save()
             self.models[model.name] = model
-        case_ids = sorted({self.cases[row["case"]] for _, row in rows})
-        model_ids = [m.pk for m in self.models.values()]
-        existing: dict[tuple[int, int, str], ModelResponse] = {}
-        for chunk in _chunks(case_ids):
-            for response in ModelResponse.objects.filter(test_case_id__in=chunk, model_id__in=model_ids):
-                existing[(response.test_case_id, response.model_id, response.run_label)] = response
+
+    def write(self, rows: list[dict], report: ImportReport) -> None:
+        keys = [(self.cases[r["case"]], self.models[r["model"]].pk, r["run_label"]) for r in rows]
+        existing = {
+            (r.test_case_id, r.model_id, r.run_label): r
+            for r in ModelResponse.objects.filter(
+                test_case_id__in={k[0] for k in keys}, model_id__in={k[1] for k in keys}
+            )
+        }
         to_create, to_update = [], []
-        fields = ["text", "temperature", "max_tokens", "system_prompt", "settings", "prompt_tokens", "completion_tokens"]
-        for _, row in _progress(rows, total=len(rows), desc=f"writing {self.label}", show=progress):
-            key = (self.cases[row["case"]], self.models[row["model"]].pk, row["run_label"])
-            values = {f: row[f] for f in fields}
+        for key, row in zip(keys, rows, strict=True):
+            values = {f: row[f] for f in self.fields}
             response = existing.get(key)
             if response is None:
                 to_create.append(ModelResponse(test_case_id=key[0], model_id=key[1], run_label=key[2], **values))
-            elif _diff(response, values):
+            elif _changed(response, values):
                 to_update.append(response)
-        ModelResponse.objects.bulk_create(to_create, batch_size=BATCH)
-        ModelResponse.objects.bulk_update(to_update, fields, batch_size=BATCH)
-        report.created, report.updated = len(to_create), len(to_update)
-        report.unchanged = len(rows) - report.created - report.updated
+        ModelResponse.objects.bulk_create(to_create)
+        ModelResponse.objects.bulk_update(to_update, self.fields)
+        report.created += len(to_create)
+        report.updated += len(to_update)
 
 
-class _TheoBertImporter:
-    def __init__(self, label: str) -> None:
-        self.label = label
+class _TheoBertImporter(_Importer):
+    fields = [f for f in SCHEMAS["theobert"].names if f != "id"]
 
-    def resolve(self, rows: list[tuple[int, dict]]) -> list[RowError]:
-        return []
-
-    def write(self, rows: list[tuple[int, dict]], report: ImportReport, progress: bool | None) -> None:
-        existing = {c.case_id: c for c in TheoBertCase.objects.filter(case_id__in=[r["id"] for _, r in rows])}
+    def write(self, rows: list[dict], report: ImportReport) -> None:
+        existing = {c.case_id: c for c in TheoBertCase.objects.filter(case_id__in=[r["id"] for r in rows])}
         to_create, to_update = [], []
-        fields = [f for f in SCHEMAS["theobert"].names if f != "id"]
-        for _, row in rows:
-            values = {f: row[f] for f in fields}
+        for row in rows:
+            values = {f: row[f] for f in self.fields}
             case = existing.get(row["id"])
             if case is None:
                 to_create.append(TheoBertCase(case_id=row["id"], **values))
-            elif _diff(case, values):
+            elif _changed(case, values):
                 to_update.append(case)
-        TheoBertCase.objects.bulk_create(to_create, batch_size=BATCH)
-        TheoBertCase.objects.bulk_update(to_update, fields, batch_size=BATCH)
-        report.created, report.updated = len(to_create), len(to_update)
-        report.unchanged = len(rows) - report.created - report.updated
+        TheoBertCase.objects.bulk_create(to_create)
+        TheoBertCase.objects.bulk_update(to_update, self.fields)
+        report.created += len(to_create)
+        report.updated += len(to_update)
+
+
+_IMPORTERS: dict[str, type[_Importer]] = {
+    "cases": _CaseImporter, "responses": _ResponseImporter, "theobert": _TheoBertImporter,
+}
