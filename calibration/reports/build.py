@@ -1,0 +1,254 @@
+"""Build the calibration report from plain rating records (no database access here).
+
+A *unit* is one cycle item × one rubric sub-dimension. Groups: overall, per sub-dimension, dimension,
+tradition and difficulty. For every group the report gives
+
+* experts among themselves: Krippendorff's α (ordinal) with a percentile bootstrap CI (stratified by
+  dimension for groups that span dimensions), P(α < 0.667), exact agreement, Fleiss' κ, Gwet's AC1/AC2,
+  pairwise quadratic Cohen's κ for every pair of experts with common units, and leave-one-rater-out α;
+* the judge against the expert majority, and against adjudicated gold where it exists: α with CI,
+  quadratic κ, exact agreement, a 4 × 4 confusion matrix and the mean signed difference (judge − reference);
+* α of the panel with and without the judge as one more rater;
+* pass / fail / uncertain against the methodology's targets (α ≥ 0.67, κ ≥ 0.61, exact agreement
+  ≥ 70 %), with n and the interval, so that a pass with a wide interval reads as uncertain.
+
+The expert majority of a unit is the median of its experts' scores. With an even number of experts whose
+two middle scores differ, the median falls between two points; the tie rule takes the LOWER of the two
+middle scores (a conservative reading: the judge is not credited with agreeing with a score that half
+of the panel did not give).
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from stats.alpha import krippendorff_alpha
+from stats.kappa import cohen_kappa
+from stats.matrix import UndefinedCoefficientError
+from stats.reliability import reliability_summary
+
+CATEGORIES = [0, 1, 2, 3]
+TARGETS = {"alpha": 0.67, "kappa": 0.61, "exact_agreement": 0.70}  # methodology §5.7.2
+GROUP_KINDS = ("overall", "sub_dimension", "dimension", "tradition", "difficulty")
+
+
+@dataclass(frozen=True)
+class UnitInfo:
+    """What a unit is: an item (by its id) and one sub-dimension, with the item's facets."""
+
+    item: str
+    sub_dimension: str
+    dimension: str
+    tradition: str  # "none" for tradition-neutral cases
+    difficulty: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.item, self.sub_dimension)
+
+
+@dataclass(frozen=True)
+class Rating:
+    unit: UnitInfo
+    rater: str
+    score: int
+
+
+def majority(scores: Sequence[int]) -> int:
+    """Median of the experts' scores; between two middle scores, the lower one (see module docstring)."""
+    ordered = sorted(scores)
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def verdict(value: float | None, interval: Sequence[float] | None, target: float) -> str:
+    """pass / fail when the interval (or, without one, the point) is clear of the target; else uncertain."""
+    if value is None:
+        return "undefined"
+    if interval is None:
+        return "pass" if value >= target else "fail"
+    low, high = interval
+    if low >= target:
+        return "pass"
+    if high < target:
+        return "fail"
+    return "uncertain"
+
+
+def _matrix(units: list[tuple[str, str]], raters: list[str], values: dict[tuple[str, tuple[str, str]], int]) -> np.ndarray:
+    column = {u: i for i, u in enumerate(units)}
+    row = {r: i for i, r in enumerate(raters)}
+    data = np.full((len(raters), len(units)), np.nan)
+    for (rater, unit), score in values.items():
+        if unit in column and rater in row:
+            data[row[rater], column[unit]] = score
+    return data
+
+
+def _safe(compute: Any) -> float | None:
+    try:
+        value = float(compute())
+    except UndefinedCoefficientError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _pairwise_kappas(data: np.ndarray, raters: list[str]) -> list[dict[str, Any]]:
+    pairs = []
+    for i in range(len(raters)):
+        for j in range(i + 1, len(raters)):
+            both = ~np.isnan(data[i]) & ~np.isnan(data[j])
+            n = int(both.sum())
+            if n < 2:
+                continue
+            pairs.append({
+                "raters": [raters[i], raters[j]],
+                "n_units": n,
+                "quadratic_kappa": _safe(lambda i=i, j=j: cohen_kappa(data[i], data[j], CATEGORIES, "quadratic")),
+                "exact_agreement": float(np.mean(data[i][both] == data[j][both])),
+            })
+    return pairs
+
+
+def _against_reference(
+    judge: np.ndarray, reference: np.ndarray, *, strata: Sequence[str] | None, n_resamples: int, seed: int
+) -> dict[str, Any]:
+    """Judge vs a reference rating (expert majority or gold) over units that have both."""
+    both = ~np.isnan(judge) & ~np.isnan(reference)
+    n = int(both.sum())
+    result: dict[str, Any] = {"n_units": n}
+    if n == 0:
+        result.update({"alpha": None, "alpha_ci": None, "alpha_below_min_probability": None,
+                       "quadratic_kappa": None, "exact_agreement": None, "confusion": None,
+                       "mean_signed_difference": None, "warnings": ["no unit has both a judge score and a reference"]})
+        return result
+    j, r = judge[both], reference[both]
+    pair = np.vstack([j, r])
+    summary = reliability_summary(
+        pair, level="ordinal", categories=CATEGORIES, rater_labels=["judge", "reference"], n_resamples=n_resamples,
+        strata=None if strata is None else [s for s, keep in zip(strata, both, strict=True) if keep], seed=seed,
+    )
+    confusion = np.zeros((4, 4), dtype=int)
+    for a, b in zip(j.astype(int), r.astype(int), strict=True):
+        confusion[a, b] += 1  # rows: judge score, columns: reference score
+    result.update({
+        "alpha": summary["krippendorff_alpha"],
+        "alpha_ci": summary["alpha_ci"],
+        "alpha_below_min_probability": summary["alpha_below_min_probability"],
+        "quadratic_kappa": (summary.get("cohen_kappa") or {}).get("quadratic"),
+        "exact_agreement": float(np.mean(j == r)),
+        "confusion": confusion.tolist(),
+        "mean_signed_difference": float(np.mean(j - r)),
+        "warnings": summary["warnings"],
+    })
+    result["verdicts"] = {
+        "alpha": verdict(result["alpha"], result["alpha_ci"], TARGETS["alpha"]),
+        "kappa": verdict(result["quadratic_kappa"], None, TARGETS["kappa"]),
+        "exact_agreement": verdict(result["exact_agreement"], None, TARGETS["exact_agreement"]),
+    }
+    return result
+
+
+def _group_report(
+    units: list[UnitInfo], expert_values: dict, experts: list[str], judge: dict, gold: dict,
+    *, n_resamples: int, seed: int, stratify: bool,
+) -> dict[str, Any]:
+    keys = [u.key for u in units]
+    data = _matrix(keys, experts, expert_values)
+    rated = ~np.isnan(data).all(axis=1)
+    data, raters = data[rated], [e for e, keep in zip(experts, rated, strict=True) if keep]
+    strata = [u.dimension for u in units] if stratify else None
+    if len(raters) == 0:
+        panel: dict[str, Any] = {"n_units": len(units), "n_raters": 0, "krippendorff_alpha": None,
+                                 "warnings": ["no expert scored these units"]}
+    else:
+        panel = reliability_summary(data, level="ordinal", categories=CATEGORIES, rater_labels=raters,
+                                    n_resamples=n_resamples, strata=strata, seed=seed)
+    panel["pairwise_kappa"] = _pairwise_kappas(data, raters) if len(raters) >= 2 else []
+    kappas = [p["quadratic_kappa"] for p in panel["pairwise_kappa"] if p["quadratic_kappa"] is not None]
+    panel["mean_pairwise_quadratic_kappa"] = float(np.mean(kappas)) if kappas else None
+    panel["verdicts"] = {
+        "alpha": verdict(panel.get("krippendorff_alpha"), panel.get("alpha_ci"), TARGETS["alpha"]),
+        "kappa": verdict(panel["mean_pairwise_quadratic_kappa"], None, TARGETS["kappa"]),
+        "exact_agreement": verdict(panel.get("percent_agreement"), None, TARGETS["exact_agreement"]),
+    }
+
+    majority_row = np.full(len(keys), np.nan)
+    for col in range(len(keys)):
+        scores = data[:, col][~np.isnan(data[:, col])] if len(raters) else np.array([])
+        if scores.size:
+            majority_row[col] = majority([int(s) for s in scores])
+    judge_row = np.array([judge.get(k, np.nan) for k in keys], dtype=float)
+    gold_row = np.array([gold.get(k, np.nan) for k in keys], dtype=float)
+
+    with_judge = np.vstack([data, judge_row]) if len(raters) else judge_row[None, :]
+    alpha_without = panel.get("krippendorff_alpha")
+    alpha_with = _safe(lambda: krippendorff_alpha(with_judge, "ordinal", CATEGORIES).alpha) \
+        if not np.isnan(judge_row).all() else None
+    return {
+        "n_units": len(units),
+        "n_items": len({u.item for u in units}),
+        "experts": panel,
+        "judge_vs_majority": _against_reference(judge_row, majority_row, strata=strata,
+                                                n_resamples=n_resamples, seed=seed),
+        "judge_vs_gold": _against_reference(judge_row, gold_row, strata=strata, n_resamples=n_resamples, seed=seed),
+        "panel_alpha_without_judge": alpha_without,
+        "panel_alpha_with_judge": alpha_with,
+    }
+
+
+def calibration_report_build(
+    ratings: Iterable[Rating],
+    *,
+    judge: dict[tuple[str, str], int],
+    gold: dict[tuple[str, str], int] | None = None,
+    units: Iterable[UnitInfo] = (),
+    n_resamples: int = 1000,
+    seed: int = 0,
+    meta: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The whole report as JSON-ready data: one entry per group (overall, per facet value)."""
+    gold = gold or {}
+    all_units: dict[tuple[str, str], UnitInfo] = {u.key: u for u in units}
+    expert_values: dict[tuple[str, tuple[str, str]], int] = {}
+    for rating in ratings:
+        all_units.setdefault(rating.unit.key, rating.unit)
+        expert_values[(rating.rater, rating.unit.key)] = rating.score
+    experts = sorted({rater for rater, _ in expert_values})
+    ordered = sorted(all_units.values(), key=lambda u: (u.dimension, u.item, u.sub_dimension))
+
+    grouped: dict[str, dict[str, list[UnitInfo]]] = {kind: defaultdict(list) for kind in GROUP_KINDS}
+    for unit in ordered:
+        grouped["overall"]["all"].append(unit)
+        grouped["sub_dimension"][unit.sub_dimension].append(unit)
+        grouped["dimension"][unit.dimension].append(unit)
+        grouped["tradition"][unit.tradition].append(unit)
+        grouped["difficulty"][unit.difficulty].append(unit)
+
+    groups = []
+    for kind in GROUP_KINDS:
+        for value in sorted(grouped[kind]):
+            members = grouped[kind][value]
+            spans_dimensions = len({u.dimension for u in members}) > 1
+            report = _group_report(members, expert_values, experts, judge, gold, n_resamples=n_resamples,
+                                   seed=seed, stratify=spans_dimensions)
+            groups.append({"kind": kind, "value": value, "stratified_by_dimension": spans_dimensions, **report})
+    return {
+        "meta": {**(meta or {}), "seed": seed, "n_resamples": n_resamples, "level": "ordinal",
+                 "categories": CATEGORIES, "targets": TARGETS,
+                 "majority_rule": "median of expert scores; lower middle score when the median falls between two"},
+        "n_experts": len(experts),
+        "groups": groups,
+    }
+
+
+def overall(report: dict[str, Any]) -> dict[str, Any]:
+    """The overall group of a report."""
+    return next(g for g in report["groups"] if g["kind"] == "overall")
+
+
+__all__ = ["Rating", "UnitInfo", "calibration_report_build", "majority", "overall", "verdict"]
