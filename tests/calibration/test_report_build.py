@@ -136,3 +136,34 @@ def test_report_is_reproducible_with_its_seed():
     assert a == b
     assert a["meta"]["seed"] == 5
     json.dumps(a, allow_nan=False)  # no NaN anywhere
+
+
+def test_renderings_carry_the_same_numbers():
+    import csv as _csv
+    import io as _io
+
+    from calibration.reports.render import (
+        confusion_svg,
+        forest_plot_svg,
+        forest_rows,
+        report_csv,
+        report_json,
+        report_pdf,
+    )
+
+    ratings, judge, units = synthetic()
+    report = calibration_report_build(ratings, judge=judge, units=units, n_resamples=100, seed=2,
+                                      meta={"cycle": "demo <1>", "rubric_version": "1.0"})
+    group = overall(report)
+    rows = list(_csv.DictReader(_io.StringIO(report_csv(report))))
+    alpha_row = next(r for r in rows if r["group_kind"] == "overall" and r["comparison"] == "experts"
+                     and r["metric"] == "krippendorff_alpha")
+    assert float(alpha_row["value"]) == pytest.approx(group["experts"]["krippendorff_alpha"], abs=1e-6)
+    assert float(alpha_row["ci_low"]) == pytest.approx(group["experts"]["alpha_ci"][0], abs=1e-6)
+    assert json.loads(report_json(report)) == json.loads(json.dumps(report))
+    svg = forest_plot_svg(forest_rows(report), title="α <experts>")
+    assert svg.startswith("<svg") and "&lt;experts&gt;" in svg and f"{group['experts']['krippendorff_alpha']:.3f}" in svg
+    matrix = group["judge_vs_majority"]["confusion"]
+    assert all(f">{count}<" in confusion_svg(matrix, title="m") for row in matrix for count in row)
+    pdf = report_pdf(report)
+    assert pdf.startswith(b"%PDF") and len(pdf) > 2000
