@@ -1,8 +1,17 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest
 
-from .forms import UserCreateForm, UserEditForm
-from .models import User
+from .forms import InvitationAdminForm, UserCreateForm, UserEditForm
+from .models import ExpertProfile, Invitation, User
+from .services import invitation_create, invitation_resend, invitation_revoke
+
+
+class ExpertProfileInline(admin.StackedInline):
+    model = ExpertProfile
+    can_delete = False
+    fields = ("tradition", "degree", "institution", "languages", "qualifications")
 
 
 @admin.register(User)
@@ -13,6 +22,7 @@ class UserAdmin(DjangoUserAdmin):
     list_display = ["email", "display_name", "role", "is_staff", "is_active"]
     list_filter = ["role", "is_staff", "is_superuser", "is_active"]
     search_fields = ["email", "display_name", "first_name", "last_name"]
+    inlines = [ExpertProfileInline]
     fieldsets = (
         (None, {"fields": ("email", "password")}),
         ("Profile", {"fields": ("display_name", "first_name", "last_name", "role")}),
@@ -20,3 +30,60 @@ class UserAdmin(DjangoUserAdmin):
         ("Dates", {"fields": ("last_login", "date_joined")}),
     )
     add_fieldsets = ((None, {"classes": ("wide",), "fields": ("email", "role", "password1", "password2")}),)
+
+
+@admin.register(ExpertProfile)
+class ExpertProfileAdmin(admin.ModelAdmin):
+    list_display = ["user", "tradition", "degree", "institution", "languages"]
+    list_filter = ["tradition"]
+    search_fields = ["user__email", "user__display_name", "institution"]
+    autocomplete_fields = ["user"]
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    """Add an invitation to email a single-use sign-up link; the actions re-send or revoke it."""
+
+    form = InvitationAdminForm
+    list_display = ["email", "role", "tradition", "status", "invited_by", "sent_at", "expires_at"]
+    list_filter = ["role", "tradition"]
+    search_fields = ["email"]
+    actions = ["resend", "revoke"]
+    readonly_fields = ["invited_by", "sent_at", "expires_at", "accepted_at", "accepted_user", "revoked_at"]
+
+    def has_change_permission(self, request: HttpRequest, obj: Invitation | None = None) -> bool:
+        return False if obj is not None else super().has_change_permission(request, obj)
+
+    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+        # Through the service: a token is generated, only its hash stored, and the link emailed.
+        try:
+            created, _token = invitation_create(
+                email=obj.email, role=obj.role, tradition=obj.tradition, invited_by=request.user
+            )
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+            return
+        obj.pk = created.pk
+        messages.success(request, f"Invitation emailed to {created.email}.")
+
+    def response_add(self, request, obj, post_url_continue=None):  # type: ignore[no-untyped-def]
+        from django.shortcuts import redirect
+
+        return redirect("admin:accounts_invitation_changelist")
+
+    @admin.action(description="Send a new link (the old one stops working)")
+    def resend(self, request: HttpRequest, queryset) -> None:  # type: ignore[no-untyped-def]
+        sent = 0
+        for invitation in queryset:
+            try:
+                invitation_resend(invitation=invitation)
+                sent += 1
+            except ValidationError as exc:
+                messages.warning(request, f"{invitation.email}: {' '.join(exc.messages)}")
+        messages.success(request, f"{sent} invitation(s) sent again.")
+
+    @admin.action(description="Revoke")
+    def revoke(self, request: HttpRequest, queryset) -> None:  # type: ignore[no-untyped-def]
+        for invitation in queryset:
+            invitation_revoke(invitation=invitation)
+        messages.success(request, "Revoked.")

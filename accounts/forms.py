@@ -1,6 +1,13 @@
+from allauth.account.forms import SignupForm
+from allauth.core import context
+from django import forms
+from django.contrib import messages
 from django.contrib.auth.forms import BaseUserCreationForm, UserChangeForm
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.shortcuts import redirect
 
-from .models import User
+from .models import ExpertProfile, Invitation, User
 
 
 class UserCreateForm(BaseUserCreationForm):
@@ -13,3 +20,59 @@ class UserEditForm(UserChangeForm):
     class Meta:
         model = User
         fields = ("email", "display_name", "role")
+
+
+class InvitedSignupForm(SignupForm):
+    """allauth's sign-up form, locked to the email address the invitation was sent to."""
+
+    display_name = forms.CharField(max_length=150, required=False, label="Name as colleagues know you")
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.fields["email"].widget.attrs["readonly"] = "readonly"
+
+    def _invitation(self) -> Invitation | None:
+        from .adapter import session_invitation
+
+        return session_invitation(context.request)
+
+    def clean_email(self) -> str:
+        email = super().clean_email()
+        invitation = self._invitation()
+        if invitation is None or invitation.email.lower() != (email or "").lower():
+            raise forms.ValidationError("Sign up with the email address your invitation was sent to.")
+        return email
+
+    def save(self, request):  # type: ignore[no-untyped-def]
+        user = super().save(request)
+        if self.cleaned_data.get("display_name"):
+            user.display_name = self.cleaned_data["display_name"]
+            user.save(update_fields=["display_name"])
+        return user
+
+    def try_save(self, request):  # type: ignore[no-untyped-def]
+        # One transaction: when the invitation was used by a concurrent sign-up, no account is left behind.
+        try:
+            with transaction.atomic():
+                return super().try_save(request)
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+            return None, redirect("account_login")
+
+
+class ProfileForm(forms.ModelForm):
+    class Meta:
+        model = ExpertProfile
+        fields = ("degree", "institution", "languages", "qualifications")
+
+
+class InvitationAdminForm(forms.ModelForm):
+    class Meta:
+        model = Invitation
+        fields = ("email", "role", "tradition")
+
+    def clean_email(self) -> str:
+        email = self.cleaned_data["email"].strip().lower()
+        if User.objects.filter(email__iexact=email).exists():
+            raise forms.ValidationError("This address already has an account.")
+        return email

@@ -1,5 +1,10 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from . import views
 
 app_name = "accounts"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("invitation/<str:token>/", views.invitation_accept, name="invitation_accept"),
+    path("profile/", views.profile, name="profile"),
+]

@@ -1,1 +1,152 @@
-"""Assignments, blind expert scores, adjudication decisions and case reviews (built in later issues)."""
+"""Assignments of cycle items to experts, their blind 0–3 scores, and the audit history of every change."""
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+def public_id_new() -> str:
+    """22 URL-safe random characters (128 bits): what experts see instead of the sequential primary key."""
+    return secrets.token_urlsafe(16)
+
+
+class AssignmentQuerySet(models.QuerySet["Assignment"]):
+    def for_expert(self, user: object) -> AssignmentQuerySet:
+        return self.filter(expert=user)
+
+    def open(self) -> AssignmentQuerySet:
+        return self.filter(status__in=[Assignment.Status.PENDING, Assignment.Status.DRAFT])
+
+    def done(self) -> AssignmentQuerySet:
+        return self.filter(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED])
+
+    def in_queue_order(self) -> AssignmentQuerySet:
+        return self.order_by("cycle_id", "position", "id")
+
+
+class Assignment(models.Model):
+    """One cycle item for one expert, at a shuffled position in that expert's queue."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Not started"
+        DRAFT = "draft", "Draft"
+        SUBMITTED = "submitted", "Submitted"
+        SKIPPED = "skipped", "Skipped (outside expertise)"
+
+    public_id = models.CharField(max_length=22, unique=True, default=public_id_new, editable=False)
+    expert = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
+    cycle = models.ForeignKey("calibration.CalibrationCycle", on_delete=models.CASCADE, related_name="assignments")
+    item = models.ForeignKey("calibration.CycleItem", on_delete=models.CASCADE, related_name="assignments")
+    panel = models.ForeignKey("calibration.Panel", on_delete=models.PROTECT, related_name="assignments")
+    position = models.PositiveIntegerField(help_text="Place in the expert's queue (shuffled per expert, seeded).")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = AssignmentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["expert", "cycle", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "expert"], name="assignment_one_per_item_expert"),
+            models.CheckConstraint(
+                condition=Q(status__in=["pending", "draft", "submitted", "skipped"]), name="assignment_status_valid"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["expert", "cycle", "position"], name="assignment_queue_idx"),
+            models.Index(fields=["expert", "status"], name="assignment_expert_status_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Assignment {self.public_id}"
+
+    @property
+    def is_done(self) -> bool:
+        return self.status in (self.Status.SUBMITTED, self.Status.SKIPPED)
+
+
+class Annotation(models.Model):
+    """An expert's scores for one assignment: a draft until submitted, then locked."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        SUBMITTED = "submitted", "Submitted"
+        SKIPPED = "skipped", "Skipped"
+
+    class SkipReason(models.TextChoices):
+        OUTSIDE_EXPERTISE = "outside_expertise", "Outside my expertise"
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="annotations")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    rationale = models.TextField(blank=True, help_text="Required when any score is 0 or 3.")
+    flagged_broken = models.BooleanField(default=False, help_text="The expert reports the item as broken.")
+    broken_note = models.CharField(max_length=500, blank=True)
+    skip_reason = models.CharField(max_length=30, choices=SkipReason.choices, blank=True)
+    seconds_spent = models.PositiveIntegerField(default=0, help_text="Active seconds on the page, from heartbeats.")
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["assignment"]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment"], name="annotation_one_per_assignment"),
+            models.CheckConstraint(condition=Q(status__in=["draft", "submitted", "skipped"]), name="annotation_status_valid"),
+            models.CheckConstraint(
+                condition=~Q(status="skipped") | ~Q(skip_reason=""), name="annotation_skip_has_reason"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Annotation of {self.assignment}"
+
+    @property
+    def is_locked(self) -> bool:
+        return self.status != self.Status.DRAFT
+
+
+class SubScore(models.Model):
+    """One 0–3 score for one rubric sub-dimension (methodology §4.2)."""
+
+    annotation = models.ForeignKey(Annotation, on_delete=models.CASCADE, related_name="scores")
+    key = models.CharField(max_length=40, help_text="Sub-dimension key as the methodology spells it.")
+    score = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["annotation", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["annotation", "key"], name="subscore_one_per_key"),
+            models.CheckConstraint(condition=Q(score__gte=0, score__lte=3), name="subscore_0_3"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.score}"
+
+
+class AnnotationEvent(models.Model):
+    """Audit history: who changed what on an annotation, when, old → new."""
+
+    class Kind(models.TextChoices):
+        DRAFT_SAVED = "draft_saved", "Draft saved"
+        SUBMITTED = "submitted", "Submitted"
+        SKIPPED = "skipped", "Skipped"
+        REOPENED = "reopened", "Reopened"
+
+    annotation = models.ForeignKey(Annotation, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    at = models.DateTimeField(default=timezone.now)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    changes = models.JSONField(default=dict, blank=True, help_text='{"field": [old, new]}')
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+        verbose_name = "annotation event"
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} at {self.at:%Y-%m-%d %H:%M}"

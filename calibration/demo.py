@@ -1,15 +1,68 @@
 """Demo people, panels and calibration cycles, created after the benchmark data is loaded."""
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from accounts.models import User
+from accounts.services import user_create
+from evaluations.models import ModelResponse, Tradition
+
+from .models import CalibrationCycle, Panel
+from .sampling import DrawParams
 
 DEMO_PASSWORD = "faithbench-demo"  # noqa: S105 - local demo only, printed by load_demo
+DEMO_CYCLE_NAME = "Demo cycle 1"
+DEMO_SEED = 20251122
+# The demo has 32 responses per dimension, fewer than the methodology's 50: the demo cycle draws 16 per
+# dimension, which leaves room for a second cycle's 25 % refresh.
+DEMO_PER_DIMENSION = 16
+
+# (tradition key, [(name, degree, institution, languages)], lead name). Qualifications follow §6.1.1.
+DEMO_PANELS: tuple[tuple[str, list[tuple[str, str, str, str]], str], ...] = (
+    ("catholic", [
+        ("Maria Conti", "S.T.D., dogmatic theology", "Pontifical Gregorian University", "Latin, Greek, Italian"),
+        ("Thomas Brennan", "Ph.D., Catholic theology", "Catholic University of America", "Latin, Greek"),
+        ("Ana Ribeiro", "S.T.L., patristics", "Institutum Patristicum Augustinianum", "Latin, Greek, Portuguese"),
+    ], "Paul Lefèvre"),
+    ("orthodox", [
+        ("Nikolaos Papadakis", "Th.D., Orthodox theology", "Holy Cross Greek Orthodox School of Theology", "Greek"),
+        ("Elena Morozova", "M.Th., patristics", "St Vladimir's Orthodox Theological Seminary", "Greek, Russian"),
+        ("George Haddad", "Ph.D., liturgical theology", "University of Balamand", "Greek, Arabic, Syriac"),
+    ], "Irene Stavrou"),
+    ("reformed", [
+        ("Johannes de Vries", "M.Div., Th.M.", "Westminster Theological Seminary", "Greek, Hebrew, Dutch"),
+        ("Sarah MacLeod", "M.Div., Ph.D. Old Testament", "Reformed Theological Seminary", "Hebrew, Greek"),
+        ("Daniel Kim", "M.Div.", "Calvin Theological Seminary", "Greek, Hebrew, Korean"),
+    ], "Margaret Lindqvist"),
+    ("evangelical", [
+        ("Rebecca Okafor", "Ph.D., New Testament (faculty)", "Wheaton College", "Greek"),
+        ("James Whitfield", "D.Min. (pastor, 15 years)", "Trinity Evangelical Divinity School", "Greek, Hebrew"),
+        ("Lucía Fernández", "Th.M., systematic theology", "Dallas Theological Seminary", "Greek, Spanish"),
+    ], "Samuel Adeyemi"),
+    ("pentecostal", [
+        ("Grace Mensah", "Ph.D., pneumatology", "Regent University School of Divinity", "Greek"),
+        ("David Ortiz", "M.A., theology; Assemblies of God minister", "Assemblies of God Theological Seminary",
+         "Greek, Spanish"),
+    ], "Ruth Kapoor"),
+)
+NEUTRAL_PANEL_NAME = "Tradition-neutral panel"
 
 
+def _person(email: str, *, role: str, name: str, tradition: Tradition | None, degree: str = "",
+            institution: str = "", languages: str = "") -> User:
+    user = User.objects.filter(email=email).first()
+    if user is None:
+        user = user_create(email=email, password=DEMO_PASSWORD, role=role, display_name=name, tradition=tradition,
+                           degree=degree, institution=institution, languages=languages)
+    return user
+
+
+@transaction.atomic
 def demo_people_create() -> list[tuple[str, str, str]]:
-    """Create the demo accounts; returns (role, email, password) for each login to print."""
-    User = get_user_model()
-    logins = []
+    """Create the demo accounts, panels and one calibration cycle; returns (role, email, password) to print."""
+    from allauth.account.models import EmailAddress
+
+    logins: list[tuple[str, str, str]] = []
     admin, created = User.objects.get_or_create(
         email="admin@faithbench.test",
         defaults={"role": User.Role.ADMIN, "is_staff": True, "is_superuser": True, "display_name": "Demo Admin"},
@@ -17,5 +70,51 @@ def demo_people_create() -> list[tuple[str, str, str]]:
     if created:
         admin.set_password(DEMO_PASSWORD)
         admin.save()
+    EmailAddress.objects.get_or_create(user=admin, email=admin.email, defaults={"primary": True, "verified": True})
     logins.append(("admin", admin.email, DEMO_PASSWORD))
+
+    traditions = {t.key: t for t in Tradition.objects.all()}
+    first_members: list[User] = []
+    for key, experts, lead_name in DEMO_PANELS:
+        tradition = traditions.get(key)
+        if tradition is None:
+            continue
+        lead = _person(f"lead.{key}@faithbench.test", role=User.Role.ADJUDICATOR, name=lead_name,
+                       tradition=tradition, degree="Ph.D.", institution="Panel lead")
+        logins.append(("adjudicator", lead.email, DEMO_PASSWORD))
+        members = []
+        for index, (name, degree, institution, languages) in enumerate(experts, start=1):
+            expert = _person(f"{key}{index}@faithbench.test", role=User.Role.EXPERT, name=name,
+                             tradition=tradition, degree=degree, institution=institution, languages=languages)
+            members.append(expert)
+            logins.append(("expert", expert.email, DEMO_PASSWORD))
+        panel, _ = Panel.objects.get_or_create(
+            tradition=tradition, defaults={"name": f"{tradition.name} panel", "lead": lead}
+        )
+        panel.members.add(*members)
+        first_members.append(members[0])
+
+    neutral, _ = Panel.objects.get_or_create(
+        name=NEUTRAL_PANEL_NAME, defaults={"tradition": None, "lead": User.objects.filter(
+            email="lead.reformed@faithbench.test").first()},
+    )
+    neutral.members.add(*first_members[:4])
+
+    _demo_cycle_create(admin=admin, neutral=neutral)
     return logins
+
+
+def _demo_cycle_create(*, admin: User, neutral: Panel) -> CalibrationCycle | None:
+    """One committed demo cycle (idempotent); nothing when no responses are loaded yet."""
+    from .services import cycle_commit
+
+    existing = CalibrationCycle.objects.filter(name=DEMO_CYCLE_NAME).first()
+    if existing is not None or not ModelResponse.objects.exists():
+        return existing
+    cycle, _report = cycle_commit(
+        name=DEMO_CYCLE_NAME,
+        params=DrawParams(seed=DEMO_SEED, min_per_dimension=DEMO_PER_DIMENSION),
+        neutral_panel=neutral,
+        created_by=admin,
+    )
+    return cycle

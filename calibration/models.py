@@ -1,1 +1,132 @@
-"""Panels, calibration cycles, IRR, bias and Delphi analyses (built in later issues)."""
+"""Panels of experts per tradition and calibration cycles: the drawn set of responses they score."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+DEFAULT_MIN_PANEL_SIZE = 3
+
+
+class PanelQuerySet(models.QuerySet["Panel"]):
+    def led_by(self, user: object) -> PanelQuerySet:
+        return self.filter(lead=user)
+
+
+class Panel(models.Model):
+    """The experts of one tradition (or a tradition-neutral panel) and their lead (an adjudicator)."""
+
+    name = models.CharField(max_length=120, unique=True)
+    tradition = models.ForeignKey(
+        "evaluations.Tradition", null=True, blank=True, on_delete=models.PROTECT, related_name="panels",
+        help_text="Items of this tradition go to this panel. Empty for a tradition-neutral panel.",
+    )
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="panels", help_text="The experts who score."
+    )
+    lead = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="led_panels",
+        help_text="The adjudicator who leads the panel: reopens submitted annotations, settles disagreements.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = PanelQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["tradition__order", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tradition"], condition=Q(tradition__isnull=False), name="panel_one_per_tradition"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def min_size(self) -> int:
+        """The tradition's minimum (3; 2 for Pentecostal, methodology §6.1.1); 3 for a neutral panel."""
+        return self.tradition.min_panel_size if self.tradition else DEFAULT_MIN_PANEL_SIZE
+
+
+class CalibrationCycle(models.Model):
+    """One round of expert scoring over a drawn, stratified set of model responses."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open for scoring"
+        CLOSED = "closed", "Closed"
+
+    name = models.CharField(max_length=120, unique=True)
+    rubric = models.ForeignKey("evaluations.RubricVersion", on_delete=models.PROTECT, related_name="+")
+    previous = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="next_cycles",
+        help_text="The cycle whose anchors are kept and whose other items are 25 % refreshed.",
+    )
+    seed = models.PositiveBigIntegerField(help_text="Random seed: the same seed and pool reproduce the same draw.")
+    min_per_dimension = models.PositiveSmallIntegerField(
+        default=50, help_text="Responses per dimension (methodology §6.1.3: at least 50)."
+    )
+    refresh_fraction = models.DecimalField(
+        max_digits=3, decimal_places=2, default=Decimal("0.25"),
+        help_text="Share of the previous cycle's non-anchor items replaced by new draws.",
+    )
+    edge_fraction = models.DecimalField(
+        max_digits=3, decimal_places=2, default=Decimal("0.10"),
+        help_text="Share of new draws taken from edge cases (unusual length; extreme judge composites later).",
+    )
+    show_reference_answers = models.BooleanField(
+        default=False, help_text="Show the case's reference answer to experts while they score."
+    )
+    neutral_panel = models.ForeignKey(
+        Panel, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        help_text="The panel that scores items without a tradition.",
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    draw_report = models.JSONField(default=dict, blank=True, help_text="Stratification table and notes of the draw.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "calibration cycle"
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=["open", "closed"]), name="cycle_status_valid"),
+            models.CheckConstraint(condition=Q(min_per_dimension__gte=1), name="cycle_min_per_dimension_positive"),
+            models.CheckConstraint(
+                condition=Q(refresh_fraction__gte=0, refresh_fraction__lte=1), name="cycle_refresh_fraction_0_1"
+            ),
+            models.CheckConstraint(condition=Q(edge_fraction__gte=0, edge_fraction__lte=1), name="cycle_edge_fraction_0_1"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class CycleItem(models.Model):
+    """A model response drawn into a cycle; anchors are carried into every following cycle."""
+
+    class Source(models.TextChoices):
+        RANDOM = "random", "Stratified random"
+        EDGE_LENGTH = "edge_length", "Edge case: unusual length"
+        EDGE_JUDGE = "edge_judge", "Edge case: extreme judge composite"
+        CARRIED = "carried", "Kept from the previous cycle"
+
+    cycle = models.ForeignKey(CalibrationCycle, on_delete=models.CASCADE, related_name="items")
+    response = models.ForeignKey("evaluations.ModelResponse", on_delete=models.PROTECT, related_name="cycle_items")
+    source = models.CharField(max_length=20, choices=Source.choices)
+    is_anchor = models.BooleanField(default=False, help_text="Anchors are always kept in the next cycle.")
+
+    class Meta:
+        ordering = ["cycle", "response"]
+        verbose_name = "cycle item"
+        constraints = [
+            models.UniqueConstraint(fields=["cycle", "response"], name="cycle_item_unique_response"),
+            models.CheckConstraint(
+                condition=Q(source__in=["random", "edge_length", "edge_judge", "carried"]), name="cycle_item_source_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.cycle} · response {self.response_id}"

@@ -1,5 +1,13 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from . import views
 
 app_name = "calibration"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("panels/", views.panels, name="panels"),
+    path("cycles/draw/", views.draw, name="draw"),
+    path("cycles/<int:pk>/", views.cycle, name="cycle"),
+    path("progress/", views.progress, name="progress"),
+]

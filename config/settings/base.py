@@ -38,6 +38,9 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "django_tasks",
     "django_tasks_db",
+    "allauth",
+    "allauth.account",
+    "allauth.mfa",
     "accounts",
     "evaluations",
     "annotations",
@@ -54,6 +57,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
+    # After authentication and htmx: staff and adjudicators without TOTP go to the MFA set-up page first.
+    "accounts.middleware.MfaRequiredMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -107,7 +113,41 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").exists() else []
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-LOGIN_URL = "/admin/login/"
+# --- Accounts: django-allauth, email sign-in only, invitation-only sign-up, TOTP for staff ---------------
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+LOGIN_URL = "account_login"
+LOGIN_REDIRECT_URL = "/"
+SITE_URL = env("DJANGO_SITE_URL", "http://127.0.0.1:8000")  # absolute links in invitation emails
+DEFAULT_FROM_EMAIL = env("DJANGO_DEFAULT_FROM_EMAIL", "FaithBench Calibration <noreply@localhost>")
+
+ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+ACCOUNT_FORMS = {"signup": "accounts.forms.InvitedSignupForm"}
+ACCOUNT_USER_MODEL_USERNAME_FIELD = None
+ACCOUNT_LOGIN_METHODS = {"email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+ACCOUNT_CONFIRM_EMAIL_ON_GET = False
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
+ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[FaithBench] "
+ACCOUNT_PREVENT_ENUMERATION = True
+# Failed sign-ins: at most 10 a minute from one IP and 5 per 5 minutes for one email address.
+ACCOUNT_RATE_LIMITS = {
+    "login": "30/m/ip",
+    "login_failed": "10/m/ip,5/5m/key",
+    "reset_password": "20/m/ip,5/m/key",
+    "signup": "20/m/ip",
+}
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
+MFA_TOTP_ISSUER = "FaithBench Calibration"
+# Staff, admins and adjudicators must activate a TOTP authenticator before any other page.
+# Only the test settings turn this off (for tests that are not about it).
+ACCOUNTS_MFA_REQUIRED = True
+ACCOUNTS_INVITATION_DAYS = 14
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

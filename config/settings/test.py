@@ -11,3 +11,7 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+# Off for the tests that are not about it; tests/accounts/test_mfa.py turns it on and proves it is enforced.
+ACCOUNTS_MFA_REQUIRED = False
+SITE_URL = "http://testserver"

@@ -1,0 +1,133 @@
+"""Writes on accounts: users with verified email, expert profiles, invitations (single-use tokens)."""
+from __future__ import annotations
+
+import secrets
+
+from allauth.account.models import EmailAddress
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
+from django.db import transaction
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+
+from evaluations.models import Tradition
+
+from .models import ExpertProfile, Invitation, User, invitation_expiry_default, invitation_token_hash
+
+
+@transaction.atomic
+def user_create(
+    *,
+    email: str,
+    password: str | None,
+    role: str = User.Role.EXPERT,
+    display_name: str = "",
+    is_staff: bool = False,
+    is_superuser: bool = False,
+    tradition: Tradition | None = None,
+    degree: str = "",
+    institution: str = "",
+    languages: str = "",
+    email_verified: bool = True,
+) -> User:
+    """Create a user with a primary (verified) allauth email address and, for non-admins, an expert profile."""
+    email = email.strip().lower()
+    if User.objects.filter(email__iexact=email).exists():
+        raise ValidationError(f"a user with the email {email} already exists", code="user_exists")
+    user = User.objects.create_user(
+        email=email, password=password, role=role, display_name=display_name,
+        is_staff=is_staff or role == User.Role.ADMIN, is_superuser=is_superuser,
+    )
+    EmailAddress.objects.create(user=user, email=email, primary=True, verified=email_verified)
+    if role != User.Role.ADMIN:
+        ExpertProfile.objects.create(
+            user=user, tradition=tradition, degree=degree, institution=institution, languages=languages
+        )
+    return user
+
+
+def _invitation_send(*, invitation: Invitation, token: str) -> None:
+    # Rendered here rather than by allauth's adapter: invitations are also sent outside a request
+    # (admin actions, scripts), where allauth cannot work out the site.
+    link = str(settings.SITE_URL).rstrip("/") + reverse("accounts:invitation_accept", kwargs={"token": token})
+    context = {"invitation": invitation, "link": link, "days": settings.ACCOUNTS_INVITATION_DAYS}
+    prefix = getattr(settings, "ACCOUNT_EMAIL_SUBJECT_PREFIX", "") or ""
+    subject = prefix + " ".join(render_to_string("account/email/invitation_subject.txt", context).split())
+    body = render_to_string("account/email/invitation_message.txt", context)
+    send_mail(subject, body, None, [invitation.email])
+    invitation.sent_at = timezone.now()
+    invitation.save(update_fields=["sent_at"])
+
+
+@transaction.atomic
+def invitation_create(
+    *, email: str, role: str = User.Role.EXPERT, tradition: Tradition | None = None, invited_by: User | None = None
+) -> tuple[Invitation, str]:
+    """Invite someone by email: revoke their older pending invitations, store a token hash, email the link."""
+    email = email.strip().lower()
+    if role not in (User.Role.EXPERT, User.Role.ADJUDICATOR):
+        raise ValidationError("only experts and adjudicators are invited; admins are created by a superuser",
+                              code="invalid_role")
+    if User.objects.filter(email__iexact=email).exists():
+        raise ValidationError(f"{email} already has an account", code="user_exists")
+    Invitation.objects.pending().filter(email__iexact=email).update(revoked_at=timezone.now())
+    token = secrets.token_urlsafe(32)
+    invitation = Invitation.objects.create(
+        email=email, role=role, tradition=tradition, invited_by=invited_by, token_hash=invitation_token_hash(token)
+    )
+    _invitation_send(invitation=invitation, token=token)
+    return invitation, token
+
+
+@transaction.atomic
+def invitation_resend(*, invitation: Invitation) -> str:
+    """Issue a fresh token (the old link stops working), extend the expiry and email the new link."""
+    invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
+    if invitation.accepted_at or invitation.revoked_at:
+        raise ValidationError("this invitation was already used or revoked", code="not_pending")
+    token = secrets.token_urlsafe(32)
+    invitation.token_hash = invitation_token_hash(token)
+    invitation.expires_at = invitation_expiry_default()
+    invitation.save(update_fields=["token_hash", "expires_at"])
+    _invitation_send(invitation=invitation, token=token)
+    return token
+
+
+def invitation_revoke(*, invitation: Invitation) -> None:
+    """Revoke a pending invitation; its link stops working."""
+    Invitation.objects.filter(pk=invitation.pk, accepted_at__isnull=True).update(revoked_at=timezone.now())
+
+
+def invitation_pending_get(*, token: str) -> Invitation | None:
+    """The pending invitation whose token this is, or None (unknown, used, revoked or expired)."""
+    if not token or len(token) > 128:
+        return None
+    return Invitation.objects.pending().filter(token_hash=invitation_token_hash(token)).first()
+
+
+@transaction.atomic
+def invitation_accept(*, invitation: Invitation, user: User) -> Invitation:
+    """Mark the invitation used by the new user (once only) and apply its role and tradition."""
+    invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
+    if not invitation.is_pending:
+        raise ValidationError("this invitation link was already used, revoked or has expired", code="not_pending")
+    if invitation.email.lower() != user.email.lower():
+        raise ValidationError("the invitation is for another email address", code="email_mismatch")
+    invitation.accepted_at = timezone.now()
+    invitation.accepted_user = user
+    invitation.save(update_fields=["accepted_at", "accepted_user"])
+    user.role = invitation.role
+    user.save(update_fields=["role"])
+    ExpertProfile.objects.update_or_create(user=user, defaults={"tradition": invitation.tradition})
+    return invitation
+
+
+def profile_update(*, user: User, degree: str, institution: str, languages: str, qualifications: str) -> ExpertProfile:
+    """An expert updates their own qualifications (the tradition is set by an admin)."""
+    profile, _ = ExpertProfile.objects.get_or_create(user=user)
+    profile.degree, profile.institution = degree.strip(), institution.strip()
+    profile.languages, profile.qualifications = languages.strip(), qualifications.strip()
+    profile.save()
+    return profile

@@ -1,0 +1,53 @@
+"""Admin views of assignments and annotations: read-only; changes go through the services (audited)."""
+from django.contrib import admin
+
+from .models import Annotation, AnnotationEvent, Assignment, SubScore
+
+
+class ReadOnlyMixin:
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ["public_id", "expert", "cycle", "panel", "position", "status", "updated_at"]
+    list_filter = ["cycle", "panel", "status"]
+    search_fields = ["public_id", "expert__email"]
+    list_select_related = ["expert", "cycle", "panel"]
+
+
+class SubScoreInline(ReadOnlyMixin, admin.TabularInline):
+    model = SubScore
+    extra = 0
+    can_delete = False
+
+
+class AnnotationEventInline(ReadOnlyMixin, admin.TabularInline):
+    model = AnnotationEvent
+    extra = 0
+    can_delete = False
+    fields = ("at", "actor", "kind", "changes", "note")
+    readonly_fields = ("at", "actor", "kind", "changes", "note")
+
+
+@admin.register(Annotation)
+class AnnotationAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ["assignment", "status", "flagged_broken", "seconds_spent", "submitted_at"]
+    list_filter = ["status", "flagged_broken", "assignment__cycle"]
+    search_fields = ["assignment__public_id", "assignment__expert__email"]
+    inlines = [SubScoreInline, AnnotationEventInline]
+    list_select_related = ["assignment"]
+
+
+@admin.register(AnnotationEvent)
+class AnnotationEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ["at", "kind", "actor", "annotation"]
+    list_filter = ["kind"]
+    list_select_related = ["actor", "annotation__assignment"]
+
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False  # the audit history is append-only

@@ -1,0 +1,214 @@
+"""Reads for the scoring pages. Everything an expert sees is built here as plain, blinded data.
+
+Blinding is enforced by construction: views and templates receive the dataclasses below, never ORM
+objects, so no template can reach a response's model, a judge result or another expert's annotation.
+The querysets never join the evaluated model either: only `response.text` and the test case are read.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q
+from django.http import Http404
+from django.utils.safestring import SafeString
+
+from accounts.models import User
+from evaluations.methodology import SCALE, ScaleLevel
+from evaluations.models import Dimension, RubricSubDimension
+
+from .models import Annotation, Assignment
+from .rendering import markdown_to_safe_html
+
+QUEUE_PAGE_SIZE = 50
+DONE = [Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED]
+
+# The only columns of the joined rows that the scoring pages read (no model, no provider, no run label).
+_ITEM_FIELDS = (
+    "id", "public_id", "expert_id", "cycle_id", "item_id", "panel_id", "position", "status",
+    "cycle__rubric_id", "cycle__show_reference_answers",
+    "item__response", "item__response__test_case", "item__response__test_case__tradition",
+    "item__response__text",
+    "item__response__test_case__prompt", "item__response__test_case__dimension",
+    "item__response__test_case__reference_answer",
+    "item__response__test_case__tradition__name",
+)
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.done / self.total) if self.total else 0
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    public_id: str
+    number: int
+    dimension: str
+    tradition: str
+    status: str
+    status_label: str
+
+
+@dataclass(frozen=True)
+class SubDimensionView:
+    key: str
+    name: str
+    description: str
+    score: int | None
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """What the scoring page shows for one assignment — blinded by construction."""
+
+    public_id: str
+    status: str
+    status_label: str
+    dimension: str
+    dimension_description: str
+    tradition: str
+    prompt_html: SafeString
+    response_html: SafeString
+    reference_html: SafeString | None
+    sub_dimensions: list[SubDimensionView]
+    scale: tuple[ScaleLevel, ...]
+    rationale: str
+    flagged_broken: bool
+    broken_note: str
+    is_locked: bool
+    skip_label: str
+    errors: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def rationale_required(self) -> bool:
+        return any(s.score in (0, 3) for s in self.sub_dimensions)
+
+    @property
+    def complete(self) -> bool:
+        return all(s.score is not None for s in self.sub_dimensions)
+
+
+def expert_progress(*, expert: object) -> Progress:
+    """Done (submitted or skipped) and total assignments of an expert: one aggregate query."""
+    row = Assignment.objects.for_expert(expert).aggregate(total=Count("id"), done=Count("id", filter=Q(status__in=DONE)))
+    return Progress(done=row["done"], total=row["total"])
+
+
+def expert_queue_page(*, expert: object, page: int) -> list[QueueRow]:
+    """One page of the expert's queue, in their shuffled order (one query, whatever the queue length)."""
+    start = (max(page, 1) - 1) * QUEUE_PAGE_SIZE
+    rows = (
+        Assignment.objects.for_expert(expert).in_queue_order()
+        .values_list("public_id", "status", "item__response__test_case__dimension",
+                     "item__response__test_case__tradition__name")[start : start + QUEUE_PAGE_SIZE]
+    )
+    labels = dict(Assignment.Status.choices)
+    dimensions = dict(Dimension.choices)
+    return [
+        QueueRow(public_id, start + index + 1, dimensions.get(dim, dim), tradition or "Tradition-neutral",
+                 status, labels[status])
+        for index, (public_id, status, dim, tradition) in enumerate(rows)
+    ]
+
+
+def assignment_next_open(*, expert: object) -> str | None:
+    """Public id of the first unfinished assignment in queue order: where the expert left off."""
+    return (
+        Assignment.objects.for_expert(expert).open().in_queue_order().values_list("public_id", flat=True).first()
+    )
+
+
+def assignment_for_expert(*, expert: object, public_id: str) -> Assignment:
+    """The expert's own assignment, or 404 — the same answer whether it belongs to someone else or not at all."""
+    assignment = (
+        Assignment.objects.for_expert(expert).filter(public_id=public_id)
+        .select_related("cycle", "item__response__test_case__tradition").only(*_ITEM_FIELDS).first()
+    )
+    if assignment is None:
+        raise Http404("No such item in your queue.")
+    return assignment
+
+
+def sub_dimensions_for(*, assignment: Assignment) -> list[RubricSubDimension]:
+    """The rubric sub-dimensions of the assignment's dimension, in the cycle's rubric version."""
+    return list(
+        RubricSubDimension.objects.filter(
+            dimension__rubric_id=assignment.cycle.rubric_id,
+            dimension__key=assignment.item.response.test_case.dimension,
+        ).select_related("dimension").order_by("order")
+    )
+
+
+def annotation_of(*, assignment: Assignment) -> Annotation | None:
+    """The assignment's annotation with its scores prefetched (this expert's own, never anyone else's)."""
+    return Annotation.objects.filter(assignment=assignment).prefetch_related("scores").first()
+
+
+def item_view(
+    *,
+    assignment: Assignment,
+    annotation: Annotation | None = None,
+    overrides: dict | None = None,
+    errors: dict[str, list[str]] | None = None,
+) -> ItemView:
+    """Build the blinded item; `overrides` re-displays what the expert typed when validation failed."""
+    if annotation is None:
+        annotation = annotation_of(assignment=assignment)
+    subs = sub_dimensions_for(assignment=assignment)
+    saved = {s.key: s.score for s in annotation.scores.all()} if annotation else {}
+    scores = overrides["scores"] if overrides else saved
+    case = assignment.item.response.test_case
+    dimension = subs[0].dimension if subs else None
+    reference = None
+    if assignment.cycle.show_reference_answers and case.reference_answer:
+        reference = markdown_to_safe_html(case.reference_answer)
+    skip_label = ""
+    if annotation and annotation.status == Annotation.Status.SKIPPED:
+        skip_label = dict(Annotation.SkipReason.choices).get(annotation.skip_reason, "")
+    return ItemView(
+        public_id=assignment.public_id,
+        status=assignment.status,
+        status_label=dict(Assignment.Status.choices)[assignment.status],
+        dimension=dimension.name if dimension else dict(Dimension.choices).get(case.dimension, case.dimension),
+        dimension_description=dimension.description if dimension else "",
+        tradition=case.tradition.name if case.tradition else "",
+        prompt_html=markdown_to_safe_html(case.prompt),
+        response_html=markdown_to_safe_html(assignment.item.response.text),
+        reference_html=reference,
+        sub_dimensions=[SubDimensionView(s.key, s.name, s.description, scores.get(s.key)) for s in subs],
+        scale=SCALE,
+        rationale=overrides["rationale"] if overrides else (annotation.rationale if annotation else ""),
+        flagged_broken=overrides["flagged_broken"] if overrides else bool(annotation and annotation.flagged_broken),
+        broken_note=overrides["broken_note"] if overrides else (annotation.broken_note if annotation else ""),
+        is_locked=bool(annotation and annotation.is_locked),
+        skip_label=skip_label,
+        errors=errors or {},
+    )
+
+
+@dataclass(frozen=True)
+class LeadRow:
+    public_id: str
+    panel: str
+    expert: str
+    status: str
+    status_label: str
+    submitted_at: object
+
+
+def lead_reopenable_page(*, user: User, page: int, per_page: int = 50) -> list[LeadRow]:
+    """Finished assignments a panel lead (or an admin: all) may reopen, newest first."""
+    qs = Assignment.objects.filter(status__in=DONE)
+    if not (getattr(user, "is_staff", False) or getattr(user, "is_admin_role", False)):
+        qs = qs.filter(panel__lead=user)
+    start = (max(page, 1) - 1) * per_page
+    rows = qs.order_by("-updated_at", "-id").values_list(
+        "public_id", "panel__name", "expert__email", "status", "updated_at"
+    )[start : start + per_page]
+    labels = dict(Assignment.Status.choices)
+    return [LeadRow(pid, panel, email, status, labels[status], at) for pid, panel, email, status, at in rows]

@@ -1,0 +1,244 @@
+"""Writes on annotations: autosaved drafts, time spent, submission (locks), skip, reopen — all audited.
+
+Every write locks the assignment row first (`select_for_update`), so two requests for one assignment
+run one after the other on PostgreSQL; the unique constraint on Annotation.assignment is the backstop.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from accounts.models import User
+from evaluations.models import RubricSubDimension
+
+from .models import Annotation, AnnotationEvent, Assignment, SubScore
+
+HEARTBEAT_MAX_SECONDS = 30  # the page reports every 15 s; a larger claim in one heartbeat is capped
+RATIONALE_MAX_LENGTH = 10_000
+
+
+@dataclass
+class AnnotationInput:
+    """What the expert entered: scores by sub-dimension key (missing = not scored yet), rationale, flag."""
+
+    scores: dict[str, int] = field(default_factory=dict)
+    rationale: str = ""
+    flagged_broken: bool = False
+    broken_note: str = ""
+
+
+def sub_dimension_keys(*, assignment: Assignment) -> list[str]:
+    """Keys of the sub-dimensions this assignment is scored on (its dimension in the cycle's rubric)."""
+    return list(
+        RubricSubDimension.objects.filter(
+            dimension__rubric_id=assignment.cycle.rubric_id,
+            dimension__key=assignment.item.response.test_case.dimension,
+        ).order_by("order").values_list("key", flat=True)
+    )
+
+
+def annotation_completeness_errors(*, keys: list[str], data: AnnotationInput) -> dict[str, list[str]]:
+    """Why a submission is not acceptable yet: unscored sub-dimensions, a missing rationale for 0 or 3."""
+    errors: dict[str, list[str]] = {}
+    missing = [k for k in keys if data.scores.get(k) is None]
+    if missing:
+        errors["scores"] = [f"Score every sub-dimension before submitting ({len(missing)} missing)."]
+    if any(data.scores.get(k) in (0, 3) for k in keys) and not data.rationale.strip():
+        errors["rationale"] = ["A rationale is required when any score is 0 or 3."]
+    return errors
+
+
+def _validate_values(*, keys: list[str], data: AnnotationInput) -> None:
+    unknown = sorted(set(data.scores) - set(keys))
+    if unknown:
+        raise ValidationError(f"not a sub-dimension of this item: {', '.join(unknown)}", code="unknown_key")
+    for key, score in data.scores.items():
+        if score is not None and (not isinstance(score, int) or isinstance(score, bool) or not 0 <= score <= 3):
+            raise ValidationError(f"{key}: scores are whole numbers from 0 to 3", code="invalid_score")
+    if len(data.rationale) > RATIONALE_MAX_LENGTH:
+        raise ValidationError("the rationale is too long", code="rationale_too_long")
+
+
+def _lock(assignment: Assignment) -> Assignment:
+    return (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("cycle", "item__response__test_case")
+        .only("id", "public_id", "expert_id", "panel_id", "status", "cycle__rubric_id",
+              "item__response", "item__response__test_case", "item__response__test_case__dimension")
+        .get(pk=assignment.pk)
+    )
+
+
+def _current(assignment: Assignment) -> Annotation | None:
+    return Annotation.objects.filter(assignment=assignment).first()
+
+
+def _create(assignment: Assignment) -> Annotation:
+    try:
+        with transaction.atomic():
+            return Annotation.objects.create(assignment=assignment)
+    except IntegrityError:
+        # Another request created it between our read and write (only possible without row locks).
+        raise ValidationError("this item was just saved elsewhere; reload the page", code="conflict") from None
+
+
+def _apply(annotation: Annotation, keys: list[str], data: AnnotationInput) -> dict[str, list]:
+    """Write the entered values; return {field: [old, new]} for everything that changed."""
+    changes: dict[str, list] = {}
+    existing = {s.key: s for s in annotation.scores.all()}
+    for key in keys:
+        old = existing[key].score if key in existing else None
+        new = data.scores.get(key)
+        if old == new:
+            continue
+        changes[f"score:{key}"] = [old, new]
+        if new is None:
+            existing[key].delete()
+        elif key in existing:
+            SubScore.objects.filter(pk=existing[key].pk).update(score=new)
+        else:
+            SubScore.objects.create(annotation=annotation, key=key, score=new)
+    for attr in ("rationale", "flagged_broken", "broken_note"):
+        new = getattr(data, attr)
+        if attr == "broken_note":
+            new = new[:500]
+        old = getattr(annotation, attr)
+        if old != new:
+            changes[attr] = [old, new]
+            setattr(annotation, attr, new)
+    return changes
+
+
+def _log(annotation: Annotation, actor: User, kind: str, changes: dict, note: str = "") -> None:
+    AnnotationEvent.objects.create(annotation=annotation, actor=actor, kind=kind, changes=changes, note=note)
+
+
+def _refuse_if_locked(annotation: Annotation | None) -> None:
+    if annotation is not None and annotation.is_locked:
+        raise ValidationError(
+            "This item is already submitted. A panel lead can reopen it.", code="already_submitted"
+        )
+
+
+@transaction.atomic
+def annotation_draft_save(*, assignment: Assignment, actor: User, data: AnnotationInput) -> Annotation:
+    """Autosave: store whatever is entered so far (partial scores allowed); refused once submitted."""
+    assignment = _lock(assignment)
+    keys = sub_dimension_keys(assignment=assignment)
+    _validate_values(keys=keys, data=data)
+    annotation = _current(assignment)
+    _refuse_if_locked(annotation)
+    if annotation is None:
+        annotation = _create(assignment)
+    changes = _apply(annotation, keys, data)
+    if changes:
+        annotation.save()
+        _log(annotation, actor, AnnotationEvent.Kind.DRAFT_SAVED, changes)
+    if assignment.status == Assignment.Status.PENDING:
+        Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.DRAFT, updated_at=timezone.now())
+    return annotation
+
+
+@transaction.atomic
+def annotation_submit(*, assignment: Assignment, actor: User, data: AnnotationInput) -> Annotation:
+    """Submit and lock: every sub-dimension scored 0–3, a rationale when any score is 0 or 3."""
+    assignment = _lock(assignment)
+    keys = sub_dimension_keys(assignment=assignment)
+    _validate_values(keys=keys, data=data)
+    annotation = _current(assignment)
+    _refuse_if_locked(annotation)
+    errors = annotation_completeness_errors(keys=keys, data=data)
+    if errors:
+        raise ValidationError(errors, code="incomplete")
+    if annotation is None:
+        annotation = _create(assignment)
+    changes = _apply(annotation, keys, data)
+    changes["status"] = [annotation.status, Annotation.Status.SUBMITTED]
+    annotation.status = Annotation.Status.SUBMITTED
+    annotation.skip_reason = ""
+    annotation.submitted_at = timezone.now()
+    annotation.save()
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED, updated_at=timezone.now())
+    _log(annotation, actor, AnnotationEvent.Kind.SUBMITTED, changes)
+    return annotation
+
+
+@transaction.atomic
+def annotation_skip(
+    *, assignment: Assignment, actor: User, reason: str = Annotation.SkipReason.OUTSIDE_EXPERTISE,
+    flagged_broken: bool = False, broken_note: str = "",
+) -> Annotation:
+    """"Outside my expertise": finish the assignment without scores (draft scores are discarded, audited)."""
+    if reason not in Annotation.SkipReason.values:
+        raise ValidationError("unknown skip reason", code="invalid_reason")
+    assignment = _lock(assignment)
+    annotation = _current(assignment)
+    _refuse_if_locked(annotation)
+    if annotation is None:
+        annotation = _create(assignment)
+    changes: dict[str, list] = {f"score:{s.key}": [s.score, None] for s in annotation.scores.all()}
+    annotation.scores.all().delete()
+    for attr, new in (("flagged_broken", flagged_broken), ("broken_note", broken_note[:500])):
+        if getattr(annotation, attr) != new:
+            changes[attr] = [getattr(annotation, attr), new]
+            setattr(annotation, attr, new)
+    changes["status"] = [annotation.status, Annotation.Status.SKIPPED]
+    annotation.status = Annotation.Status.SKIPPED
+    annotation.skip_reason = reason
+    annotation.submitted_at = timezone.now()
+    annotation.save()
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SKIPPED, updated_at=timezone.now())
+    _log(annotation, actor, AnnotationEvent.Kind.SKIPPED, changes)
+    return annotation
+
+
+def can_reopen(*, user: User, assignment: Assignment) -> bool:
+    """Admins, and the lead of the assignment's panel, may reopen a finished annotation."""
+    if not user.is_authenticated or not user.is_active:
+        return False
+    if user.is_staff or user.is_admin_role:
+        return True
+    return assignment.panel.lead_id == user.pk
+
+
+@transaction.atomic
+def annotation_reopen(*, assignment: Assignment, actor: User, note: str = "") -> Annotation:
+    """Unlock a submitted or skipped annotation so its expert can change it (panel lead or admin only)."""
+    assignment = Assignment.objects.select_for_update(of=("self",)).select_related("panel").get(pk=assignment.pk)
+    if not can_reopen(user=actor, assignment=assignment):
+        raise PermissionDenied("only the panel lead or an admin can reopen an annotation")
+    annotation = _current(assignment)
+    if annotation is None or not annotation.is_locked:
+        raise ValidationError("only a submitted or skipped annotation can be reopened", code="not_locked")
+    changes = {"status": [annotation.status, Annotation.Status.DRAFT]}
+    if annotation.skip_reason:
+        changes["skip_reason"] = [annotation.skip_reason, ""]
+    annotation.status = Annotation.Status.DRAFT
+    annotation.skip_reason = ""
+    annotation.submitted_at = None
+    annotation.save()
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.DRAFT, updated_at=timezone.now())
+    _log(annotation, actor, AnnotationEvent.Kind.REOPENED, changes, note=note)
+    return annotation
+
+
+@transaction.atomic
+def annotation_time_add(*, assignment: Assignment, seconds: int) -> int:
+    """Add active seconds reported by the page (capped per heartbeat); ignored once the item is finished."""
+    seconds = max(0, min(int(seconds), HEARTBEAT_MAX_SECONDS))
+    if seconds == 0:
+        return 0
+    assignment = _lock(assignment)
+    annotation = _current(assignment)
+    if annotation is None:
+        annotation = _create(assignment)
+        if assignment.status == Assignment.Status.PENDING:
+            Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.DRAFT)
+    if annotation.is_locked:
+        return 0
+    Annotation.objects.filter(pk=annotation.pk).update(seconds_spent=F("seconds_spent") + seconds)
+    return seconds

@@ -1,0 +1,225 @@
+"""Scoring pages: the expert's queue and the blind scoring page (full page, or an htmx partial).
+
+Every response is `never_cache` (private, no-store): item pages may carry held-out case text.
+
+Views parse, call one service or selector, render. They never hand ORM objects to templates: the
+selectors build blinded dataclasses (see annotations/selectors.py).
+"""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.http import AuthedRequest
+
+from .forms import HeartbeatForm, ReopenForm, annotation_input_parse
+from .models import Assignment
+from .selectors import (
+    QUEUE_PAGE_SIZE,
+    assignment_for_expert,
+    assignment_next_open,
+    expert_progress,
+    expert_queue_page,
+    item_view,
+    lead_reopenable_page,
+)
+from .services import (
+    annotation_draft_save,
+    annotation_reopen,
+    annotation_skip,
+    annotation_submit,
+    annotation_time_add,
+    can_reopen,
+)
+
+ITEM_TEMPLATE = "annotations/item.html"
+
+
+def _page(request: AuthedRequest) -> int:
+    try:
+        return max(1, int(request.GET.get("page", "1")))
+    except ValueError:
+        return 1
+
+
+def _record_seconds(request: AuthedRequest, assignment: Assignment) -> None:
+    form = HeartbeatForm({"seconds": request.POST.get("seconds", "0")})
+    if form.is_valid() and form.cleaned_data["seconds"]:
+        annotation_time_add(assignment=assignment, seconds=form.cleaned_data["seconds"])
+
+
+def _render_item(
+    request: AuthedRequest, assignment: Assignment, *, status: int = 200, message: str = "", **view_kwargs
+) -> HttpResponse:
+    context = {
+        "item": item_view(assignment=assignment, **view_kwargs),
+        "progress": expert_progress(expert=request.user),
+        "message": message,
+    }
+    template = f"{ITEM_TEMPLATE}#scoring" if request.htmx else ITEM_TEMPLATE
+    return render(request, template, context, status=status)
+
+
+def _after_finish(request: AuthedRequest, message: str) -> HttpResponse:
+    """Go on to the next unfinished item (htmx: render it in place and push its URL)."""
+    next_id = assignment_next_open(expert=request.user)
+    if not request.htmx:
+        if next_id:
+            return redirect("annotations:item", public_id=next_id)
+        return redirect("annotations:queue")
+    if next_id is None:
+        response = render(request, "annotations/queue.html#all-done",
+                          {"progress": expert_progress(expert=request.user), "message": message})
+        response["HX-Push-Url"] = reverse("annotations:queue")
+        return response
+    assignment = assignment_for_expert(expert=request.user, public_id=next_id)
+    response = _render_item(request, assignment, message=message)
+    response["HX-Push-Url"] = reverse("annotations:item", kwargs={"public_id": next_id})
+    return response
+
+
+@never_cache
+@login_required
+@require_GET
+def queue(request: AuthedRequest) -> HttpResponse:
+    """The expert's own queue: progress, a resume button, one page of items in their order."""
+    page = _page(request)
+    progress = expert_progress(expert=request.user)
+    pages = max(1, -(-progress.total // QUEUE_PAGE_SIZE))
+    context = {
+        "progress": progress,
+        "rows": expert_queue_page(expert=request.user, page=page),
+        "resume_id": assignment_next_open(expert=request.user),
+        "page": page,
+        "pages": pages,
+    }
+    return render(request, "annotations/queue.html", context)
+
+
+@never_cache
+@login_required
+@require_GET
+def next_item(request: AuthedRequest) -> HttpResponse:
+    """Resume where the expert left off."""
+    next_id = assignment_next_open(expert=request.user)
+    if next_id is None:
+        return redirect("annotations:queue")
+    return redirect("annotations:item", public_id=next_id)
+
+
+@never_cache
+@login_required
+@require_GET
+def item(request: AuthedRequest, public_id: str) -> HttpResponse:
+    """The blind scoring page for one of the expert's own assignments (404 for anyone else's)."""
+    assignment = assignment_for_expert(expert=request.user, public_id=public_id)
+    return _render_item(request, assignment)
+
+
+@never_cache
+@login_required
+@require_POST
+def draft(request: AuthedRequest, public_id: str) -> HttpResponse:
+    """Autosave (htmx, on every change): returns the save-status fragment."""
+    assignment = assignment_for_expert(expert=request.user, public_id=public_id)
+    _record_seconds(request, assignment)
+    data = annotation_input_parse(request.POST)
+    try:
+        annotation_draft_save(assignment=assignment, actor=request.user, data=data)
+    except ValidationError as exc:
+        status = 409 if getattr(exc, "code", None) == "already_submitted" else 422
+        return render(request, f"{ITEM_TEMPLATE}#save-status", {"error": " ".join(exc.messages)}, status=status)
+    return render(request, f"{ITEM_TEMPLATE}#save-status", {"saved_at": timezone.now()})
+
+
+@never_cache
+@login_required
+@require_POST
+def heartbeat(request: AuthedRequest, public_id: str) -> HttpResponse:
+    """Active seconds reported by the page; capped per heartbeat by the service."""
+    assignment = assignment_for_expert(expert=request.user, public_id=public_id)
+    _record_seconds(request, assignment)
+    return HttpResponse(status=204)
+
+
+@never_cache
+@login_required
+@require_POST
+def submit(request: AuthedRequest, public_id: str) -> HttpResponse:
+    """Submit and lock; on a validation error the page comes back with the messages (422)."""
+    assignment = assignment_for_expert(expert=request.user, public_id=public_id)
+    _record_seconds(request, assignment)
+    data = annotation_input_parse(request.POST)
+    try:
+        annotation_submit(assignment=assignment, actor=request.user, data=data)
+    except ValidationError as exc:
+        assignment.refresh_from_db(fields=["status"])
+        if getattr(exc, "code", None) in ("already_submitted", "conflict"):
+            return _render_item(request, assignment, status=409, message=" ".join(exc.messages))
+        errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
+        overrides = {"scores": data.scores, "rationale": data.rationale, "flagged_broken": data.flagged_broken,
+                     "broken_note": data.broken_note}
+        return _render_item(request, assignment, status=422, overrides=overrides, errors=errors)
+    return _after_finish(request, "Submitted.")
+
+
+@never_cache
+@login_required
+@require_POST
+def skip(request: AuthedRequest, public_id: str) -> HttpResponse:
+    """"Outside my expertise": finish without scoring."""
+    assignment = assignment_for_expert(expert=request.user, public_id=public_id)
+    _record_seconds(request, assignment)
+    data = annotation_input_parse(request.POST)
+    try:
+        annotation_skip(assignment=assignment, actor=request.user, flagged_broken=data.flagged_broken,
+                        broken_note=data.broken_note)
+    except ValidationError as exc:
+        assignment.refresh_from_db(fields=["status"])
+        return _render_item(request, assignment, status=409, message=" ".join(exc.messages))
+    return _after_finish(request, "Skipped as outside your expertise.")
+
+
+def _lead_or_admin(user: object) -> bool:
+    return bool(
+        getattr(user, "is_staff", False) or getattr(user, "is_admin_role", False)
+        or getattr(user, "is_adjudicator", False)
+    )
+
+
+@never_cache
+@login_required
+@require_GET
+def lead(request: AuthedRequest) -> HttpResponse:
+    """Panel leads: the finished annotations of their panels, each with a "Reopen" button."""
+    if not _lead_or_admin(request.user):
+        raise PermissionDenied
+    page = _page(request)
+    return render(request, "annotations/lead.html",
+                  {"rows": lead_reopenable_page(user=request.user, page=page), "page": page})
+
+
+@never_cache
+@login_required
+@require_POST
+def reopen(request: AuthedRequest, public_id: str) -> HttpResponse:
+    """Unlock a finished annotation (the panel's lead or an admin; anyone else gets 404)."""
+    assignment = Assignment.objects.select_related("panel").filter(public_id=public_id).first()
+    if assignment is None or not can_reopen(user=request.user, assignment=assignment):
+        raise Http404("No such assignment.")
+    form = ReopenForm(request.POST)
+    note = form.cleaned_data["note"] if form.is_valid() else ""
+    try:
+        annotation_reopen(assignment=assignment, actor=request.user, note=note)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, f"Reopened {assignment.public_id}; the expert can change it now.")
+    return redirect("annotations:lead")

@@ -1,0 +1,47 @@
+"""Forms of the calibration pages."""
+from __future__ import annotations
+
+import secrets
+
+from django import forms
+
+from .models import CalibrationCycle, Panel
+from .sampling import DrawParams
+
+
+def random_seed() -> int:
+    return secrets.randbelow(2**31)
+
+
+class DrawForm(forms.Form):
+    """Parameters of a calibration draw; the same values reproduce the same draw."""
+
+    name = forms.CharField(max_length=120)
+    seed = forms.IntegerField(min_value=0, max_value=2**63 - 1, help_text="Recorded with the cycle.")
+    min_per_dimension = forms.IntegerField(
+        min_value=1, max_value=10_000, initial=50, help_text="Methodology §6.1.3: at least 50 per dimension."
+    )
+    refresh_fraction = forms.DecimalField(min_value=0, max_value=1, decimal_places=2, initial="0.25",
+                                          help_text="Share of the previous cycle's non-anchor items replaced.")
+    edge_fraction = forms.DecimalField(min_value=0, max_value=1, decimal_places=2, initial="0.10",
+                                       help_text="Share of new draws taken from edge cases.")
+    previous = forms.ModelChoiceField(queryset=CalibrationCycle.objects.all(), required=False,
+                                      help_text="Keep its anchors and refresh the rest.")
+    neutral_panel = forms.ModelChoiceField(queryset=Panel.objects.all(), required=False,
+                                           help_text="The panel that scores tradition-neutral items.")
+    show_reference_answers = forms.BooleanField(required=False)
+    fingerprint = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def params(self) -> DrawParams:
+        data = self.cleaned_data
+        return DrawParams(
+            seed=data["seed"], min_per_dimension=data["min_per_dimension"],
+            refresh_fraction=float(data["refresh_fraction"]), edge_fraction=float(data["edge_fraction"]),
+        )
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        if CalibrationCycle.objects.filter(name=name).exists():
+            raise forms.ValidationError("A cycle with this name exists.")
+        return name
+

@@ -1,0 +1,149 @@
+"""Reads for panels, cycles and scoring progress."""
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db.models import Count, Q, QuerySet
+
+from annotations.models import Annotation, Assignment
+from evaluations.models import Dimension, ModelResponse, Tradition
+
+from .models import CalibrationCycle, CycleItem, Panel
+from .sampling import PoolItem, PreviousItem
+
+
+def panel_warnings(*, panel: Panel, n_members: int | None = None) -> list[str]:
+    """What is wrong with one panel: fewer experts than its tradition's minimum, or no lead."""
+    n = panel.members.count() if n_members is None else n_members
+    warnings = []
+    if n < panel.min_size:
+        where = f" for {panel.tradition.name}" if panel.tradition else ""
+        warnings.append(
+            f"{panel.name} has {n} expert(s), below the minimum of {panel.min_size}{where} (methodology §6.1.1)."
+        )
+    if panel.lead_id is None:
+        warnings.append(f"{panel.name} has no lead (adjudicator).")
+    return warnings
+
+
+def panel_size_warnings() -> list[str]:
+    """Every tradition without a panel, every panel below its minimum size, and panels without a lead."""
+    warnings: list[str] = []
+    panels = list(panels_with_sizes())
+    with_panel = {p.tradition_id for p in panels}
+    for tradition in Tradition.objects.all():
+        if tradition.pk not in with_panel:
+            warnings.append(f"{tradition.name} has no panel (minimum {tradition.min_panel_size} experts).")
+    for panel in panels:
+        warnings += panel_warnings(panel=panel, n_members=getattr(panel, "n_members", None))
+    return warnings
+
+
+def panels_with_sizes() -> QuerySet[Panel]:
+    """Panels with `n_members` annotated, for the panel overview."""
+    return Panel.objects.select_related("tradition", "lead").annotate(n_members=Count("members"))
+
+
+def draw_pool() -> list[PoolItem]:
+    """Every response to an active test case, with the facets the draw is stratified by."""
+    rows = ModelResponse.objects.filter(test_case__is_active=True).values_list(
+        "id", "test_case__dimension", "test_case__difficulty", "test_case__tradition__key", "model__name", "text"
+    )
+    return [
+        PoolItem(response_id=rid, dimension=dim, difficulty=diff, tradition=trad or "", model=model,
+                 word_count=len(text.split()))
+        for rid, dim, diff, trad, model, text in rows.iterator(chunk_size=2000)
+    ]
+
+
+def previous_items(*, cycle: CalibrationCycle | None) -> list[PreviousItem]:
+    """The items of a cycle as the next draw sees them."""
+    if cycle is None:
+        return []
+    return [PreviousItem(rid, anchor) for rid, anchor in cycle.items.values_list("response_id", "is_anchor")]
+
+
+def judge_extreme_composite_response_ids(*, response_ids: Iterable[int]) -> frozenset[int]:
+    """HOOK: responses whose judge composite is extreme, as edge cases for the draw.
+
+    Judge results do not exist yet (the judge pipeline under evaluations/judge/ adds them). When they do,
+    return the responses whose composite is in the top or bottom 5 % here; the draw already treats them as
+    edge cases (source "edge_judge"). Until then: no judge-based edge cases.
+    """
+    return frozenset()
+
+
+def dimension_order() -> list[str]:
+    return [choice.value for choice in Dimension]
+
+
+def cycle_latest() -> CalibrationCycle | None:
+    return CalibrationCycle.objects.order_by("-created_at", "-id").first()
+
+
+def cycle_item_counts(*, cycle: CalibrationCycle) -> dict[str, int]:
+    """Items per source and anchors in a cycle."""
+    counts = dict(cycle.items.values_list("source").annotate(n=Count("id")).values_list("source", "n"))
+    counts["anchors"] = cycle.items.filter(is_anchor=True).count()
+    counts["total"] = cycle.items.count()
+    counts["unassigned"] = CycleItem.objects.filter(cycle=cycle, assignments__isnull=True).count()
+    return counts
+
+
+@dataclass
+class ProgressRow:
+    label: str
+    done: int
+    total: int
+    median_seconds: float | None
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.done / self.total) if self.total else 0
+
+
+@dataclass
+class PanelProgress:
+    panel: ProgressRow
+    experts: list[ProgressRow]
+
+
+def cycle_progress(*, cycle: CalibrationCycle) -> list[PanelProgress]:
+    """Per panel and per expert: done / total and the median active seconds per finished item."""
+    done = Q(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED])
+    counts = (
+        Assignment.objects.filter(cycle=cycle)
+        .values("panel_id", "panel__name", "expert_id", "expert__email", "expert__display_name")
+        .annotate(total=Count("id"), done=Count("id", filter=done))
+        .order_by("panel__name", "expert__email")
+    )
+    seconds: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for panel_id, expert_id, spent in Annotation.objects.filter(
+        assignment__cycle=cycle, status=Annotation.Status.SUBMITTED
+    ).values_list("assignment__panel_id", "assignment__expert_id", "seconds_spent"):
+        seconds[(panel_id, expert_id)].append(spent)
+
+    def median(values: list[int]) -> float | None:
+        return float(statistics.median(values)) if values else None
+
+    panels: dict[int, PanelProgress] = {}
+    for row in counts:
+        entry = panels.setdefault(
+            row["panel_id"], PanelProgress(ProgressRow(row["panel__name"], 0, 0, None), [])
+        )
+        label = row["expert__display_name"] or row["expert__email"]
+        if row["expert__display_name"]:
+            label = f"{row['expert__display_name']} <{row['expert__email']}>"
+        entry.experts.append(
+            ProgressRow(label, row["done"], row["total"], median(seconds[(row["panel_id"], row["expert_id"])]))
+        )
+        entry.panel.done += row["done"]
+        entry.panel.total += row["total"]
+    for panel_id, entry in panels.items():
+        entry.panel.median_seconds = median(
+            [s for (p, _e), values in seconds.items() if p == panel_id for s in values]
+        )
+    return list(panels.values())

@@ -1,0 +1,151 @@
+"""Writes for panels and calibration cycles: committing a draw and assigning its items to panel members."""
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+
+from accounts.models import User
+from annotations.models import Assignment
+from evaluations.models import RubricVersion, Tradition
+from evaluations.selectors import rubric_active
+
+from .models import CalibrationCycle, CycleItem, Panel
+from .sampling import DrawParams, DrawResult, draw
+from .selectors import (
+    dimension_order,
+    draw_pool,
+    judge_extreme_composite_response_ids,
+    panel_warnings,
+    previous_items,
+)
+
+
+@dataclass
+class AssignmentReport:
+    assignments: int
+    experts: int
+    unassigned_items: int
+    notes: list[str]
+
+
+def cycle_draw_compute(*, params: DrawParams, previous: CalibrationCycle | None = None) -> DrawResult:
+    """Compute (without storing) the draw for these parameters: what the preview page shows."""
+    pool = draw_pool()
+    judge_edges = judge_extreme_composite_response_ids(response_ids=[p.response_id for p in pool])
+    return draw(pool, params, previous=previous_items(cycle=previous), judge_edge_ids=judge_edges,
+                dimensions=dimension_order())
+
+
+@transaction.atomic
+def panel_create(
+    *, name: str, tradition: Tradition | None, members: list[User], lead: User | None = None
+) -> tuple[Panel, list[str]]:
+    """Create a panel; returns it with the size warnings that now apply (a panel below minimum is allowed)."""
+    panel = Panel.objects.create(name=name, tradition=tradition, lead=lead)
+    panel.members.set(members)
+    return panel, panel_warnings(panel=panel)
+
+
+@transaction.atomic
+def cycle_commit(
+    *,
+    name: str,
+    params: DrawParams,
+    previous: CalibrationCycle | None = None,
+    neutral_panel: Panel | None = None,
+    show_reference_answers: bool = False,
+    rubric: RubricVersion | None = None,
+    created_by: User | None = None,
+    expected_fingerprint: str | None = None,
+) -> tuple[CalibrationCycle, AssignmentReport]:
+    """Store the draw as a new cycle (recomputed from the seed) and assign its items to panel members."""
+    if CalibrationCycle.objects.filter(name=name).exists():
+        raise ValidationError(f"a cycle named {name!r} already exists", code="duplicate_name")
+    result = cycle_draw_compute(params=params, previous=previous)
+    if expected_fingerprint and result.fingerprint != expected_fingerprint:
+        raise ValidationError(
+            "the pool of responses changed since the preview; preview the draw again before committing",
+            code="pool_changed",
+        )
+    if not result.items:
+        raise ValidationError("the pool is empty: import test cases and model responses first", code="empty_pool")
+    cycle = CalibrationCycle.objects.create(
+        name=name,
+        rubric=rubric or rubric_active(),
+        previous=previous,
+        seed=params.seed,
+        min_per_dimension=params.min_per_dimension,
+        refresh_fraction=Decimal(str(params.refresh_fraction)),
+        edge_fraction=Decimal(str(params.edge_fraction)),
+        show_reference_answers=show_reference_answers,
+        neutral_panel=neutral_panel,
+        draw_report=result.as_report(),
+        created_by=created_by,
+    )
+    CycleItem.objects.bulk_create(
+        CycleItem(cycle=cycle, response_id=item.response_id, source=item.source, is_anchor=item.is_anchor)
+        for item in result.items
+    )
+    report = cycle_assignments_create(cycle=cycle)
+    return cycle, report
+
+
+@transaction.atomic
+def cycle_assignments_create(*, cycle: CalibrationCycle) -> AssignmentReport:
+    """Give each item to every member of its tradition's panel (neutral items: the cycle's neutral panel).
+
+    Each expert's queue order is shuffled with `random.Random(f"{cycle.seed}:{expert id}")`, so it is
+    reproducible but differs between experts (no shared order effects).
+    """
+    panels = {p.tradition_id: p for p in Panel.objects.filter(tradition__isnull=False).prefetch_related("members")}
+    neutral = None
+    if cycle.neutral_panel_id:
+        neutral = Panel.objects.prefetch_related("members").get(pk=cycle.neutral_panel_id)
+    items = list(
+        CycleItem.objects.filter(cycle=cycle).select_related("response__test_case").order_by("id")
+    )
+    existing = set(Assignment.objects.filter(cycle=cycle).values_list("item_id", "expert_id"))
+    per_expert: dict[int, list[tuple[CycleItem, Panel]]] = defaultdict(list)
+    unassigned: dict[str, int] = defaultdict(int)
+    for item in items:
+        tradition_id = item.response.test_case.tradition_id
+        panel = panels.get(tradition_id) if tradition_id else neutral
+        if panel is None or not panel.members.all():
+            unassigned["no panel" if panel is None else f"{panel.name} has no members"] += 1
+            continue
+        for member in panel.members.all():
+            if (item.pk, member.pk) not in existing:
+                per_expert[member.pk].append((item, panel))
+    # Re-running after a panel gained members appends to the existing queues.
+    start = dict(
+        Assignment.objects.filter(cycle=cycle).values("expert_id").annotate(top=Max("position"))
+        .values_list("expert_id", "top")
+    )
+    to_create: list[Assignment] = []
+    for expert_id in sorted(per_expert):
+        entries = sorted(per_expert[expert_id], key=lambda e: e[0].pk)
+        random.Random(f"{cycle.seed}:{expert_id}").shuffle(entries)
+        offset = start.get(expert_id, 0)
+        for position, (item, panel) in enumerate(entries, start=offset + 1):
+            to_create.append(Assignment(expert_id=expert_id, cycle=cycle, item=item, panel=panel, position=position))
+    Assignment.objects.bulk_create(to_create, batch_size=1000)
+    notes = [f"{n} item(s) not assigned: {reason}" for reason, n in sorted(unassigned.items())]
+    return AssignmentReport(
+        assignments=len(to_create), experts=len(per_expert), unassigned_items=sum(unassigned.values()), notes=notes
+    )
+
+
+def cycle_items_mark_anchor(*, cycle: CalibrationCycle, response_ids: list[int], anchor: bool = True) -> int:
+    """Mark (or unmark) items as anchors, kept in every following cycle."""
+    return CycleItem.objects.filter(cycle=cycle, response_id__in=response_ids).update(is_anchor=anchor)
+
+
+def cycle_close(*, cycle: CalibrationCycle) -> None:
+    """Close a cycle for scoring."""
+    CalibrationCycle.objects.filter(pk=cycle.pk).update(status=CalibrationCycle.Status.CLOSED)

@@ -1,0 +1,64 @@
+"""Sign-in by email (no usernames), rate-limited failures, password reset, mandatory email verification."""
+from __future__ import annotations
+
+import pytest
+from allauth.account.models import EmailAddress
+from django.core import mail
+from django.urls import reverse
+
+from accounts.models import User
+from accounts.services import user_create
+from tests.annotations.factories import person
+
+pytestmark = pytest.mark.django_db
+
+
+def test_sign_in_by_email_lands_experts_on_their_queue(client) -> None:  # type: ignore[no-untyped-def]
+    person(email="expert@faithbench.test", password="pw-correct-123")
+    response = client.post(reverse("account_login"), {"login": "Expert@FaithBench.test", "password": "pw-correct-123"})
+    assert response.status_code == 302 and response["Location"] == "/scoring/"
+    assert b"username" not in client.get(reverse("account_login")).content.lower()
+
+
+def test_staff_land_on_the_calibration_overview(client) -> None:  # type: ignore[no-untyped-def]
+    person(User.Role.ADMIN, email="boss@faithbench.test", password="pw-correct-123")
+    response = client.post(reverse("account_login"), {"login": "boss@faithbench.test", "password": "pw-correct-123"})
+    assert response["Location"] == "/calibration/"
+
+
+def test_failed_sign_ins_are_rate_limited_per_account(client) -> None:  # type: ignore[no-untyped-def]
+    person(email="target@faithbench.test", password="pw-correct-123")
+    for _ in range(5):
+        response = client.post(reverse("account_login"), {"login": "target@faithbench.test", "password": "wrong"})
+        assert response.status_code == 200 and not response.wsgi_request.user.is_authenticated
+    # Sixth attempt within five minutes: refused even with the right password.
+    response = client.post(reverse("account_login"), {"login": "target@faithbench.test", "password": "pw-correct-123"})
+    assert not response.wsgi_request.user.is_authenticated
+    assert b"Too many failed login attempts" in response.content
+
+
+def test_password_reset_sends_a_link(client) -> None:  # type: ignore[no-untyped-def]
+    person(email="forgetful@faithbench.test")
+    response = client.post(reverse("account_reset_password"), {"email": "forgetful@faithbench.test"})
+    assert response.status_code == 302
+    assert len(mail.outbox) == 1 and "/accounts/password/reset/key/" in mail.outbox[0].body
+
+
+def test_unverified_email_must_be_confirmed_before_sign_in(client) -> None:  # type: ignore[no-untyped-def]
+    user_create(email="unverified@faithbench.test", password="pw-correct-123", email_verified=False)
+    response = client.post(reverse("account_login"), {"login": "unverified@faithbench.test", "password": "pw-correct-123"})
+    assert response.status_code == 302 and "confirm-email" in response["Location"]
+    assert not client.get("/scoring/").wsgi_request.user.is_authenticated
+    assert len(mail.outbox) == 1
+    assert not EmailAddress.objects.get(email="unverified@faithbench.test").verified
+
+
+def test_expert_edits_their_own_qualifications(client) -> None:  # type: ignore[no-untyped-def]
+    expert = person()
+    client.force_login(expert)
+    response = client.post(reverse("accounts:profile"), {"degree": "M.Div.", "institution": "Princeton Seminary",
+                                                         "languages": "Greek, Hebrew", "qualifications": "Pastor"})
+    assert response.status_code == 302
+    expert.expert_profile.refresh_from_db()
+    assert expert.expert_profile.language_list == ["Greek", "Hebrew"]
+    assert expert.expert_profile.degree == "M.Div."

@@ -1,0 +1,124 @@
+"""Every URL of accounts, annotations and calibration × every role: allowed or denied, as designed."""
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import get_resolver, reverse
+
+from tests.accounts.permission_matrix import Case, matrix_failures, roles
+
+pytestmark = pytest.mark.django_db
+
+OWN_APPS = ("accounts", "annotations", "calibration")
+# allauth's pages that the app links to (the rest of allauth behaves like these: login or allow).
+ALLAUTH_NAMES = (
+    "account_login", "account_signup", "account_logout", "account_reset_password", "account_email",
+    "account_change_password", "mfa_index", "mfa_activate_totp",
+)
+
+
+@pytest.fixture
+def clients(world) -> dict[str, Client]:  # type: ignore[no-untyped-def]
+    result = {"anonymous": Client()}
+    for role, user in (("expert", world.expert), ("other_panel_expert", world.other_panel_expert),
+                       ("adjudicator", world.lead), ("admin", world.admin)):
+        client = Client()
+        client.force_login(user)
+        result[role] = client
+    return result
+
+
+def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
+    mine = world.assignments(world.expert)
+    item, skip_item = mine[0].public_id, mine[1].public_id
+
+    def a(name: str, public_id: str = item) -> str:
+        return reverse(f"annotations:{name}", kwargs={"public_id": public_id})
+
+    staff_only = roles("login", "403", "403", "403", "allow")
+    signed_in = roles("login", "allow", "allow", "allow", "allow")
+    own_item = roles("login", "allow", "404", "404", "404")
+    return [
+        # accounts (ours)
+        Case("accounts:profile", reverse("accounts:profile"), signed_in),
+        Case("accounts:invitation_accept", reverse("accounts:invitation_accept", kwargs={"token": "not-a-token"}),
+             roles("404", "allow", "allow", "allow", "allow")),
+        # allauth
+        Case("account_login", reverse("account_login"), roles("allow", "allow", "allow", "allow", "allow")),
+        Case("account_signup", reverse("account_signup"), roles("allow", "allow", "allow", "allow", "allow")),
+        Case("account_logout", reverse("account_logout"), roles("allow", "allow", "allow", "allow", "allow")),
+        Case("account_reset_password", reverse("account_reset_password"),
+             roles("allow", "allow", "allow", "allow", "allow")),
+        Case("account_email", reverse("account_email"), signed_in),
+        Case("account_change_password", reverse("account_change_password"), signed_in),
+        Case("mfa_index", reverse("mfa_index"), signed_in),
+        Case("mfa_activate_totp", reverse("mfa_activate_totp"), signed_in),
+        # annotations: the expert's own queue and items
+        Case("annotations:queue", reverse("annotations:queue"), signed_in),
+        Case("annotations:next", reverse("annotations:next"), signed_in),
+        Case("annotations:lead", reverse("annotations:lead"), roles("login", "403", "403", "allow", "allow")),
+        Case("annotations:item", a("item"), own_item),
+        Case("annotations:item", a("item"), own_item, htmx=True),
+        Case("annotations:draft", a("draft"), own_item, method="post", data={"score-doctrinalAccuracy": "2"}),
+        Case("annotations:heartbeat", a("heartbeat"), own_item, method="post", data={"seconds": "5"}),
+        Case("annotations:submit", a("submit"), own_item, method="post"),  # incomplete → 422 for the owner
+        # the owner skips first; nobody else can touch the item afterwards either
+        Case("annotations:skip", a("skip", skip_item), roles("login", "allow", "404", "404", "404"), method="post"),
+        Case("annotations:item", a("item", "x" * 22), roles("login", "404", "404", "404", "404")),
+        # reopen: the panel lead and admins only; the expert gets 404, not 403
+        Case("annotations:reopen", a("reopen", skip_item), roles("login", "404", "404", "allow", "allow"),
+             method="post"),
+        Case("annotations:draft", a("draft"), roles("login", "405", "405", "405", "405")),  # GET on a POST URL
+        # calibration: staff only
+        Case("calibration:index", reverse("calibration:index"), staff_only),
+        Case("calibration:panels", reverse("calibration:panels"), staff_only),
+        Case("calibration:draw", reverse("calibration:draw"), staff_only),
+        Case("calibration:draw", reverse("calibration:draw"), staff_only, method="post",
+             data={"name": "Matrix preview", "seed": "1", "min_per_dimension": "5", "refresh_fraction": "0.25",
+                   "edge_fraction": "0.10", "action": "preview"}),
+        Case("calibration:cycle", reverse("calibration:cycle", kwargs={"pk": world.cycle.pk}), staff_only),
+        Case("calibration:progress", reverse("calibration:progress"), staff_only),
+    ]
+
+
+def test_every_url_of_accounts_annotations_calibration_is_in_the_matrix(world) -> None:  # type: ignore[no-untyped-def]
+    covered = {case.name for case in build_cases(world)}
+    resolver = get_resolver()
+    ours = {
+        f"{namespace}:{name}"
+        for namespace in OWN_APPS
+        for name in resolver.namespace_dict[namespace][1].reverse_dict
+        if isinstance(name, str)
+    }
+    assert ours - covered == set(), "add these URLs to the permission matrix"
+    assert set(ALLAUTH_NAMES) - covered == set()
+
+
+def test_permission_matrix(world, clients) -> None:  # type: ignore[no-untyped-def]
+    failures = matrix_failures(build_cases(world), clients)
+    assert failures == [], "\n" + "\n".join(failures)
+
+
+def test_expert_cannot_open_another_experts_assignment(client, world) -> None:  # type: ignore[no-untyped-def]
+    theirs = world.assignments(world.other_expert)[0]
+    client.force_login(world.expert)
+    for name in ("item", "draft", "heartbeat", "submit", "skip"):
+        method = client.get if name == "item" else client.post
+        response = method(reverse(f"annotations:{name}", kwargs={"public_id": theirs.public_id}))
+        assert response.status_code == 404, name
+
+
+def test_admin_login_goes_through_allauth(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/admin/login/?next=/admin/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/")
+    assert "next=/admin/" in response["Location"]
+
+
+def test_signed_in_non_staff_get_403_from_the_admin_not_a_redirect_loop(client, world) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(world.expert)
+    response = client.get("/admin/", follow=True)
+    assert response.status_code == 403
+    client.force_login(world.admin)
+    assert client.get("/admin/login/?next=/admin/")["Location"] == "/admin/"
+    assert client.get("/admin/login/?next=https://evil.example/")["Location"] == "/admin/"

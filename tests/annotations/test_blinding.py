@@ -1,0 +1,225 @@
+"""Blinding is a security property: nothing an expert can reach reveals what they must not know.
+
+Data-driven: `forbidden_markers()` lists every string the expert must never receive — model names,
+providers and families; other people's emails, names, rationales and assignment ids; held-out text of
+cases not assigned to them; reference answers when the cycle hides them. `MARKER_SOURCES` is the list
+to extend: when judge results exist (evaluations/judge/), add a source that returns the judge model
+names, reasoning texts and any other judge output seeded for the test (see `judge_markers`).
+Then every page, fragment, action response and error page an expert can reach is requested, and
+the bytes and headers of each response are searched for every marker.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from accounts.models import User
+from annotations.models import Annotation, Assignment
+from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
+from evaluations.models import EvaluatedModel, TestCase, Visibility
+from tests.annotations.factories import (
+    HELD_OUT_MARKER,
+    MODEL_NAME_MARKER,
+    OTHER_RATIONALE_MARKER,
+    REFERENCE_MARKER,
+    World,
+    world_build,
+)
+
+pytestmark = pytest.mark.django_db
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@dataclass(frozen=True)
+class Marker:
+    what: str
+    value: str
+
+
+def model_markers(world: World) -> list[Marker]:
+    """The evaluated models' names, providers and families."""
+    markers = []
+    for model in EvaluatedModel.objects.all():
+        markers += [Marker("model name", model.name), Marker("model provider", model.provider),
+                    Marker("model family", model.family)]
+    return markers
+
+
+def people_markers(world: World) -> list[Marker]:
+    """Everyone else's identity, rationales and opaque assignment ids."""
+    markers = []
+    for user in User.objects.exclude(pk=world.expert.pk):
+        markers.append(Marker("another person's email", user.email))
+        if user.display_name:
+            markers.append(Marker("another person's name", user.display_name))
+    for rationale in Annotation.objects.exclude(assignment__expert=world.expert).exclude(rationale="") \
+            .values_list("rationale", flat=True):
+        markers.append(Marker("another expert's rationale", rationale))
+    for public_id in Assignment.objects.exclude(expert=world.expert).values_list("public_id", flat=True):
+        markers.append(Marker("another expert's assignment id", public_id))
+    return markers
+
+
+def content_markers(world: World) -> list[Marker]:
+    """Held-out text of cases not assigned to the expert; reference answers the cycle hides."""
+    markers = []
+    assigned = set(Assignment.objects.filter(expert=world.expert).values_list("item__response__test_case", flat=True))
+    for case in TestCase.objects.filter(visibility=Visibility.HELD_OUT).exclude(pk__in=assigned):
+        markers.append(Marker("held-out case text", case.prompt))
+    if not world.cycle.show_reference_answers:
+        markers.append(Marker("hidden reference answer", REFERENCE_MARKER))
+    return markers
+
+
+def judge_markers(world: World) -> list[Marker]:
+    """HOOK for the judge pipeline: judge scores and reasoning do not exist in the data model yet.
+
+    When evaluations/judge stores results, seed judge results with distinctive reasoning strings for
+    the world's responses and return them here (plus the judge model names), e.g.
+    `[Marker("judge reasoning", r.reasoning) for r in JudgeResult.objects.all()]`.
+    """
+    return []
+
+
+MARKER_SOURCES: list[Callable[[World], list[Marker]]] = [model_markers, people_markers, content_markers, judge_markers]
+
+
+def forbidden_markers(world: World) -> list[Marker]:
+    markers = [m for source in MARKER_SOURCES for m in source(world) if m.value]
+    assert len(markers) >= 20, "the markers must be seeded for this test to mean anything"
+    return markers
+
+
+def leaks(response, markers: list[Marker]) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every marker found in the response body or headers (case-insensitive)."""
+    haystack = (response.content.decode("utf-8", "replace") + "\n"
+                + "\n".join(f"{k}: {v}" for k, v in response.items())).lower()
+    return [f"{m.what} ({m.value!r})" for m in markers if m.value.lower() in haystack]
+
+
+def parameterless_get_urls() -> list[str]:
+    """Every URL of the project without parameters (other apps included), except the Django admin."""
+    urls: list[str] = []
+
+    def walk(patterns, prefix: str) -> None:  # type: ignore[no-untyped-def]
+        for p in patterns:
+            route = str(p.pattern)
+            if isinstance(p, URLResolver):
+                if route.startswith("admin/"):
+                    continue
+                walk(p.url_patterns, prefix + route)
+            elif isinstance(p, URLPattern) and "<" not in route and "(" not in route and "^" not in route:
+                urls.append("/" + prefix + route)
+
+    walk(get_resolver().url_patterns, "")
+    return sorted(set(urls))
+
+
+@pytest.fixture
+def scene():  # type: ignore[no-untyped-def]
+    """The world, with the other experts' submitted annotations (scores and marked rationales)."""
+    world = world_build()
+    for other in (world.other_expert, world.other_panel_expert):
+        for assignment in Assignment.objects.filter(expert=other):
+            keys = sub_dimension_keys(assignment=assignment)
+            annotation_submit(assignment=assignment, actor=other, data=AnnotationInput(
+                scores=dict.fromkeys(keys, 3), rationale=f"{OTHER_RATIONALE_MARKER} by {other.email}"))
+    return world
+
+
+def crawl_as_expert(world: World) -> list[tuple[str, object]]:
+    """Request every page, fragment and action an expert can reach; returns (label, response)."""
+    client = Client(raise_request_exception=False)
+    client.force_login(world.expert)
+    seen: list[tuple[str, object]] = []
+
+    def get(path: str, **headers: str) -> None:
+        seen.append((f"GET {path} {headers}", client.get(path, **headers)))
+
+    def post(path: str, data: dict | None = None, **headers: str) -> None:
+        seen.append((f"POST {path} {headers}", client.post(path, data or {}, **headers)))
+
+    mine = world.assignments(world.expert)
+    theirs = Assignment.objects.exclude(expert=world.expert).first()
+
+    def a(name: str, assignment: Assignment) -> str:
+        return reverse(f"annotations:{name}", kwargs={"public_id": assignment.public_id})
+
+    # Pages and fragments before submission.
+    for path in parameterless_get_urls():
+        get(path)
+        get(path, **HX)
+    get(reverse("annotations:queue") + "?page=2")
+    seen.append(("GET next (followed)", client.get(reverse("annotations:next"), follow=True)))
+    for assignment in mine:
+        get(a("item", assignment))
+        get(a("item", assignment), **HX)
+    first, second = mine[0], mine[1]
+    keys = sub_dimension_keys(assignment=first)
+    # Actions: autosave, heartbeat, invalid submit (422), submit (→ next item), the locked view, 409s, skip.
+    post(a("draft", first), {f"score-{keys[0]}": "3", "rationale": "my own draft"}, **HX)
+    post(a("heartbeat", first), {"seconds": "10"})
+    post(a("submit", first), {f"score-{keys[0]}": "0"}, **HX)
+    post(a("submit", first), {**{f"score-{k}": "3" for k in keys}, "rationale": "mine"}, **HX)
+    get(a("item", first))
+    get(a("item", first), **HX)
+    post(a("submit", first), {f"score-{k}": "2" for k in keys}, **HX)
+    post(a("draft", first), {f"score-{k}": "2" for k in keys}, **HX)
+    post(a("skip", second), **HX)
+    post(a("skip", second))
+    get(reverse("annotations:queue"))
+    # Error pages: another expert's assignment, unknown paths, forbidden pages, wrong methods.
+    for name in ("item", "draft", "heartbeat", "submit", "skip", "reopen"):
+        (get if name == "item" else post)(a(name, theirs))
+    get("/scoring/a/" + "x" * 22 + "/")
+    get("/no-such-page/")
+    get(a("draft", first))  # 405
+    for path in ("/calibration/", "/calibration/cycles/draw/", "/calibration/progress/", "/scoring/lead/",
+                 f"/calibration/cycles/{world.cycle.pk}/", "/admin/", "/admin/evaluations/evaluatedmodel/"):
+        get(path)
+    for path in ("/accounts/profile/", "/accounts/email/", "/accounts/2fa/", "/accounts/password/change/"):
+        get(path)
+    return seen
+
+
+def test_an_expert_never_receives_model_judge_or_other_expert_information(scene) -> None:  # type: ignore[no-untyped-def]
+    markers = forbidden_markers(scene)
+    responses = crawl_as_expert(scene)
+    assert len(responses) > 40
+    found = [f"{label} → {leak}" for label, response in responses for leak in leaks(response, markers)]
+    assert found == [], "\n" + "\n".join(found)
+    errors = [label for label, response in responses if response.status_code >= 500]
+    assert errors == []
+
+
+def test_the_markers_would_be_found_where_they_are_allowed(scene, client) -> None:  # type: ignore[no-untyped-def]
+    """Control: admins do see model names, so the search above is able to fail."""
+    client.force_login(scene.admin)
+    response = client.post(reverse("calibration:draw"), {
+        "name": "control", "seed": "1", "min_per_dimension": "5", "refresh_fraction": "0.25",
+        "edge_fraction": "0.1", "action": "preview"})
+    assert any(MODEL_NAME_MARKER in leak for leak in leaks(response, forbidden_markers(scene)))
+
+
+def test_held_out_text_reaches_only_the_assigned_experts(scene) -> None:  # type: ignore[no-untyped-def]
+    client = Client()
+    client.force_login(scene.other_panel_expert)
+    held_out = Assignment.objects.get(expert=scene.other_panel_expert,
+                                      item__response__test_case__visibility=Visibility.HELD_OUT,
+                                      item__response__model__name=MODEL_NAME_MARKER)
+    page = client.get(reverse("annotations:item", kwargs={"public_id": held_out.public_id}))
+    assert HELD_OUT_MARKER in page.content.decode()
+    client.force_login(scene.expert)
+    assert client.get(reverse("annotations:item", kwargs={"public_id": held_out.public_id})).status_code == 404
+
+
+def test_reference_answers_appear_only_when_the_cycle_enables_them(db) -> None:  # type: ignore[no-untyped-def]
+    world = world_build(show_reference_answers=True)
+    client = Client()
+    client.force_login(world.expert)
+    page = client.get(reverse("annotations:item", kwargs={"public_id": world.assignments(world.expert)[0].public_id}))
+    assert REFERENCE_MARKER in page.content.decode()

@@ -1,0 +1,96 @@
+"""Admin pages of calibration: draw preview → commit, cycle page, panels, progress with medians."""
+from __future__ import annotations
+
+import statistics
+
+import pytest
+from django.urls import reverse
+
+from annotations.models import Annotation, Assignment
+from annotations.services import AnnotationInput, annotation_submit
+from calibration.models import CalibrationCycle
+from evaluations.models import RubricSubDimension
+from tests.annotations.factories import MODEL_NAME_MARKER, world_build
+
+pytestmark = pytest.mark.django_db
+
+
+def draw_data(**extra: str) -> dict[str, str]:
+    return {"name": "Cycle two", "seed": "31337", "min_per_dimension": "50", "refresh_fraction": "0.25",
+            "edge_fraction": "0.10", **extra}
+
+
+def test_draw_preview_shows_the_stratification_table_and_stores_nothing(admin_client_world) -> None:  # type: ignore[no-untyped-def]
+    client, world = admin_client_world
+    response = client.post(reverse("calibration:draw"), draw_data(action="preview"))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Stratification: dimension × difficulty × tradition × model" in html
+    assert MODEL_NAME_MARKER in html  # admins see the models in the table
+    assert "fewer than the minimum of 50 per dimension" in html and "BELOW" in html
+    assert 'name="fingerprint"' in html and "Commit" in html
+    assert CalibrationCycle.objects.count() == 1  # only the world's cycle
+
+
+def test_commit_creates_the_cycle_and_its_assignments(admin_client_world) -> None:  # type: ignore[no-untyped-def]
+    client, world = admin_client_world
+    preview = client.post(reverse("calibration:draw"), draw_data(action="preview", previous=str(world.cycle.pk)))
+    fingerprint = preview.context["fingerprint"]
+    response = client.post(reverse("calibration:draw"),
+                           draw_data(action="commit", fingerprint=fingerprint, previous=str(world.cycle.pk),
+                                     neutral_panel=str(world.catholic.pk)))
+    cycle = CalibrationCycle.objects.get(name="Cycle two")
+    assert response.status_code == 302 and response["Location"] == reverse("calibration:cycle", args=[cycle.pk])
+    assert cycle.seed == 31337 and cycle.previous == world.cycle
+    assert Assignment.objects.filter(cycle=cycle).exists()
+    page = client.get(response["Location"])
+    assert page.status_code == 200 and b"31337" in page.content
+
+
+def test_commit_with_a_stale_fingerprint_is_refused(admin_client_world) -> None:  # type: ignore[no-untyped-def]
+    client, _ = admin_client_world
+    response = client.post(reverse("calibration:draw"), draw_data(action="commit", fingerprint="0000000000000000"))
+    assert response.status_code == 200
+    assert b"changed since the preview" in response.content
+    assert not CalibrationCycle.objects.filter(name="Cycle two").exists()
+
+
+def test_panels_page_warns_about_small_panels(admin_client_world) -> None:  # type: ignore[no-untyped-def]
+    client, world = admin_client_world
+    world.catholic.members.remove(world.other_expert, *world.catholic.members.exclude(pk=world.expert.pk))
+    html = client.get(reverse("calibration:panels")).content.decode()
+    assert "Catholic panel has 1 expert(s), below the minimum of 3" in html
+    assert "Reformed has no panel" in html
+    admin_page = client.get(reverse("admin:calibration_panel_changelist")).content.decode()
+    assert "below the minimum of 3" in admin_page
+
+
+def test_progress_page_counts_and_medians(admin_client_world) -> None:  # type: ignore[no-untyped-def]
+    client, world = admin_client_world
+    spent: dict[str, list[int]] = {}
+    for seconds, assignment in zip((30, 90, 60), world.assignments(world.expert)[:3], strict=True):
+        keys = list(RubricSubDimension.objects.filter(
+            dimension__rubric=world.cycle.rubric, dimension__key=assignment.item.response.test_case.dimension,
+        ).values_list("key", flat=True))
+        annotation_submit(assignment=assignment, actor=world.expert, data=AnnotationInput(scores=dict.fromkeys(keys, 2)))
+        Annotation.objects.filter(assignment=assignment).update(seconds_spent=seconds)
+        spent.setdefault(assignment.panel.name, []).append(seconds)
+    response = client.get(reverse("calibration:progress"), {"cycle": world.cycle.pk})
+    assert response.status_code == 200
+    for entry in response.context["panels"]:
+        alice = next((row for row in entry.experts if "alice@faithbench.test" in row.label), None)
+        if alice is None:
+            continue
+        mine = spent.get(entry.panel.label, [])
+        assert alice.done == len(mine)
+        assert alice.total == Assignment.objects.filter(expert=world.expert, panel__name=entry.panel.label).count()
+        assert alice.median_seconds == (statistics.median(mine) if mine else None)
+        assert entry.panel.done == len(mine)
+    assert "Median time per item" in response.content.decode()
+
+
+@pytest.fixture
+def admin_client_world(client):  # type: ignore[no-untyped-def]
+    world = world_build()
+    client.force_login(world.admin)
+    return client, world
