@@ -76,6 +76,16 @@ class CalibrationCycle(models.Model):
         max_digits=3, decimal_places=2, default=Decimal("0.10"),
         help_text="Share of new draws taken from edge cases (unusual length; extreme judge composites later).",
     )
+    class DisagreementRule(models.TextChoices):
+        SPAN_OR_NO_MAJORITY = "span2_or_no_majority", "Scores span 2+ points, or no majority, on any sub-dimension"
+        SPAN = "span2", "Scores span 2+ points on any sub-dimension"
+        NO_MAJORITY = "no_majority", "No strict majority on any sub-dimension"
+        ANY_DIFFERENCE = "any_difference", "Any difference on any sub-dimension"
+
+    disagreement_rule = models.CharField(
+        max_length=30, choices=DisagreementRule.choices, default=DisagreementRule.SPAN_OR_NO_MAJORITY,
+        help_text="When an item goes to adjudication once all its experts have scored it (or the cycle closes).",
+    )
     show_reference_answers = models.BooleanField(
         default=False, help_text="Show the case's reference answer to experts while they score."
     )
@@ -130,3 +140,6 @@ class CycleItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.cycle} · response {self.response_id}"
+
+
+from .delphi.models import *  # noqa: E402, F403  (Delphi models live in their own module)

@@ -19,4 +19,5 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("scoring/", include("annotations.urls")),
     path("calibration/", include("calibration.urls")),
+    path("delphi/", include("calibration.delphi.urls")),
 ]

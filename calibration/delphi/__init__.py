@@ -1,0 +1,1 @@
+"""Delphi weight rounds (issue: adjudication and Delphi)."""

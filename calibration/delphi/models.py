@@ -1,0 +1,1 @@
+"""Delphi studies, rounds and allocations."""
