@@ -1,7 +1,7 @@
 """Admin views of assignments and annotations: read-only; changes go through the services (audited)."""
 from django.contrib import admin
 
-from .models import Annotation, AnnotationEvent, Assignment, SubScore
+from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignment, GoldScore, SubScore
 
 
 class ReadOnlyMixin:
@@ -51,3 +51,27 @@ class AnnotationEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
         return False  # the audit history is append-only
+
+
+class GoldScoreInline(admin.TabularInline):
+    model = GoldScore
+    extra = 0
+    can_delete = False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False  # decisions are superseded by new ones, never edited
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(AdjudicationDecision)
+class AdjudicationDecisionAdmin(admin.ModelAdmin):
+    list_display = ["item", "adjudicator", "reason", "is_current", "created_at"]
+    list_filter = ["reason", "is_current", "item__cycle"]
+    search_fields = ["note", "item__response__test_case__external_id"]
+    readonly_fields = ["item", "adjudicator", "reason", "note", "is_current", "supersedes", "created_at"]
+    inlines = [GoldScoreInline]
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False  # gold scores are recorded on the adjudication page, which enforces adjudicator ≠ rater

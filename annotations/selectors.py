@@ -16,7 +16,7 @@ from accounts.models import User
 from evaluations.methodology import SCALE, ScaleLevel
 from evaluations.models import Dimension, RubricSubDimension
 
-from .models import Annotation, Assignment
+from .models import Annotation, AnnotationEvent, Assignment
 from .rendering import markdown_to_safe_html
 
 QUEUE_PAGE_SIZE = 50
@@ -83,6 +83,7 @@ class ItemView:
     is_locked: bool
     skip_label: str
     errors: dict[str, list[str]] = field(default_factory=dict)
+    reopen_message: str = ""  # the adjudicator's message when the annotation was reopened (no name shown)
 
     @property
     def rationale_required(self) -> bool:
@@ -167,6 +168,10 @@ def item_view(
     reference = None
     if assignment.cycle.show_reference_answers and case.reference_answer:
         reference = markdown_to_safe_html(case.reference_answer)
+    reopen_message = ""
+    if annotation is not None and annotation.status == Annotation.Status.DRAFT:
+        reopen_message = (annotation.events.filter(kind=AnnotationEvent.Kind.REOPENED)
+                          .order_by("-at", "-id").values_list("note", flat=True).first() or "")
     skip_label = ""
     if annotation and annotation.status == Annotation.Status.SKIPPED:
         skip_label = dict(Annotation.SkipReason.choices).get(annotation.skip_reason, "")
@@ -188,6 +193,7 @@ def item_view(
         is_locked=bool(annotation and annotation.is_locked),
         skip_label=skip_label,
         errors=errors or {},
+        reopen_message=reopen_message,
     )
 
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 from accounts.models import User
 from evaluations.models import RubricSubDimension
 
-from .models import Annotation, AnnotationEvent, Assignment, SubScore
+from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignment, SubScore
 
 HEARTBEAT_MAX_SECONDS = 30  # the page reports every 15 s; a larger claim in one heartbeat is capped
 RATIONALE_MAX_LENGTH = 10_000
@@ -214,6 +214,10 @@ def annotation_reopen(*, assignment: Assignment, actor: User, note: str = "") ->
     annotation = _current(assignment)
     if annotation is None or not annotation.is_locked:
         raise ValidationError("only a submitted or skipped annotation can be reopened", code="not_locked")
+    if AdjudicationDecision.objects.filter(item_id=assignment.item_id).exists():
+        raise ValidationError(
+            "this item has been adjudicated: its expert scores are kept unchanged as evidence", code="adjudicated"
+        )
     changes = {"status": [annotation.status, Annotation.Status.DRAFT]}
     if annotation.skip_reason:
         changes["skip_reason"] = [annotation.skip_reason, ""]

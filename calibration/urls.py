@@ -9,5 +9,6 @@ urlpatterns = [
     path("panels/", views.panels, name="panels"),
     path("cycles/draw/", views.draw, name="draw"),
     path("cycles/<int:pk>/", views.cycle, name="cycle"),
+    path("cycles/<int:pk>/gold/", views.gold_export, name="gold_export"),
     path("progress/", views.progress, name="progress"),
 ]

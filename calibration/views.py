@@ -114,3 +114,35 @@ def progress(request: AuthedRequest) -> HttpResponse:
     selected = selected or (cycles[0] if cycles else None)
     rows = cycle_progress(cycle=selected) if selected else []
     return render(request, "calibration/progress.html", {"cycles": cycles, "selected": selected, "panels": rows})
+
+
+GOLD_FIELDS = ["cycle", "case", "model", "run_label", "dimension", "sub_dimension", "gold_score", "reason",
+               "decision_id", "adjudicated_at"]
+
+
+@staff_required
+@require_GET
+def gold_export(request: AuthedRequest, pk: int) -> HttpResponse:
+    """Download a cycle's current gold labels (?format=csv or json) for the benchmark pipeline."""
+    import csv
+    import io
+    import json
+
+    from annotations.adjudication.selectors import gold_labels
+
+    cycle = get_object_or_404(CalibrationCycle, pk=pk)
+    rows = gold_labels(cycle=cycle)
+    fmt = request.GET.get("format", "csv")
+    if fmt == "json":
+        body = json.dumps({"cycle": cycle.name, "rubric_version": cycle.rubric.version, "gold_labels": rows},
+                          indent=2, ensure_ascii=False) + "\n"
+        response = HttpResponse(body, content_type="application/json")
+    else:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=GOLD_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        response = HttpResponse(buffer.getvalue(), content_type="text/csv")
+        fmt = "csv"
+    response["Content-Disposition"] = f'attachment; filename="gold-labels-cycle-{cycle.pk}.{fmt}"'
+    return response

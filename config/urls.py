@@ -12,6 +12,7 @@ urlpatterns = [
     path("admin/login/", account_views.admin_login, name="admin_login_via_allauth"),
     path("admin/", admin.site.urls),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/v1/", include("config.api_urls")),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("evaluations/", include("evaluations.urls")),
     path("judge/", include("evaluations.judge.urls")),

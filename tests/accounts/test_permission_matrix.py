@@ -78,6 +78,19 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
                    "edge_fraction": "0.10", "action": "preview"}),
         Case("calibration:cycle", reverse("calibration:cycle", kwargs={"pk": world.cycle.pk}), staff_only),
         Case("calibration:progress", reverse("calibration:progress"), staff_only),
+        Case("calibration:gold_export", reverse("calibration:gold_export", kwargs={"pk": world.cycle.pk}), staff_only),
+        # adjudication: leads of the item's panel who did not rate it, and admins; raters get 404
+        Case("annotations:adjudication_queue", reverse("annotations:adjudication_queue"),
+             roles("login", "403", "403", "allow", "allow")),
+        Case("annotations:adjudication_item", reverse("annotations:adjudication_item", kwargs={"item_id": mine[0].item_id}),
+             roles("login", "404", "404", "allow", "allow")),
+        Case("annotations:adjudication_item", reverse("annotations:adjudication_item", kwargs={"item_id": 10**9}),
+             roles("login", "404", "404", "404", "404")),
+        Case("annotations:adjudication_reopen",
+             reverse("annotations:adjudication_reopen", kwargs={"item_id": mine[1].item_id, "public_id": skip_item}),
+             roles("login", "404", "404", "allow", "allow"), method="post"),
+        # the pipeline's API: admins only (token or session)
+        Case("api-gold-labels", reverse("api-gold-labels"), roles("403", "403", "403", "403", "allow")),
     ]
 
 

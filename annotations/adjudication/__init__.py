@@ -1,0 +1,1 @@
+"""Adjudication: detect disagreements among a panel's experts and record gold scores."""

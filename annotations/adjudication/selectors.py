@@ -1,0 +1,234 @@
+"""Reads for adjudication: which items disagree, who may decide them, and the blinded decision page."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Prefetch
+from django.http import Http404
+from django.utils.safestring import SafeString
+
+from accounts.models import User
+from calibration.models import CalibrationCycle, CycleItem, Panel
+from evaluations.methodology import SCALE, ScaleLevel
+from evaluations.models import RubricSubDimension
+
+from ..models import AdjudicationDecision, Annotation, Assignment, SubScore
+from ..rendering import markdown_to_safe_html
+from .rules import item_disagreements
+
+DONE = {Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED}
+
+
+@dataclass
+class ItemState:
+    """Where one cycle item stands: its raters, their scores, and whether it needs a decision."""
+
+    item_id: int
+    cycle_id: int
+    panel_id: int
+    rule: str
+    cycle_closed: bool
+    rater_ids: set[int] = field(default_factory=set)
+    unfinished: int = 0
+    scores: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    decided: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return self.unfinished == 0 or self.cycle_closed
+
+    @property
+    def disagreements(self) -> dict[str, str]:
+        return item_disagreements(self.scores, self.rule) if self.complete else {}
+
+    @property
+    def needs_adjudication(self) -> bool:
+        return bool(self.disagreements)
+
+
+def item_states(*, cycle_ids: list[int] | None = None, item_ids: list[int] | None = None) -> dict[int, ItemState]:
+    """Every item's state, from three queries however many items there are."""
+    assignments = Assignment.objects.all()
+    scores = SubScore.objects.filter(annotation__status=Annotation.Status.SUBMITTED)
+    if cycle_ids is not None:
+        assignments = assignments.filter(cycle_id__in=cycle_ids)
+        scores = scores.filter(annotation__assignment__cycle_id__in=cycle_ids)
+    if item_ids is not None:
+        assignments = assignments.filter(item_id__in=item_ids)
+        scores = scores.filter(annotation__assignment__item_id__in=item_ids)
+    states: dict[int, ItemState] = {}
+    rows = assignments.values_list("item_id", "cycle_id", "panel_id", "expert_id", "status",
+                                   "cycle__disagreement_rule", "cycle__status")
+    for item_id, cycle_id, panel_id, expert_id, status, rule, cycle_status in rows:
+        state = states.get(item_id)
+        if state is None:
+            state = states[item_id] = ItemState(item_id, cycle_id, panel_id, rule,
+                                                cycle_status == CalibrationCycle.Status.CLOSED)
+        state.rater_ids.add(expert_id)
+        if status not in DONE:
+            state.unfinished += 1
+    for item_id, key, score in scores.values_list("annotation__assignment__item_id", "key", "score"):
+        if item_id in states:
+            states[item_id].scores[key].append(score)
+    decided = AdjudicationDecision.objects.filter(is_current=True, item_id__in=list(states)).values_list("item_id", flat=True)
+    for item_id in decided:
+        states[item_id].decided = True
+    return states
+
+
+def _panels_adjudicated_by(user: User) -> set[int] | None:
+    """Panel ids whose items `user` may adjudicate; None means every panel (admins)."""
+    if user.is_staff or user.is_admin_role:
+        return None
+    led = set(Panel.objects.filter(lead=user).values_list("id", flat=True))
+    if user.role == User.Role.ADJUDICATOR:
+        led |= set(user.panels.values_list("id", flat=True))
+    return led
+
+
+def may_adjudicate(*, user: User, state: ItemState) -> bool:
+    """Panel leads, adjudicators of the item's panel, and admins — never one of the item's own raters."""
+    if not user.is_authenticated or not user.is_active or user.pk in state.rater_ids:
+        return False
+    panels = _panels_adjudicated_by(user)
+    return panels is None or state.panel_id in panels
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    item_id: int
+    cycle: str
+    dimension: str
+    tradition: str
+    disagreements: dict[str, str]
+    decided: bool
+
+
+def adjudication_queue(*, user: User, include_decided: bool = False) -> list[QueueEntry]:
+    """Items of the user's panels that need a decision (and, if asked, those already decided)."""
+    panels = _panels_adjudicated_by(user)
+    cycles = CalibrationCycle.objects.all()
+    if panels is not None:
+        if not panels:
+            return []
+        cycles = cycles.filter(assignments__panel_id__in=panels).distinct()
+    states = item_states(cycle_ids=list(cycles.values_list("id", flat=True)))
+    wanted = [s for s in states.values()
+              if s.needs_adjudication and (include_decided or not s.decided) and may_adjudicate(user=user, state=s)]
+    items = {i.pk: i for i in CycleItem.objects.filter(pk__in=[s.item_id for s in wanted]).select_related(
+        "cycle", "response__test_case__tradition")}
+    entries = []
+    for state in sorted(wanted, key=lambda s: (s.cycle_id, s.item_id)):
+        item = items[state.item_id]
+        case = item.response.test_case
+        entries.append(QueueEntry(state.item_id, item.cycle.name, case.get_dimension_display(),
+                                  case.tradition.name if case.tradition else "—", state.disagreements, state.decided))
+    return entries
+
+
+@dataclass(frozen=True)
+class ExpertView:
+    label: str
+    public_id: str
+    status: str
+    scores: dict[str, int]
+    rationale: str
+    flagged_broken: bool
+    broken_note: str
+
+
+@dataclass(frozen=True)
+class DecisionView:
+    adjudicator: str
+    reason: str
+    note: str
+    created_at: Any
+    is_current: bool
+    scores: dict[str, int]
+
+
+@dataclass(frozen=True)
+class AdjudicationView:
+    item_id: int
+    cycle: str
+    dimension: str
+    tradition: str
+    prompt_html: SafeString
+    response_html: SafeString
+    reference_html: SafeString | None
+    sub_dimensions: list[RubricSubDimension]
+    scale: tuple[ScaleLevel, ...]
+    experts: list[ExpertView]
+    disagreements: dict[str, str]
+    history: list[DecisionView]
+    current: dict[str, int]
+
+
+def adjudication_state_for(*, user: User, item_id: int) -> ItemState:
+    """The item's state if `user` may adjudicate it; 404 otherwise (existence is not confirmed)."""
+    state = item_states(item_ids=[item_id]).get(item_id)
+    if state is None or not may_adjudicate(user=user, state=state):
+        raise Http404("No such item.")
+    return state
+
+
+def adjudication_view(*, state: ItemState) -> AdjudicationView:
+    """Everything the decision page shows; experts appear as Expert A, B, C (stable per item)."""
+    item = CycleItem.objects.select_related("cycle", "response__test_case__tradition").get(pk=state.item_id)
+    case = item.response.test_case
+    subs = list(RubricSubDimension.objects.filter(
+        dimension__rubric_id=item.cycle.rubric_id, dimension__key=case.dimension).order_by("order"))
+    assignments = (Assignment.objects.filter(item=item).order_by("public_id")
+                   .prefetch_related(Prefetch("annotations", queryset=Annotation.objects.prefetch_related("scores"))))
+    experts = []
+    for index, assignment in enumerate(assignments):
+        annotation = next(iter(assignment.annotations.all()), None)
+        submitted = annotation is not None and annotation.status == Annotation.Status.SUBMITTED
+        experts.append(ExpertView(
+            label=f"Expert {chr(ord('A') + index)}",
+            public_id=assignment.public_id,
+            status=assignment.get_status_display(),
+            scores={s.key: s.score for s in annotation.scores.all()} if submitted else {},
+            rationale=annotation.rationale if annotation and annotation.is_locked else "",
+            flagged_broken=bool(annotation and annotation.flagged_broken),
+            broken_note=annotation.broken_note if annotation else "",
+        ))
+    decisions = AdjudicationDecision.objects.filter(item=item).select_related("adjudicator").prefetch_related("scores")
+    history = [DecisionView(str(d.adjudicator), d.get_reason_display(), d.note, d.created_at, d.is_current,
+                            {s.key: s.score for s in d.scores.all()}) for d in decisions]
+    current = next((h.scores for h in history if h.is_current), {})
+    return AdjudicationView(
+        item_id=item.pk, cycle=item.cycle.name, dimension=case.get_dimension_display(),
+        tradition=case.tradition.name if case.tradition else "",
+        prompt_html=markdown_to_safe_html(case.prompt), response_html=markdown_to_safe_html(item.response.text),
+        reference_html=markdown_to_safe_html(case.reference_answer) if case.reference_answer else None,
+        sub_dimensions=subs, scale=SCALE, experts=experts, disagreements=state.disagreements, history=history,
+        current=current,
+    )
+
+
+def gold_labels(*, cycle: CalibrationCycle | None = None) -> list[dict[str, Any]]:
+    """Current gold scores, one row per item × sub-dimension, for exports and the API."""
+    decisions = AdjudicationDecision.objects.filter(is_current=True).select_related(
+        "item__cycle", "item__response__test_case", "item__response__model", "adjudicator").prefetch_related("scores")
+    if cycle is not None:
+        decisions = decisions.filter(item__cycle=cycle)
+    rows = []
+    for decision in decisions.order_by("item__cycle_id", "item__response__test_case__external_id", "item_id"):
+        response = decision.item.response
+        for score in sorted(decision.scores.all(), key=lambda s: s.key):
+            rows.append({
+                "cycle": decision.item.cycle.name,
+                "case": response.test_case.external_id,
+                "model": response.model.name,
+                "run_label": response.run_label,
+                "dimension": response.test_case.dimension,
+                "sub_dimension": score.key,
+                "gold_score": score.score,
+                "reason": decision.reason,
+                "decision_id": decision.pk,
+                "adjudicated_at": decision.created_at.isoformat(),
+            })
+    return rows

@@ -1,0 +1,103 @@
+"""Adjudication pages: the adjudicator's queue and the decision page of one item."""
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.models import User
+from calibration.models import Panel
+
+from ..forms import ReopenForm
+from ..models import AdjudicationDecision, Assignment
+from ..services import annotation_reopen, can_reopen
+from .selectors import adjudication_queue, adjudication_state_for, adjudication_view
+from .services import adjudication_record
+
+
+def _may_see_queue(user: User) -> bool:
+    return bool(user.is_staff or user.is_admin_role or user.role == User.Role.ADJUDICATOR
+                or Panel.objects.filter(lead=user).exists())
+
+
+class DecisionForm(forms.Form):
+    reason = forms.ChoiceField(choices=AdjudicationDecision.Reason.choices)
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=4000)
+
+    def __init__(self, *args: object, keys: list[str], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.keys = keys
+        for key in keys:
+            self.fields[f"gold_{key}"] = forms.TypedChoiceField(
+                choices=[(i, str(i)) for i in range(4)], coerce=int, label=key)
+
+    def scores(self) -> dict[str, int]:
+        return {key: self.cleaned_data[f"gold_{key}"] for key in self.keys}
+
+
+@never_cache
+@login_required
+@require_GET
+def queue(request: HttpRequest) -> HttpResponse:
+    """Items of the adjudicator's panels whose experts disagree and that have no decision yet."""
+    if not _may_see_queue(request.user):
+        raise PermissionDenied
+    show_decided = request.GET.get("decided") == "1"
+    entries = adjudication_queue(user=request.user, include_decided=show_decided)
+    return render(request, "annotations/adjudication/queue.html", {"entries": entries, "show_decided": show_decided})
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def item(request: HttpRequest, item_id: int) -> HttpResponse:
+    """Every expert's scores and rationale (as Expert A, B, C), the item, and the gold-score form."""
+    state = adjudication_state_for(user=request.user, item_id=item_id)
+    view = adjudication_view(state=state)
+    keys = [s.key for s in view.sub_dimensions]
+    form = DecisionForm(request.POST or None, keys=keys,
+                        initial={f"gold_{k}": v for k, v in view.current.items()})
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                adjudication_record(item_id=item_id, adjudicator=request.user, scores=form.scores(),
+                                    reason=form.cleaned_data["reason"], note=form.cleaned_data["note"])
+            except ValidationError as exc:
+                for field, errors in exc.message_dict.items() if hasattr(exc, "error_dict") else [("__all__", exc.messages)]:
+                    form.add_error(None if field not in form.fields else field, errors)
+                status = 400
+            else:
+                messages.success(request, "Gold scores recorded. The experts' own scores are unchanged.")
+                return redirect("annotations:adjudication_queue")
+        else:
+            status = 400
+    can_reopen_any = bool(view.experts) and can_reopen(
+        user=request.user, assignment=Assignment.objects.select_related("panel").get(public_id=view.experts[0].public_id))
+    return render(request, "annotations/adjudication/item.html",
+                  {"view": view, "form": form, "can_reopen": can_reopen_any and not view.history}, status=status)
+
+
+@never_cache
+@login_required
+@require_POST
+def reopen(request: HttpRequest, item_id: int, public_id: str) -> HttpResponse:
+    """Send one expert's annotation back to them with a message (before any gold decision)."""
+    adjudication_state_for(user=request.user, item_id=item_id)
+    assignment = Assignment.objects.select_related("panel").filter(public_id=public_id, item_id=item_id).first()
+    if assignment is None or not can_reopen(user=request.user, assignment=assignment):
+        raise Http404("No such assignment.")
+    form = ReopenForm(request.POST)
+    note = form.cleaned_data["note"] if form.is_valid() else ""
+    try:
+        annotation_reopen(assignment=assignment, actor=request.user, note=note)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, "Reopened; the expert will see your message in the item's history.")
+    return redirect("annotations:adjudication_item", item_id=item_id)

@@ -1,0 +1,8 @@
+"""The REST API under /api/v1/ (token or session auth; every endpoint checks its own permissions)."""
+from django.urls import path
+
+from calibration import api as calibration_api
+
+urlpatterns = [
+    path("gold-labels/", calibration_api.GoldLabelsAPIView.as_view(), name="api-gold-labels"),
+]
