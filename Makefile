@@ -42,6 +42,8 @@ lock: install
 
 bench: install
 	$(BIN)/python benchmarks/import_responses.py
+	$(BIN)/python benchmarks/irr_report.py
+	$(BIN)/python benchmarks/judge_throughput.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

@@ -87,3 +87,5 @@ class CycleItemAdmin(admin.ModelAdmin):
     @admin.action(description="Unmark anchor")
     def unmark_anchor(self, request: HttpRequest, queryset) -> None:  # type: ignore[no-untyped-def]
         messages.success(request, f"{queryset.update(is_anchor=False)} item(s) no longer anchors.")
+
+from .delphi import admin as delphi_admin  # noqa: E402, F401  (registers the Delphi models)

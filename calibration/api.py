@@ -45,3 +45,36 @@ class GoldLabelsAPIView(APIView):
         if request.query_params.get("cycle"):
             cycle = get_object_or_404(CalibrationCycle, pk=request.query_params["cycle"])
         return Response(GoldLabelListSerializer({"results": gold_labels(cycle=cycle)}).data)
+
+
+class ReportAPIView(APIView):
+    """The calibration (IRR) report of a cycle as JSON: every group, comparison and verdict."""
+
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("run", int, required=False, description="Judge run id (default: newest finished)"),
+                    OpenApiParameter("seed", int, required=False, description="Bootstrap seed"),
+                    OpenApiParameter("resamples", int, required=False, description="Bootstrap resamples (0 = off)")],
+        responses={200: dict},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        from .reports.selectors import cycle_report
+
+        cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
+        params = request.query_params
+
+        def number(name: str, default: int | None) -> int | None:
+            value = params.get(name)
+            if value is None or value == "":
+                return default
+            if not value.isdigit():
+                raise serializers.ValidationError({name: "must be a whole number"})
+            return int(value)
+
+        resamples = number("resamples", 1000)
+        if resamples is not None and resamples > 10_000:
+            raise serializers.ValidationError({"resamples": "at most 10,000"})
+        report, _, _ = cycle_report(cycle=cycle, run_id=number("run", None), n_resamples=resamples or 0,
+                                    seed=number("seed", 20260101) or 0)
+        return Response(report)

@@ -118,3 +118,64 @@ def _demo_cycle_create(*, admin: User, neutral: Panel) -> CalibrationCycle | Non
         created_by=admin,
     )
     return cycle
+
+
+FEATURED_EXPERT = "catholic1@faithbench.test"  # left with an untouched queue, to try scoring in the browser
+DEMO_RATIONALES = {
+    0: "Misreads the question and misstates the tradition's position; the key term is handled wrongly.",
+    3: "Precise, well sourced and faithful to the tradition's own vocabulary; handles the original language well.",
+}
+
+
+@transaction.atomic
+def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
+    """Scores from the demo experts (through the real scoring service) so reports have data (idempotent).
+
+    Every expert except FEATURED_EXPERT finishes about `share` of their queue: scores follow the demo
+    judge's raw scores where they exist, with seeded noise of ±1 so that experts disagree now and then;
+    a few items are skipped as outside the expert's expertise. Then half of the items whose experts
+    disagree get a gold decision from the demo admin, so the judge-vs-gold comparison has data.
+    """
+    import random
+
+    from annotations.adjudication.selectors import item_states
+    from annotations.adjudication.services import adjudication_record
+    from annotations.models import Assignment
+    from annotations.services import AnnotationInput, annotation_skip, annotation_submit, sub_dimension_keys
+    from evaluations.judge.models import JudgeResult, JudgeScore
+
+    cycle = CalibrationCycle.objects.filter(name=DEMO_CYCLE_NAME).first()
+    if cycle is None or Assignment.objects.filter(cycle=cycle).exclude(status=Assignment.Status.PENDING).exists():
+        return 0
+    rng = random.Random(seed)
+    judged: dict[tuple[int, str], int] = {}
+    scored_results = JudgeResult.objects.filter(status=JudgeResult.Status.SCORED, role=JudgeResult.Role.PRIMARY)
+    for response_id, key, raw in JudgeScore.objects.filter(result__in=scored_results).values_list(
+            "result__response_id", "sub_dimension", "raw_score"):
+        judged[(response_id, key)] = raw
+    done = 0
+    assignments = (Assignment.objects.filter(cycle=cycle).exclude(expert__email=FEATURED_EXPERT)
+                   .select_related("expert", "item__response", "cycle").order_by("expert_id", "position"))
+    for assignment in assignments:
+        if rng.random() > share:
+            continue
+        if rng.random() < 0.03:
+            annotation_skip(assignment=assignment, actor=assignment.expert, reason="outside_expertise")
+            done += 1
+            continue
+        scores = {}
+        for key in sub_dimension_keys(assignment=assignment):
+            base = judged.get((assignment.item.response_id, key), rng.randint(1, 2))
+            scores[key] = max(0, min(3, base + rng.choice([-1, 0, 0, 0, 1])))
+        extreme = next((s for s in scores.values() if s in DEMO_RATIONALES), None)
+        annotation_submit(assignment=assignment, actor=assignment.expert, data=AnnotationInput(
+            scores=scores, rationale=DEMO_RATIONALES[extreme] if extreme is not None else ""))
+        done += 1
+    admin = User.objects.get(email="admin@faithbench.test")
+    disputed = sorted((s for s in item_states(cycle_ids=[cycle.pk]).values() if s.needs_adjudication),
+                      key=lambda s: s.item_id)
+    for state in disputed[::2]:
+        gold = {key: sorted(values)[(len(values) - 1) // 2] for key, values in state.scores.items()}
+        adjudication_record(item_id=state.item_id, adjudicator=admin, scores=gold, reason="rubric_ambiguity",
+                            note="Demo: settled on the panel's median after discussion.")
+    return done

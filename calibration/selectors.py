@@ -66,14 +66,39 @@ def previous_items(*, cycle: CalibrationCycle | None) -> list[PreviousItem]:
     return [PreviousItem(rid, anchor) for rid, anchor in cycle.items.values_list("response_id", "is_anchor")]
 
 
-def judge_extreme_composite_response_ids(*, response_ids: Iterable[int]) -> frozenset[int]:
-    """HOOK: responses whose judge composite is extreme, as edge cases for the draw.
-
-    Judge results do not exist yet (the judge pipeline under evaluations/judge/ adds them). When they do,
-    return the responses whose composite is in the top or bottom 5 % here; the draw already treats them as
-    edge cases (source "edge_judge"). Until then: no judge-based edge cases.
+def judge_extreme_composite_response_ids(*, response_ids: Iterable[int], share: float = 0.05) -> frozenset[int]:
+    """Responses whose judge composite is extreme — the lowest and highest `share` (at least one each) per
+    dimension — as edge cases for the draw. Uses the newest finished judge run and its decisive result per
+    response; with no judge run, there are no judge-based edge cases.
     """
-    return frozenset()
+    import math
+
+    from evaluations.judge.models import JudgeResult
+    from evaluations.judge.selectors import decisive_role, judge_run_latest_finished
+
+    run = judge_run_latest_finished()
+    wanted = set(response_ids)
+    if run is None or not wanted:
+        return frozenset()
+    by_response: dict[int, dict[str, tuple[str, object]]] = defaultdict(dict)
+    dimension_of: dict[int, str] = {}
+    for response_id, role, status, composite, dimension in JudgeResult.objects.filter(run=run).values_list(
+            "response_id", "role", "status", "composite", "response__test_case__dimension"):
+        if response_id in wanted:
+            by_response[response_id][role] = (status, composite)
+            dimension_of[response_id] = dimension
+    per_dimension: dict[str, list[tuple[float, int]]] = defaultdict(list)
+    for response_id, roles in by_response.items():
+        status, composite = roles[decisive_role(set(roles))]
+        if status == JudgeResult.Status.SCORED and composite is not None:
+            per_dimension[dimension_of[response_id]].append((float(composite), response_id))
+    extremes: set[int] = set()
+    for values in per_dimension.values():
+        values.sort()
+        k = max(1, math.ceil(share * len(values)))
+        extremes.update(rid for _, rid in values[:k])
+        extremes.update(rid for _, rid in values[-k:])
+    return frozenset(extremes)
 
 
 def dimension_order() -> list[str]:

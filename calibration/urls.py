@@ -10,5 +10,7 @@ urlpatterns = [
     path("cycles/draw/", views.draw, name="draw"),
     path("cycles/<int:pk>/", views.cycle, name="cycle"),
     path("cycles/<int:pk>/gold/", views.gold_export, name="gold_export"),
+    path("cycles/<int:pk>/report/", views.cycle_report, name="report"),
+    path("cycles/<int:pk>/report.<str:fmt>", views.cycle_report_export, name="report_export"),
     path("progress/", views.progress, name="progress"),
 ]

@@ -185,3 +185,5 @@ class TheoBertCaseAdmin(ImportExportMixin, admin.ModelAdmin):
     list_display = ["case_id", "type", "category", "difficulty", "pass_condition", "k", "reference"]
     list_filter = ["type", "category", "difficulty", "pass_condition"]
     search_fields = ["case_id", "input", "reference", "reasoning"]
+
+from .judge import admin as _judge_admin  # noqa: E402, F401  (registers the judge models)

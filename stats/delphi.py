@@ -132,12 +132,16 @@ def renormalise(weights: Mapping[str, float | Decimal], *, total: int = 100, pla
     if raw_sum == 0:
         raise ValueError("weights sum to zero; nothing to scale")
     unit = Decimal(1).scaleb(-places)
-    exact = {k: v * total / raw_sum for k, v in raw.items()}
-    floored = {k: (v / unit).to_integral_value(rounding="ROUND_FLOOR") * unit for k, v in exact.items()}
-    missing_units = int(((Decimal(total) - sum(floored.values(), Decimal(0))) / unit).to_integral_value())
-    order = sorted(exact, key=lambda k: (-(exact[k] - floored[k]), list(raw).index(k)))
+    # Exact arithmetic: w·total/unit is a finite decimal, so its quotient and remainder by the raw sum
+    # are exact (no 28-digit rounding deciding ties).
+    scaled = {k: v * total / unit for k, v in raw.items()}
+    whole = {k: scaled[k] // raw_sum for k in raw}
+    remainder = {k: scaled[k] % raw_sum for k in raw}
+    missing_units = total * 10**places - int(sum(whole.values()))
+    keys = list(raw)
+    order = sorted(keys, key=lambda k: (-remainder[k], keys.index(k)))
     adjusted = {k: unit for k in order[:missing_units]}
-    result = {k: (floored[k] + adjusted.get(k, Decimal(0))).quantize(unit, rounding=ROUND_HALF_EVEN) for k in raw}
+    result = {k: ((whole[k] * unit) + adjusted.get(k, Decimal(0))).quantize(unit, rounding=ROUND_HALF_EVEN) for k in raw}
     return Renormalisation(
         weights=result,
         raw_sum=raw_sum,

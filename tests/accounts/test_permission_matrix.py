@@ -79,6 +79,11 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("calibration:cycle", reverse("calibration:cycle", kwargs={"pk": world.cycle.pk}), staff_only),
         Case("calibration:progress", reverse("calibration:progress"), staff_only),
         Case("calibration:gold_export", reverse("calibration:gold_export", kwargs={"pk": world.cycle.pk}), staff_only),
+        Case("calibration:report", reverse("calibration:report", kwargs={"pk": world.cycle.pk}), staff_only),
+        Case("calibration:report_export",
+             reverse("calibration:report_export", kwargs={"pk": world.cycle.pk, "fmt": "json"}), staff_only),
+        Case("api-cycle-report", reverse("api-cycle-report", kwargs={"pk": world.cycle.pk}),
+             roles("403", "403", "403", "403", "allow")),
         # adjudication: leads of the item's panel who did not rate it, and admins; raters get 404
         Case("annotations:adjudication_queue", reverse("annotations:adjudication_queue"),
              roles("login", "403", "403", "allow", "allow")),

@@ -75,14 +75,31 @@ def content_markers(world: World) -> list[Marker]:
     return markers
 
 
-def judge_markers(world: World) -> list[Marker]:
-    """HOOK for the judge pipeline: judge scores and reasoning do not exist in the data model yet.
+JUDGE_MODEL_MARKER = "zqjudgevendor/zq-judge-4471"
+JUDGE_REASONING_MARKER = "ZQ-JUDGE-REASONING-8830"
+JUDGE_RAW_MARKER = "ZQ-JUDGE-RAW-OUTPUT-1207"
 
-    When evaluations/judge stores results, seed judge results with distinctive reasoning strings for
-    the world's responses and return them here (plus the judge model names), e.g.
-    `[Marker("judge reasoning", r.reasoning) for r in JudgeResult.objects.all()]`.
-    """
-    return []
+
+def judge_markers(world: World) -> list[Marker]:
+    """Seed a finished judge run over every response of the world, with marked model, reasoning and raw text."""
+    from decimal import Decimal
+
+    from evaluations.judge.models import JudgeResult, JudgeRun, JudgeScore
+    from evaluations.models import ModelResponse
+
+    responses = list(ModelResponse.objects.select_related("test_case"))
+    run = JudgeRun.objects.create(rubric=world.cycle.rubric, primary_model=JUDGE_MODEL_MARKER,
+                                  base_url="http://127.0.0.1:9/v1", status=JudgeRun.Status.FINISHED)
+    for response in responses:
+        result = JudgeResult.objects.create(
+            run=run, response=response, judge_model=JUDGE_MODEL_MARKER, role="primary", status="scored",
+            composite=Decimal("0.777777"), attempts=1, raw_response=f'{{"scores": []}} {JUDGE_RAW_MARKER}')
+        JudgeScore.objects.create(result=result, sub_dimension="doctrinalAccuracy", raw_score=2,
+                                  reasoning=f"{JUDGE_REASONING_MARKER} judged")
+    JudgeRun.objects.filter(pk=run.pk).update(total_items=len(responses), processed_items=len(responses),
+                                              scored_items=len(responses))
+    return [Marker("judge model", JUDGE_MODEL_MARKER), Marker("judge reasoning", JUDGE_REASONING_MARKER),
+            Marker("judge raw output", JUDGE_RAW_MARKER), Marker("judge composite", "0.777777")]
 
 
 MARKER_SOURCES: list[Callable[[World], list[Marker]]] = [model_markers, people_markers, content_markers, judge_markers]
@@ -183,6 +200,15 @@ def crawl_as_expert(world: World) -> list[tuple[str, object]]:
         get(path)
     for path in ("/accounts/profile/", "/accounts/email/", "/accounts/2fa/", "/accounts/password/change/"):
         get(path)
+    # Judge, report, adjudication and API pages: all refused to experts, and the refusals leak nothing.
+    pk = world.cycle.pk
+    for path in ("/judge/runs/", "/judge/leaderboard/", "/api/v1/leaderboard/",
+                 "/api/v1/gold-labels/", f"/api/v1/reports/cycles/{pk}/", f"/calibration/cycles/{pk}/report/",
+                 f"/calibration/cycles/{pk}/report.json", f"/calibration/cycles/{pk}/report.csv",
+                 f"/calibration/cycles/{pk}/gold/", "/scoring/adjudication/", "/api/v1/schema/"):
+        get(path)
+    for assignment in mine:
+        get(reverse("annotations:adjudication_item", kwargs={"item_id": assignment.item_id}))
     return seen
 
 
@@ -203,6 +229,9 @@ def test_the_markers_would_be_found_where_they_are_allowed(scene, client) -> Non
         "name": "control", "seed": "1", "min_per_dimension": "5", "refresh_fraction": "0.25",
         "edge_fraction": "0.1", "action": "preview"})
     assert any(MODEL_NAME_MARKER in leak for leak in leaks(response, forbidden_markers(scene)))
+    markers = forbidden_markers(scene)
+    runs = client.get("/judge/runs/")
+    assert any("zq-judge-4471" in leak for leak in leaks(runs, markers)), "judge markers must be findable"
 
 
 def test_held_out_text_reaches_only_the_assigned_experts(scene) -> None:  # type: ignore[no-untyped-def]

@@ -145,8 +145,24 @@ def test_next_cycle_keeps_anchors_and_refreshes_a_quarter(panels) -> None:  # ty
     assert second.previous == first
 
 
-def test_judge_edge_case_hook_returns_nothing_until_judge_results_exist() -> None:
-    assert judge_extreme_composite_response_ids(response_ids=[1, 2, 3]) == frozenset()
+def test_judge_edge_cases_are_the_extreme_composites_of_the_latest_run() -> None:
+    from decimal import Decimal
+
+    from evaluations.judge.models import JudgeResult, JudgeRun
+    from evaluations.models import ModelResponse, RubricVersion
+
+    assert judge_extreme_composite_response_ids(response_ids=[1, 2, 3]) == frozenset()  # no judge run yet
+    responses = [ModelResponseFactory(test_case=CaseFactory(dimension="textual")) for _ in range(40)]
+    run = JudgeRun.objects.create(rubric=RubricVersion.objects.get(version="1.0"), primary_model="j",
+                                  base_url="http://127.0.0.1:9/v1", status=JudgeRun.Status.FINISHED)
+    for index, response in enumerate(responses):
+        JudgeResult.objects.create(run=run, response=response, judge_model="j", role="primary", status="scored",
+                                   composite=Decimal(index) / 40, attempts=1)
+    JudgeRun.objects.filter(pk=run.pk).update(total_items=40, processed_items=40, scored_items=40)
+    ids = [r.pk for r in ModelResponse.objects.order_by("pk")]
+    # 5 % of 40 = 2 at each end.
+    assert judge_extreme_composite_response_ids(response_ids=ids) == frozenset(
+        [responses[0].pk, responses[1].pk, responses[38].pk, responses[39].pk])
 
 
 def test_panel_size_warnings_follow_the_traditions_minimum() -> None:

@@ -82,3 +82,11 @@ def test_sensitivity_counts_rank_changes():
     assert [d["rank_changed"] for d in close.details] == [False, True, True, False]
     assert close.rank_changes == 2 and close.change_rate == 0.5
     assert close.min_tau == pytest.approx(-1.0)
+
+
+def test_renormalise_breaks_exact_ties_by_key_order():
+    # 40/120, 40/120, 30/120, 10/120 of 100 → 33.333…, 33.333…, 25, 8.333…: one spare hundredth, three-way tie
+    # on the remainder; the first key in order gets it.
+    result = renormalise({"a": 40, "b": 40, "c": 30, "d": 10})
+    assert result.weights == {"a": Decimal("33.34"), "b": Decimal("33.33"), "c": Decimal("25.00"), "d": Decimal("8.33")}
+    assert sum(result.weights.values()) == 100

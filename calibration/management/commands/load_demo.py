@@ -2,20 +2,40 @@
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from calibration.demo import demo_people_create
+from calibration.delphi.demo import demo_delphi_create
+from calibration.demo import FEATURED_EXPERT, demo_people_create, demo_scores_create
 from evaluations.demo import demo_benchmark_load
+from evaluations.judge.demo import judge_demo_run
 
 
 class Command(BaseCommand):
-    help = "Load the demo: traditions, rubric v1.0, test cases, models, responses, TheoBERT cases, people."
+    help = (
+        "Load the demo: traditions, rubric v1.0, test cases, models, responses, TheoBERT cases; an offline judge "
+        "run against the built-in fake endpoint; experts, panels, a calibration cycle with scores and gold "
+        "decisions; Delphi studies. Safe to run again."
+    )
+
+    def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
+        parser.add_argument("--no-judge", action="store_true", help="Skip the offline judge run.")
 
     def handle(self, *args, **options) -> None:
         with transaction.atomic():
             reports = demo_benchmark_load()
-            logins = demo_people_create()
         for report in reports:
             self.stdout.write(str(report))
+        if not options["no_judge"]:
+            # The judge pipeline writes from its own thread, so it runs outside the transaction above.
+            run = judge_demo_run()
+            self.stdout.write(f"judge run #{run.pk}: {run.scored_items} scored, {run.failed_items} failed, "
+                              f"{run.filtered_items} filtered ({run.primary_model}, offline fake endpoint)")
+        with transaction.atomic():
+            logins = demo_people_create()
+            scored = demo_scores_create()
+            demo_delphi_create()
+        if scored:
+            self.stdout.write(f"demo experts finished {scored} assignments; {FEATURED_EXPERT} has a fresh queue")
         self.stdout.write("")
         self.stdout.write("Demo logins (http://127.0.0.1:8000/):")
         for role, email, password in logins:
             self.stdout.write(f"  {role:<12} {email:<32} {password}")
+        self.stdout.write("Staff and panel leads are asked to set up two-factor authentication (TOTP) at first sign-in.")

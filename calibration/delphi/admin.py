@@ -1,0 +1,68 @@
+"""Admin for Delphi studies, rounds and responses (read-mostly: the pages under /delphi/ run the study).
+
+Registered when calibration/admin.py imports this module (`from .delphi import admin as delphi_admin`).
+"""
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
+
+from .models import DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
+
+
+class DelphiRoundInline(admin.TabularInline):
+    model = DelphiRound
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = ("number", "status", "opened_at", "closed_at", "invited", "responded", "converged")
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(DelphiStudy)
+class DelphiStudyAdmin(admin.ModelAdmin):
+    list_display = ["name", "tradition", "rubric", "status", "converged", "planned_rounds", "page"]
+    list_filter = ["status", "tradition"]
+    search_fields = ["name"]
+    filter_horizontal = ["panelists"]
+    readonly_fields = ["status", "converged", "proposal", "proposed_rubric", "rescoring", "created_by", "created_at",
+                       "closed_by", "closed_at", "approved_by", "approved_at"]
+    inlines = [DelphiRoundInline]
+
+    @admin.display(description="study page")
+    def page(self, obj: DelphiStudy) -> str:
+        return format_html('<a href="{}">open</a>', reverse("delphi:study", args=[obj.pk]))
+
+
+class DelphiAllocationInline(admin.TabularInline):
+    model = DelphiAllocation
+    extra = 0
+    fields = readonly_fields = ("key", "points", "rationale")
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(DelphiRound)
+class DelphiRoundAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "status", "invited", "responded", "converged", "closed_at"]
+    list_filter = ["status", "study"]
+    readonly_fields = ["study", "number", "status", "opened_at", "closed_at", "closed_by", "invited", "responded",
+                       "converged", "summary"]
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(DelphiResponse)
+class DelphiResponseAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "expert", "submitted_at", "updated_at"]
+    list_filter = ["round__study"]
+    list_select_related = ["round__study", "expert"]
+    readonly_fields = ["round", "expert", "submitted_at", "updated_at"]
+    inlines = [DelphiAllocationInline]
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False

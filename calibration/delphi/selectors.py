@@ -1,0 +1,392 @@
+"""Reads for Delphi pages. Expert-facing selectors return plain dataclasses without identities.
+
+Blinding: nothing built for an expert carries another expert's id, name, email or response id; the
+group feedback is statistics, a histogram of values and rationale texts in a seeded shuffled order.
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+from django.http import Http404
+from django.utils.safestring import SafeString
+
+from evaluations.models import RubricVersion
+
+from .allocation import WeightGroup, points_str
+from .models import METHODOLOGY_MIN_PANELISTS, DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
+from .svg import histogram_svg
+
+DIMENSION_GROUP = "dimensions"
+
+
+def is_delphi_admin(user: Any) -> bool:
+    """Staff run studies and see everything (named allocations included)."""
+    return bool(getattr(user, "is_active", False) and getattr(user, "is_staff", False))
+
+
+# --- weights of a rubric ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WeightField:
+    """One weight to allocate: key, form field names, names, the rubric's current weight."""
+
+    key: str  # "textual" or "textual.lexicalAccuracy"
+    name: str
+    description: str
+    current: Decimal
+
+    @property
+    def field(self) -> str:
+        return "w__" + self.key.replace(".", "__")
+
+    @property
+    def rationale_field(self) -> str:
+        return "r__" + self.key.replace(".", "__")
+
+    @property
+    def dom_id(self) -> str:
+        return "w-" + self.key.replace(".", "-")
+
+
+@dataclass(frozen=True)
+class WeightStructure:
+    """The two levels of a rubric: dimensions, and each dimension's sub-dimensions."""
+
+    dimensions: tuple[WeightField, ...]
+    subs: dict[str, tuple[WeightField, ...]]  # dimension key → its sub-dimensions
+
+    @property
+    def groups(self) -> list[WeightGroup]:
+        groups = [WeightGroup(DIMENSION_GROUP, "The six dimensions", tuple(d.key for d in self.dimensions))]
+        for d in self.dimensions:
+            groups.append(WeightGroup(d.key, f"The sub-dimensions of {d.name}", tuple(s.key for s in self.subs[d.key])))
+        return groups
+
+    @property
+    def fields(self) -> list[WeightField]:
+        return list(self.dimensions) + [s for d in self.dimensions for s in self.subs[d.key]]
+
+    @property
+    def names(self) -> dict[str, str]:
+        return {f.key: f.name for f in self.fields}
+
+
+def weight_structure(*, rubric: RubricVersion) -> WeightStructure:
+    """The weights a Delphi round allocates for one rubric version (two queries)."""
+    dimensions, subs = [], {}
+    for d in rubric.dimensions.prefetch_related("sub_dimensions").order_by("order"):
+        dimensions.append(WeightField(d.key, d.name, d.description, d.weight))
+        subs[d.key] = tuple(
+            WeightField(f"{d.key}.{s.key}", s.name, s.description, s.weight) for s in d.sub_dimensions.all()
+        )
+    return WeightStructure(tuple(dimensions), subs)
+
+
+# --- who sees which study ---------------------------------------------------------------------------------
+
+
+def studies_visible_to(user: Any) -> QuerySet[DelphiStudy]:
+    """Staff: every study. Everyone else: the studies they are a panelist of."""
+    qs = DelphiStudy.objects.select_related("tradition", "rubric")
+    if is_delphi_admin(user):
+        return qs
+    return qs.for_panelist(user).distinct()
+
+
+def study_for(*, user: Any, pk: int) -> DelphiStudy:
+    """The study if the user may see it; 404 otherwise (a non-panelist learns nothing of its existence)."""
+    study = studies_visible_to(user).filter(pk=pk).first()
+    if study is None:
+        raise Http404("No such Delphi study.")
+    return study
+
+
+def is_panelist(*, study: DelphiStudy, user: Any) -> bool:
+    return study.panelists.filter(pk=getattr(user, "pk", None)).exists()
+
+
+def round_open(*, study: DelphiStudy) -> DelphiRound | None:
+    return study.rounds.open().first()
+
+
+def round_last_closed(*, study: DelphiStudy) -> DelphiRound | None:
+    return study.rounds.closed().order_by("-number").first()
+
+
+# --- warnings ---------------------------------------------------------------------------------------------
+
+
+def study_warnings(*, study: DelphiStudy) -> list[str]:
+    """Panel-size warnings: the methodology asks for at least 5 theologians per tradition (§4.3)."""
+    panelists = list(study.panelists.select_related("expert_profile__tradition"))
+    return panelist_warnings(tradition_name=study.tradition.name if study.tradition else None, panelists=panelists)
+
+
+def panelist_warnings(*, tradition_name: str | None, panelists: list[Any]) -> list[str]:
+    """Warnings for a (prospective) set of panelists; a small panel is allowed, never blocked."""
+    n = len(panelists)
+    warnings = []
+    if tradition_name:
+        if n < METHODOLOGY_MIN_PANELISTS:
+            warnings.append(f"Only {n} panelist{'s' if n != 1 else ''} for {tradition_name}: the methodology asks "
+                            f"for at least {METHODOLOGY_MIN_PANELISTS} theologians per tradition (§4.3).")
+        return warnings
+    counts: Counter[str] = Counter()
+    for user in panelists:
+        profile = getattr(user, "expert_profile", None)
+        tradition = getattr(profile, "tradition", None) if profile else None
+        counts[tradition.name if tradition else "no tradition recorded"] += 1
+    for name, count in sorted(counts.items()):
+        if count < METHODOLOGY_MIN_PANELISTS:
+            warnings.append(f"Only {count} panelist{'s' if count != 1 else ''} from {name}: the methodology asks for "
+                            f"at least {METHODOLOGY_MIN_PANELISTS} theologians per tradition (§4.3).")
+    if n == 0:
+        warnings.append("The study has no panelists.")
+    return warnings
+
+
+# --- the expert's form and feedback -----------------------------------------------------------------------
+
+
+@dataclass
+class Feedback:
+    """The previous round's group result for one weight, as an expert may see it (no identities)."""
+
+    round_number: int
+    n: int
+    median: float
+    q1: float
+    q3: float
+    iqr: float
+    converged: bool
+    own_previous: str | None  # the expert's own value in that round, or None if they did not answer
+    histogram: SafeString
+    rationales: list[str]
+
+
+@dataclass
+class FormRow:
+    """One weight on the allocation form."""
+
+    weight: WeightField
+    value: str
+    rationale: str
+    errors: list[str]
+    feedback: Feedback | None = None
+
+
+@dataclass
+class FormGroup:
+    id: str
+    label: str
+    rows: list[FormRow]
+    errors: list[str] = field(default_factory=list)
+    name: str = ""
+    description: str = ""
+
+
+def own_allocations(*, round: DelphiRound, expert: Any) -> dict[str, DelphiAllocation]:
+    """The expert's own allocations in a round, by weight key (one query)."""
+    return {a.key: a for a in DelphiAllocation.objects.filter(response__round=round, response__expert=expert)}
+
+
+def feedback_for(*, round: DelphiRound, expert: Any, structure: WeightStructure) -> dict[str, Feedback]:
+    """Group statistics of a closed round per weight, the expert's own value and shuffled anonymous rationales."""
+    weights = (round.summary or {}).get("weights", {})
+    values: dict[str, list[Decimal]] = defaultdict(list)
+    rationales: dict[str, list[str]] = defaultdict(list)
+    own: dict[str, Decimal] = {}
+    rows = DelphiAllocation.objects.filter(response__round=round).values_list(
+        "key", "points", "rationale", "response__expert_id"
+    ).order_by("key", "points")  # never by response or expert: the order must not reveal who answered what
+    expert_id = getattr(expert, "pk", None)
+    for key, points, rationale, owner in rows:
+        values[key].append(points)
+        if rationale:
+            rationales[key].append(rationale)
+        if owner == expert_id:
+            own[key] = points
+    result = {}
+    for f in structure.fields:
+        stats = weights.get(f.key)
+        if not stats:
+            continue
+        texts = sorted(rationales.get(f.key, []))
+        # Stable for this page (study, round, weight, viewer), different between weights and viewers.
+        random.Random(f"delphi:{round.study_id}:{round.number}:{f.key}:{expert_id}").shuffle(texts)
+        result[f.key] = Feedback(
+            round_number=round.number, n=stats["n"], median=stats["median"], q1=stats["q1"], q3=stats["q3"],
+            iqr=stats["iqr"], converged=stats["converged"],
+            own_previous=points_str(own[f.key]) if f.key in own else None,
+            histogram=histogram_svg(values.get(f.key, []), median=stats["median"], own=own.get(f.key), label=f.name),
+            rationales=texts,
+        )
+    return result
+
+
+def allocation_form(
+    *, study: DelphiStudy, round: DelphiRound, expert: Any, structure: WeightStructure,
+    data: dict[str, str] | None = None, errors: dict[str, list[str]] | None = None,
+) -> list[FormGroup]:
+    """The form's groups and rows: submitted data, else the expert's answer in this round, else their previous one."""
+    errors = errors or {}
+    previous = study.rounds.filter(number=round.number - 1, status=DelphiRound.Status.CLOSED).first()
+    feedback = feedback_for(round=previous, expert=expert, structure=structure) if previous else {}
+    current = own_allocations(round=round, expert=expert)
+    prefill = current or (own_allocations(round=previous, expert=expert) if previous else {})
+
+    def row(f: WeightField) -> FormRow:
+        if data is not None:
+            value, rationale = data.get(f.field, ""), data.get(f.rationale_field, "")
+        else:
+            allocation = prefill.get(f.key)
+            value = points_str(allocation.points) if allocation else ""
+            rationale = allocation.rationale if allocation and current else ""
+        return FormRow(weight=f, value=value, rationale=rationale, errors=errors.get(f.key, []),
+                       feedback=feedback.get(f.key))
+
+    groups = [FormGroup(DIMENSION_GROUP, "The six dimensions", [row(d) for d in structure.dimensions],
+                        errors.get(f"total:{DIMENSION_GROUP}", []))]
+    for d in structure.dimensions:
+        groups.append(FormGroup(d.key, f"The sub-dimensions of {d.name}", [row(s) for s in structure.subs[d.key]],
+                                errors.get(f"total:{d.key}", []), name=d.name, description=d.description))
+    return groups
+
+
+@dataclass
+class OwnRound:
+    """A round as the expert sees it on the study page: its state, their answer, the group medians."""
+
+    number: int
+    is_open: bool
+    answered: bool
+    answered_at: Any
+    converged: bool
+    rows: list[dict[str, Any]]
+
+
+def expert_rounds(*, study: DelphiStudy, expert: Any, structure: WeightStructure) -> list[OwnRound]:
+    """Every round of the study with the expert's own values and (closed rounds) the group median and IQR."""
+    responses = {r.round_id: r for r in DelphiResponse.objects.filter(round__study=study, expert=expert)}
+    mine: dict[int, dict[str, Decimal]] = defaultdict(dict)
+    for round_id, key, points in DelphiAllocation.objects.filter(
+        response__round__study=study, response__expert=expert
+    ).values_list("response__round_id", "key", "points"):
+        mine[round_id][key] = points
+    result = []
+    for r in study.rounds.order_by("number"):
+        weights = (r.summary or {}).get("weights", {})
+        rows = [
+            {"key": f.key, "name": f.name, "is_sub": "." in f.key, "own": points_str(mine[r.pk].get(f.key)),
+             "median": weights.get(f.key, {}).get("median"), "iqr": weights.get(f.key, {}).get("iqr")}
+            for f in structure.fields
+        ]
+        response = responses.get(r.pk)
+        result.append(OwnRound(number=r.number, is_open=r.is_open, answered=response is not None,
+                               answered_at=response.updated_at if response else None, converged=r.converged, rows=rows))
+    return result
+
+
+# --- admin views ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class PanelistStatus:
+    name: str
+    email: str
+    tradition: str
+    answered: bool
+    answered_at: Any
+    rounds_answered: int
+
+
+def panelist_status(*, study: DelphiStudy, round: DelphiRound | None) -> list[PanelistStatus]:
+    """Admins only: every panelist, whether they answered the given round, and in how many rounds overall."""
+    answered = {}
+    if round is not None:
+        answered = dict(DelphiResponse.objects.filter(round=round).values_list("expert_id", "updated_at"))
+    panelists = study.panelists.select_related("expert_profile__tradition").annotate(
+        n_rounds=Count("delphi_responses", filter=Q(delphi_responses__round__study=study))
+    ).order_by("display_name", "email")
+    result = []
+    for user in panelists:
+        profile = getattr(user, "expert_profile", None)
+        tradition = profile.tradition.name if profile and profile.tradition else "—"
+        result.append(PanelistStatus(name=user.display_name or user.email, email=user.email, tradition=tradition,
+                                     answered=user.pk in answered, answered_at=answered.get(user.pk),
+                                     rounds_answered=user.n_rounds))
+    return result
+
+
+@dataclass
+class SummaryRow:
+    key: str
+    name: str
+    is_sub: bool
+    stats: dict[str, Any]
+
+
+def round_rows(*, round: DelphiRound, structure: WeightStructure) -> list[SummaryRow]:
+    """The stored statistics of a closed round in the rubric's order."""
+    weights = (round.summary or {}).get("weights", {})
+    return [SummaryRow(f.key, f.name, "." in f.key, weights[f.key]) for f in structure.fields if f.key in weights]
+
+
+def named_allocations(*, round: DelphiRound, structure: WeightStructure) -> list[dict[str, Any]]:
+    """Admins only: every panelist's allocation in a round, by name (for audit and the JSON report)."""
+    result = []
+    responses = DelphiResponse.objects.filter(round=round).select_related("expert").prefetch_related("allocations")
+    for response in responses.order_by("expert__email"):
+        points = {a.key: a for a in response.allocations.all()}
+        result.append({
+            "expert": response.expert.display_name or response.expert.email, "email": response.expert.email,
+            "submitted_at": response.updated_at.isoformat(),
+            "points": {f.key: points_str(points[f.key].points) for f in structure.fields if f.key in points},
+            "rationales": {k: a.rationale for k, a in points.items() if a.rationale},
+        })
+    return result
+
+
+@dataclass
+class StudyListRow:
+    pk: int
+    name: str
+    tradition: str
+    rubric: str
+    status: str
+    status_label: str
+    open_round: int | None
+    rounds_closed: int
+    panelists: int | None  # staff only
+    answered_open_round: bool | None  # panelists only
+
+
+def study_list(*, user: Any) -> list[StudyListRow]:
+    """The studies the user may see, with the open round and (for a panelist) whether they answered it."""
+    admin = is_delphi_admin(user)
+    studies = list(studies_visible_to(user).annotate(
+        n_panelists=Count("panelists", distinct=True),
+        n_closed=Count("rounds", filter=Q(rounds__status=DelphiRound.Status.CLOSED), distinct=True),
+    ))
+    open_rounds = dict(DelphiRound.objects.open().filter(study__in=studies).values_list("study_id", "number"))
+    answered: set[int] = set()
+    if not admin:
+        answered = set(DelphiResponse.objects.filter(
+            round__status=DelphiRound.Status.OPEN, round__study__in=studies, expert=user,
+        ).values_list("round__study_id", flat=True))
+    return [
+        StudyListRow(
+            pk=s.pk, name=s.name, tradition=s.tradition.name if s.tradition else "Across traditions",
+            rubric=s.rubric.version, status=s.status, status_label=s.get_status_display(),
+            open_round=open_rounds.get(s.pk), rounds_closed=s.n_closed,
+            panelists=s.n_panelists if admin else None,
+            answered_open_round=None if admin else s.pk in answered,
+        )
+        for s in studies
+    ]

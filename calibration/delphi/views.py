@@ -1,0 +1,280 @@
+"""Delphi pages: the study list, creating a study, the study page, the expert's allocation form, admin actions.
+
+Every view first resolves the study through `selectors.study_for` (404 unless staff or a panelist), then
+checks the action (`permissions.require_delphi_admin`: 403). Responses are `never_cache`: expert pages
+carry their own allocations. Expert pages get plain dataclasses without other people's identities.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.http import AuthedRequest
+
+from .allocation import allocation_parse
+from .forms import ApproveForm, StudyCreateForm
+from .permissions import delphi_staff_required, require_delphi_admin
+from .selectors import (
+    allocation_form,
+    expert_rounds,
+    is_delphi_admin,
+    is_panelist,
+    named_allocations,
+    panelist_status,
+    round_last_closed,
+    round_open,
+    round_rows,
+    study_for,
+    study_list,
+    study_warnings,
+    weight_structure,
+)
+from .services import (
+    delphi_proposal_approve,
+    delphi_rescoring_refresh,
+    delphi_response_submit,
+    delphi_round_close,
+    delphi_study_close,
+    delphi_study_create,
+    proposal_rescoring,
+)
+
+
+def _validation_messages(exc: ValidationError) -> list[str]:
+    if hasattr(exc, "error_dict"):
+        return [m for messages_ in exc.message_dict.values() for m in messages_]
+    return list(exc.messages)
+
+
+@never_cache
+@login_required
+@require_GET
+def index(request: AuthedRequest) -> HttpResponse:
+    """The studies the user may see: all for staff, their own for panelists."""
+    return render(request, "calibration/delphi/index.html",
+                  {"rows": study_list(user=request.user), "is_admin": is_delphi_admin(request.user)})
+
+
+@never_cache
+@delphi_staff_required
+@require_http_methods(["GET", "POST"])
+def create(request: AuthedRequest) -> HttpResponse:
+    """Create a study: rubric, tradition, panel and/or experts, planned rounds, convergence threshold."""
+    form = StudyCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            result = delphi_study_create(
+                name=data["name"], rubric=data["rubric"], tradition=data["tradition"], panel=data["panel"],
+                panelists=data["panelists"], planned_rounds=data["planned_rounds"],
+                convergence_threshold=data["convergence_threshold"], created_by=request.user,
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, f"“{result.study}” created; round 1 is open.")
+            for warning in result.warnings:
+                messages.warning(request, warning)
+            return redirect("delphi:study", pk=result.study.pk)
+    return render(request, "calibration/delphi/create.html", {"form": form},
+                  status=422 if request.method == "POST" else 200)
+
+
+@never_cache
+@login_required
+@require_GET
+def study(request: AuthedRequest, pk: int) -> HttpResponse:
+    """The study: for staff its rounds, statistics, panelists' status and proposal; for a panelist their own view."""
+    obj = study_for(user=request.user, pk=pk)
+    structure = weight_structure(rubric=obj.rubric)
+    current = round_open(study=obj)
+    context: dict[str, Any] = {"study": obj, "open_round": current, "structure": structure}
+    if not is_delphi_admin(request.user):
+        context.update(rounds=expert_rounds(study=obj, expert=request.user, structure=structure),
+                       n_panelists=obj.panelists.count())
+        return render(request, "calibration/delphi/study_expert.html", context)
+    rounds = list(obj.rounds.order_by("number"))
+    rescoring = obj.rescoring if obj.status == obj.Status.APPROVED else (
+        proposal_rescoring(study=obj) if obj.status == obj.Status.PROPOSED else None)
+    context.update(
+        warnings=study_warnings(study=obj),
+        rounds=[{"round": r, "rows": round_rows(round=r, structure=structure)} for r in rounds if not r.is_open],
+        panelists=panelist_status(study=obj, round=current or round_last_closed(study=obj)),
+        status_round=current or round_last_closed(study=obj),
+        proposal_levels=_proposal_levels(obj.proposal, structure) if obj.proposal else [],
+        rescoring=rescoring, approve_form=ApproveForm(),
+        dimension_names={d.key: d.name for d in structure.dimensions},
+    )
+    return render(request, "calibration/delphi/study_admin.html", context)
+
+
+def _proposal_levels(proposal: dict, structure) -> list[dict]:  # type: ignore[no-untyped-def]
+    """The stored proposal with readable names, in the rubric's order."""
+    names = {d.key: d.name for d in structure.dimensions}
+    names.update({s.key.split(".", 1)[1]: s.name for d in structure.dimensions for s in structure.subs[d.key]})
+    levels = []
+    for level in proposal.get("levels", []):
+        rows = [{**row, "name": names.get(row["key"], row["key"]), "adjusted": level["adjusted"].get(row["key"])}
+                for row in level["weights"]]
+        levels.append({**level, "rows": rows})
+    return levels
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def respond(request: AuthedRequest, pk: int) -> HttpResponse:
+    """The allocation form of the open round: 100 points per level, feedback from the previous round."""
+    obj = study_for(user=request.user, pk=pk)
+    panelist = is_panelist(study=obj, user=request.user)
+    if request.method == "POST" and not panelist:
+        raise PermissionDenied("Only panelists submit allocations.")
+    current = round_open(study=obj)
+    structure = weight_structure(rubric=obj.rubric)
+    context: dict[str, Any] = {"study": obj, "round": current, "panelist": panelist, "structure": structure}
+    if current is None:
+        return render(request, "calibration/delphi/respond.html", context, status=409 if request.method == "POST" else 200)
+    data, errors, status = None, None, 200
+    if request.method == "POST":
+        data = request.POST.dict()
+        allocation, errors = allocation_parse(
+            data, structure.groups, field_name={f.key: f.field for f in structure.fields},
+            rationale_name={f.key: f.rationale_field for f in structure.fields},
+        )
+        if not errors:
+            try:
+                delphi_response_submit(round=current, expert=request.user, allocation=allocation)
+            except ValidationError as exc:
+                errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
+            else:
+                messages.success(request, f"Your round {current.number} weights are saved. You can change them "
+                                          "until the round closes.")
+                return redirect("delphi:study", pk=obj.pk)
+        status = 422
+    viewer = request.user
+    context.update(
+        groups=allocation_form(study=obj, round=current, expert=viewer, structure=structure, data=data, errors=errors),
+        form_errors=(errors or {}).get("__all__", []),
+        has_errors=bool(errors),
+        answered=current.responses.filter(expert=viewer).values_list("updated_at", flat=True).first(),
+    )
+    return render(request, "calibration/delphi/respond.html", context, status=status)
+
+
+@never_cache
+@login_required
+@require_POST
+def round_close(request: AuthedRequest, pk: int, number: int) -> HttpResponse:
+    """Close the open round (staff): statistics, convergence, attrition; opens the next round when due."""
+    obj = study_for(user=request.user, pk=pk)
+    require_delphi_admin(request.user)
+    target = obj.rounds.filter(number=number).first()
+    if target is None:
+        messages.error(request, f"There is no round {number}.")
+        return redirect("delphi:study", pk=obj.pk)
+    try:
+        result = delphi_round_close(round=target, actor=request.user)
+    except ValidationError as exc:
+        for message in _validation_messages(exc):
+            messages.error(request, message)
+    else:
+        for message in result.messages:
+            messages.success(request, message)
+    return redirect("delphi:study", pk=obj.pk)
+
+
+@never_cache
+@login_required
+@require_POST
+def study_close(request: AuthedRequest, pk: int) -> HttpResponse:
+    """Close the study (staff): propose weights from the last round's medians, renormalised."""
+    obj = study_for(user=request.user, pk=pk)
+    require_delphi_admin(request.user)
+    try:
+        delphi_study_close(study=obj, actor=request.user)
+    except ValidationError as exc:
+        for message in _validation_messages(exc):
+            messages.error(request, message)
+    else:
+        messages.success(request, "The study is closed. Review the proposed weights and approve them.")
+    return redirect("delphi:study", pk=obj.pk)
+
+
+@never_cache
+@login_required
+@require_POST
+def approve(request: AuthedRequest, pk: int) -> HttpResponse:
+    """Approve the proposal (staff): create the draft rubric version and the re-scoring report."""
+    obj = study_for(user=request.user, pk=pk)
+    require_delphi_admin(request.user)
+    form = ApproveForm(request.POST)
+    version = form.cleaned_data["version"] if form.is_valid() else ""
+    try:
+        obj = delphi_proposal_approve(study=obj, actor=request.user, version=version)
+    except ValidationError as exc:
+        for message in _validation_messages(exc):
+            messages.error(request, message)
+    else:
+        version = obj.proposed_rubric.version if obj.proposed_rubric else ""
+        messages.success(request, f"Rubric v{version} created as a draft.")
+        if not obj.rescoring.get("available"):
+            messages.warning(request, obj.rescoring.get("reason", "No re-scoring."))
+    return redirect("delphi:study", pk=obj.pk)
+
+
+@never_cache
+@login_required
+@require_POST
+def rescore(request: AuthedRequest, pk: int) -> HttpResponse:
+    """Recompute the re-scoring report of an approved study (staff), e.g. after a judge run."""
+    obj = study_for(user=request.user, pk=pk)
+    require_delphi_admin(request.user)
+    try:
+        delphi_rescoring_refresh(study=obj)
+    except ValidationError as exc:
+        for message in _validation_messages(exc):
+            messages.error(request, message)
+    else:
+        messages.success(request, "Re-scoring recomputed.")
+    return redirect("delphi:study", pk=obj.pk)
+
+
+@never_cache
+@login_required
+@require_GET
+def report_json(request: AuthedRequest, pk: int) -> HttpResponse:
+    """The whole study as JSON (staff): settings, warnings, round statistics, named allocations, proposal, re-scoring."""
+    obj = study_for(user=request.user, pk=pk)
+    require_delphi_admin(request.user)
+    structure = weight_structure(rubric=obj.rubric)
+    rounds = []
+    for r in obj.rounds.order_by("number"):
+        rounds.append({"number": r.number, "status": r.status, "opened_at": r.opened_at, "closed_at": r.closed_at,
+                       "invited": r.invited, "responded": r.responded, "converged": r.converged,
+                       "summary": r.summary, "allocations": named_allocations(round=r, structure=structure)})
+    data = {
+        "study": {"id": obj.pk, "name": obj.name, "tradition": obj.tradition.key if obj.tradition else None,
+                  "rubric": obj.rubric.version, "planned_rounds": obj.planned_rounds,
+                  "convergence_threshold": str(obj.convergence_threshold), "status": obj.status,
+                  "converged": obj.converged, "panelists": obj.panelists.count(),
+                  "proposed_rubric": obj.proposed_rubric.version if obj.proposed_rubric else None},
+        "warnings": study_warnings(study=obj),
+        "weights": [{"key": f.key, "name": f.name, "current": str(f.current)} for f in structure.fields],
+        "rounds": rounds,
+        "proposal": obj.proposal,
+        "rescoring": obj.rescoring,
+    }
+    response = HttpResponse(json.dumps(data, cls=DjangoJSONEncoder, indent=2, ensure_ascii=False),
+                            content_type="application/json; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="delphi-study-{obj.pk}.json"'
+    return response
+

@@ -1,0 +1,92 @@
+"""REST endpoint of the judge pipeline: the leaderboard (admins only; token or session auth)."""
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import IsAdminUser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from .models import JudgeRun
+from .selectors import judge_run_latest_finished, leaderboard_build
+
+
+class ScoreSerializer(serializers.Serializer):
+    score = serializers.FloatField(allow_null=True, help_text="Difficulty-weighted mean composite, 0–1.")
+    ci_low = serializers.FloatField(allow_null=True, help_text="Bootstrap 95 % interval, lower bound.")
+    ci_high = serializers.FloatField(allow_null=True, help_text="Bootstrap 95 % interval, upper bound.")
+    n = serializers.IntegerField(help_text="Scored items.")
+
+
+class ModelRowSerializer(serializers.Serializer):
+    model = serializers.CharField()
+    family = serializers.CharField()
+    items = serializers.IntegerField(help_text="Items with a final result.")
+    scored = serializers.IntegerField()
+    excluded = serializers.IntegerField(help_text="Failed or filtered items, excluded from the score.")
+    failure_rate = serializers.FloatField()
+    overall = ScoreSerializer()
+    primary_judge_score = serializers.FloatField(
+        allow_null=True, help_text="The primary judge's score; differs from overall when self-preference applies."
+    )
+    self_preference = serializers.BooleanField(
+        help_text="The model shares the primary judge's family: overall uses the secondary judge."
+    )
+    by_dimension = serializers.DictField(child=ScoreSerializer())
+    by_tradition = serializers.DictField(child=ScoreSerializer())
+
+
+class ComparisonSerializer(serializers.Serializer):
+    model_a = serializers.CharField()
+    model_b = serializers.CharField()
+    n_common = serializers.IntegerField(help_text="Cases both models have scored (the pairs).")
+    mean_difference = serializers.FloatField(allow_null=True)
+    t_statistic = serializers.FloatField(allow_null=True)
+    p_value = serializers.FloatField(allow_null=True, help_text="Paired t-test, uncorrected.")
+    p_bonferroni = serializers.FloatField(allow_null=True, help_text="Bonferroni-corrected.")
+    cohens_d = serializers.FloatField(allow_null=True, help_text="Cohen's d for paired samples (d_z).")
+    significant = serializers.BooleanField(help_text="Corrected p < 0.05.")
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    run = serializers.IntegerField()
+    rubric = serializers.CharField()
+    primary_judge = serializers.CharField()
+    secondary_judge = serializers.CharField()
+    n_resamples = serializers.IntegerField()
+    confidence = serializers.FloatField()
+    seed = serializers.IntegerField()
+    models = ModelRowSerializer(many=True)
+    comparisons = ComparisonSerializer(many=True)
+
+
+class LeaderboardAPIView(APIView):
+    """Per-model leaderboard of a judge run (default: the newest finished run)."""
+
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        operation_id="judge_leaderboard",
+        parameters=[OpenApiParameter("run", int, description="Judge run id (default: newest finished run).")],
+        responses=LeaderboardSerializer,
+    )
+    def get(self, request: Request) -> Response:
+        run_id = request.query_params.get("run")
+        if run_id and not run_id.isdigit():
+            raise NotFound("no such judge run")
+        found = (get_object_or_404(JudgeRun.objects.select_related("rubric"), pk=int(run_id)) if run_id
+                 else judge_run_latest_finished())
+        if found is None:
+            raise NotFound("no finished judge run yet")
+        run: JudgeRun = found
+        board = leaderboard_build(run=run)
+        data = {
+            "run": run.pk, "rubric": run.rubric.version, "primary_judge": run.primary_model,
+            "secondary_judge": run.secondary_model, "n_resamples": board.n_resamples,
+            "confidence": board.confidence, "seed": board.seed, "models": board.models,
+            "comparisons": board.comparisons,
+        }
+        return Response(LeaderboardSerializer(data).data)

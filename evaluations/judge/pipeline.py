@@ -1,0 +1,307 @@
+"""Executing a judge run: an asyncio event loop sends requests, the calling thread owns the database.
+
+Threads: the thread that calls ``judge_run_execute`` (the django-tasks worker, or ``judge_run --wait``)
+reads the pending items, then starts one background thread running the event loop. The loop never
+touches the database; it puts each finished item (an ItemOutcome, plain data) on a queue. The calling
+thread drains the queue and stores items in batches (one transaction per batch, ``WRITE_BATCH_SIZE``
+items or ``WRITE_FLUSH_SECONDS``, whichever comes first), checks for cancellation, and reports progress.
+
+Crash safety: an item's results are committed together, so after a crash an item either has results
+(finished; never sent again) or none (sent again on resume). At most one unflushed batch is lost.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from ..selectors import case_composite
+from .client import CallResult, LLMClient
+from .config import PipelineConfig, judge_family, judge_payload
+from .consistency import contradiction
+from .errors import FALLBACK_TRIGGERS, ErrorClass
+from .models import JudgeResult, JudgeRun
+from .outcomes import ItemOutcome, ResultRecord, ScoreRecord
+from .parsing import JudgeParseError, parse_judge_scores
+from .prompts import judge_system_prompt, judge_user_message, rubric_prompt_sections
+from .selectors import RunSummary, judge_run_pending_responses, judge_run_summary
+from .services import judge_results_store, judge_run_finish, judge_run_heartbeat, judge_run_mark_running
+
+logger = logging.getLogger(__name__)
+
+SIX_PLACES = Decimal("0.000001")
+CANCEL_CHECK_SECONDS = 1.0
+_DONE = object()
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One response to judge, with its prompts already built (plain data for the event loop)."""
+
+    response_id: int
+    system_prompt: str
+    user_message: str
+    sub_keys: tuple[str, ...]
+    sub_weights: dict[str, Decimal]
+    needs_secondary: bool
+
+
+def work_items(*, run: JudgeRun) -> list[WorkItem]:
+    """The run's pending items with prompts built from its rubric version (methodology §5.3.3–5.3.4)."""
+    sections = rubric_prompt_sections(run.rubric)
+    system_prompts = {key: judge_system_prompt(section=key, sub_dimensions=subs) for key, subs in sections.items()}
+    weights = {key: {s.key: s.weight for s in subs} for key, subs in sections.items()}
+    keys = {key: tuple(s.key for s in subs) for key, subs in sections.items()}
+    primary_family = judge_family(run.primary_model)
+    responses = (
+        judge_run_pending_responses(run=run)
+        .select_related("test_case__tradition", "model")
+        .only("id", "text", "test_case__dimension", "test_case__prompt", "test_case__reference_answer",
+              "test_case__tradition__name", "model__name", "model__family")
+    )
+    items = []
+    for response in responses.iterator(chunk_size=2000):
+        case = response.test_case
+        family = (response.model.family or judge_family(response.model.name)).lower()
+        items.append(WorkItem(
+            response_id=response.pk,
+            system_prompt=system_prompts[case.dimension],
+            user_message=judge_user_message(
+                question=case.prompt, response=response.text, reference_answer=case.reference_answer,
+                tradition=case.tradition.name if case.tradition else "",
+            ),
+            sub_keys=keys[case.dimension],
+            sub_weights=weights[case.dimension],
+            needs_secondary=bool(run.secondary_model and primary_family and family == primary_family),
+        ))
+    return items
+
+
+def result_from_call(*, call: CallResult, item: WorkItem, model: str, role: str) -> ResultRecord:
+    """Turn one call's outcome into a result: scored, parse_error, filtered or failed (with its class)."""
+    record = ResultRecord(
+        role=role, judge_model=model, status=JudgeResult.Status.FAILED, http_status=call.http_status,
+        attempts=call.attempts, prompt_tokens=call.prompt_tokens, completion_tokens=call.completion_tokens,
+        cost=call.cost,
+    )
+    if not call.ok:
+        record.error_class, record.error_message = call.error_class, call.error_message
+        record.raw_response = call.raw_body[:20000]
+        if call.error_class == ErrorClass.FILTERED:
+            record.status = JudgeResult.Status.FILTERED
+        elif call.error_class == ErrorClass.PARSE_ERROR:
+            record.status = JudgeResult.Status.PARSE_ERROR
+        return record
+    record.raw_response = call.content
+    try:
+        parsed = parse_judge_scores(call.content, expected=item.sub_keys)
+    except JudgeParseError as exc:
+        record.status, record.error_class, record.error_message = (
+            JudgeResult.Status.PARSE_ERROR, ErrorClass.PARSE_ERROR, str(exc)
+        )
+        return record
+    record.scores = [
+        ScoreRecord(p.key, p.raw_score, p.reasoning, contradiction(p.raw_score, p.reasoning) is not None)
+        for p in parsed
+    ]
+    raw = {p.key: p.raw_score for p in parsed}
+    record.composite = case_composite(raw_scores=raw, sub_weights=item.sub_weights).quantize(SIX_PLACES)
+    record.consistency_flag = any(s.consistency_flag for s in record.scores)
+    record.status = JudgeResult.Status.SCORED
+    return record
+
+
+async def _judge(client: LLMClient, item: WorkItem, model: str, role: str, config: PipelineConfig) -> ResultRecord:
+    payload = judge_payload(model=model, system_prompt=item.system_prompt, user_message=item.user_message, config=config)
+    call = await client.chat(payload)
+    return result_from_call(call=call, item=item, model=model, role=role)
+
+
+async def judge_item(client: LLMClient, item: WorkItem, config: PipelineConfig) -> ItemOutcome:
+    """Primary judge (then the fallback on an HTTP error), plus the secondary judge for self-preference."""
+
+    async def primary_chain() -> list[ResultRecord]:
+        primary = await _judge(client, item, config.primary_model, JudgeResult.Role.PRIMARY, config)
+        chain = [primary]
+        if (primary.status == JudgeResult.Status.FAILED and primary.error_class in FALLBACK_TRIGGERS
+                and config.fallback_model):
+            chain.append(await _judge(client, item, config.fallback_model, JudgeResult.Role.FALLBACK, config))
+        return chain
+
+    if item.needs_secondary:
+        chain, secondary = await asyncio.gather(
+            primary_chain(), _judge(client, item, config.secondary_model, JudgeResult.Role.SECONDARY, config)
+        )
+        results = [*chain, secondary]
+    else:
+        results = await primary_chain()
+    auth = any(r.error_class == ErrorClass.AUTH for r in results)
+    return ItemOutcome(response_id=item.response_id, results=[] if auth else results, auth_error=auth)
+
+
+async def _dispatch(
+    items: Sequence[WorkItem], *, config: PipelineConfig, client_options: dict[str, Any],
+    emit: Callable[[Any], None], stop: threading.Event,
+) -> None:
+    async with LLMClient(
+        base_url=config.base_url, api_key=config.api_key, max_in_flight=config.max_in_flight,
+        retry=config.retry, timeout=config.timeout, **client_options,
+    ) as client:
+        iterator = iter(items)
+
+        async def worker() -> None:
+            for item in iterator:  # shared by all workers; the loop is single-threaded
+                if stop.is_set():
+                    return
+                outcome = await judge_item(client, item, config)
+                emit(outcome)
+                if outcome.auth_error:
+                    stop.set()
+                    return
+
+        await asyncio.gather(*(worker() for _ in range(max(1, min(config.max_in_flight, len(items))))))
+
+
+def _loop_thread(items: Sequence[WorkItem], config: PipelineConfig, client_options: dict[str, Any],
+                 out: queue.SimpleQueue, stop: threading.Event, errors: list[BaseException]) -> None:
+    try:
+        asyncio.run(_dispatch(items, config=config, client_options=client_options, emit=out.put, stop=stop))
+    except BaseException as exc:  # handed to the database thread, which decides the run's fate
+        errors.append(exc)
+    finally:
+        out.put(_DONE)
+
+
+def run_config(run: JudgeRun, **overrides: Any) -> PipelineConfig:
+    """The pipeline configuration for a run: settings, with the run's recorded endpoint and judges."""
+    return PipelineConfig.from_settings(
+        base_url=run.base_url, primary_model=run.primary_model, fallback_model=run.fallback_model,
+        secondary_model=run.secondary_model, **overrides,
+    )
+
+
+def judge_run_execute(
+    *,
+    run: JudgeRun,
+    config_overrides: dict[str, Any] | None = None,
+    client_options: dict[str, Any] | None = None,
+    on_progress: Progress | None = None,
+    after_store: Callable[[int], None] | None = None,
+) -> RunSummary:
+    """Execute a queued run to the end (or until cancelled, a 401, or an error); returns its summary.
+
+    client_options go to LLMClient (tests inject ``sleep``, ``now`` or an httpx ``transport``);
+    after_store(stored_so_far) is called after every committed batch (tests use it to simulate a crash).
+    """
+    if not judge_run_mark_running(run=run):
+        logger.info("judge run %s is %s, not queued: nothing to do", run.pk, run.status)
+        return judge_run_summary(run=run)
+    try:
+        config = run_config(run, **(config_overrides or {}))
+        items = work_items(run=run)
+    except Exception as exc:
+        judge_run_finish(run=run, status=JudgeRun.Status.FAILED, error_message=f"{type(exc).__name__}: {exc}")
+        raise
+    logger.info("judge run %s: %d pending item(s) of %d", run.pk, len(items), run.total_items)
+    out: queue.SimpleQueue = queue.SimpleQueue()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    thread = threading.Thread(target=_loop_thread, args=(items, config, client_options or {}, out, stop, errors),
+                              name=f"judge-run-{run.pk}", daemon=True)
+    done_before = run.processed_items
+    stored = 0
+    auth_failed = cancelled = interrupted = False
+    buffer: list[ItemOutcome] = []
+    flush_at: float | None = None
+    next_check = time.monotonic() + CANCEL_CHECK_SECONDS
+
+    def flush() -> None:
+        nonlocal buffer, flush_at, stored
+        if buffer:
+            judge_results_store(run=run, outcomes=buffer)
+            stored += len(buffer)
+            buffer, flush_at = [], None
+            if on_progress:
+                on_progress(done_before + stored, run.total_items)
+            if after_store:
+                after_store(stored)
+
+    thread.start()
+    try:
+        if on_progress:
+            on_progress(done_before, run.total_items)
+        finished = False
+        while not finished:
+            now = time.monotonic()
+            wait = max(0.0, min(next_check, flush_at or next_check) - now)
+            try:
+                message = out.get(timeout=wait)
+            except queue.Empty:
+                message = None
+            if message is _DONE:
+                finished = True
+            elif isinstance(message, ItemOutcome):
+                if message.auth_error:
+                    auth_failed = True
+                    stop.set()
+                else:
+                    buffer.append(message)
+                    flush_at = flush_at or time.monotonic() + config.write_flush_seconds
+            now = time.monotonic()
+            if buffer and (finished or len(buffer) >= config.write_batch_size or (flush_at and now >= flush_at)):
+                flush()
+            if now >= next_check:
+                next_check = now + CANCEL_CHECK_SECONDS
+                if judge_run_heartbeat(run=run) == JudgeRun.Status.CANCELLING and not stop.is_set():
+                    cancelled = True
+                    stop.set()
+    except KeyboardInterrupt:
+        interrupted = True
+        stop.set()
+        _drain_into(out, buffer, thread)
+        flush()
+    except Exception as exc:
+        stop.set()
+        thread.join(30)
+        judge_run_finish(run=run, status=JudgeRun.Status.FAILED, error_message=f"{type(exc).__name__}: {exc}")
+        raise
+    finally:
+        stop.set()
+        thread.join(60)
+    if errors:
+        error = errors[0]
+        judge_run_finish(run=run, status=JudgeRun.Status.FAILED, error_message=f"{type(error).__name__}: {error}")
+    elif auth_failed:
+        judge_run_finish(
+            run=run, status=JudgeRun.Status.FAILED, flagged_auth_error=True,
+            error_message="The endpoint answered 401 Unauthorized: the run stopped. Check FAITHBENCH_LLM_API_KEY, "
+                          f"then resume it (manage.py judge_run --resume {run.pk}).",
+        )
+    elif cancelled or interrupted:
+        judge_run_finish(run=run, status=JudgeRun.Status.CANCELLED,
+                         error_message="Interrupted (Ctrl-C)." if interrupted else "")
+    else:
+        judge_run_finish(run=run, status=JudgeRun.Status.FINISHED)
+    return judge_run_summary(run=run)
+
+
+def _drain_into(out: queue.SimpleQueue, buffer: list[ItemOutcome], thread: threading.Thread) -> None:
+    """After a stop: collect what the in-flight requests still deliver until the loop says it is done."""
+    while True:
+        try:
+            message = out.get(timeout=120)
+        except queue.Empty:
+            return
+        if message is _DONE:
+            return
+        if isinstance(message, ItemOutcome) and not message.auth_error:
+            buffer.append(message)
+

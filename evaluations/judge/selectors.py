@@ -1,0 +1,246 @@
+"""Reads for the judge pipeline: run selections, pending items, run summaries and progress."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Exists, OuterRef, Q, QuerySet
+
+from ..models import ModelResponse, TestCase
+from ..selectors import difficulty_weight
+from .leaderboard import NO_TRADITION, Leaderboard, LeaderboardItem, as_float, leaderboard_compute
+from .models import JudgeResult, JudgeRun
+
+# --cases / admin filter: field name → ModelResponse lookup. Values are separated by "|".
+CASE_FILTER_FIELDS: dict[str, str] = {
+    "dimension": "test_case__dimension",
+    "difficulty": "test_case__difficulty",
+    "tradition": "test_case__tradition__key",
+    "question_type": "test_case__question_type",
+    "visibility": "test_case__visibility",
+    "external_id": "test_case__external_id",
+}
+
+
+def case_filter_parse(text: str | None) -> dict[str, list[str]]:
+    """Parse "dimension=textual|doctrinal,difficulty=hard" into {field: [values]}; raises ValueError."""
+    result: dict[str, list[str]] = {}
+    for part in (text or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        name, sep, values = part.partition("=")
+        name = name.strip()
+        if not sep or name not in CASE_FILTER_FIELDS:
+            raise ValueError(
+                f"bad case filter {part!r}: use field=value[|value…] with field one of {', '.join(CASE_FILTER_FIELDS)}"
+            )
+        wanted = [v.strip() for v in values.split("|") if v.strip()]
+        if not wanted:
+            raise ValueError(f"case filter {name!r} has no value")
+        result.setdefault(name, []).extend(wanted)
+    return result
+
+
+def _case_q(filters: dict[str, list[str]], prefix: str = "test_case__") -> Q:
+    q = Q()
+    for name, values in filters.items():
+        lookup = prefix + CASE_FILTER_FIELDS[name].removeprefix("test_case__")
+        either = Q()
+        for value in values:
+            if name == "tradition" and value.lower() in ("none", "null", "-"):
+                either |= Q(**{f"{prefix}tradition__isnull": True})
+            elif name == "external_id" and value.endswith("*"):
+                either |= Q(**{f"{lookup}__startswith": value[:-1]})
+            else:
+                either |= Q(**{lookup: value})
+        q &= either
+    return q
+
+
+def cases_for_filter(*, filters: dict[str, list[str]]) -> QuerySet[TestCase]:
+    """Active test cases matching a parsed case filter, ordered by external id."""
+    return TestCase.objects.active().filter(_case_q(filters, prefix="")).select_related("tradition").order_by("external_id")
+
+
+def responses_for_selection(*, selection: dict[str, Any]) -> QuerySet[ModelResponse]:
+    """Responses matching a run selection (active cases only), ordered by id, without the limit applied."""
+    qs = ModelResponse.objects.filter(test_case__is_active=True)
+    if selection.get("models"):
+        qs = qs.filter(model__name__in=selection["models"])
+    if selection.get("run_label"):
+        qs = qs.filter(run_label=selection["run_label"])
+    if selection.get("cases"):
+        qs = qs.filter(_case_q(selection["cases"]))
+    if selection.get("max_response_id") is not None:
+        qs = qs.filter(id__lte=selection["max_response_id"])
+    return qs.order_by("id")
+
+
+def judge_run_responses(*, run: JudgeRun) -> QuerySet[ModelResponse]:
+    """Every response a run covers (its selection, frozen at creation by the highest response id)."""
+    return responses_for_selection(selection=run.selection)
+
+
+def judge_run_pending_responses(*, run: JudgeRun) -> QuerySet[ModelResponse]:
+    """Responses of the run that have no result yet: what a (resumed) run still has to send."""
+    done = JudgeResult.objects.filter(run=run, response=OuterRef("pk"))
+    return judge_run_responses(run=run).filter(~Exists(done))
+
+
+def judge_run_stale(*, run: JudgeRun, now: Any, stale_seconds: float) -> bool:
+    """True when a running run's worker has not written for stale_seconds (it probably died)."""
+    beat = run.heartbeat_at or run.started_at or run.created_at
+    return (now - beat).total_seconds() > stale_seconds
+
+
+@dataclass
+class RunSummary:
+    """Item-level outcome of a run: every item is scored, failed (by error class), filtered or pending."""
+
+    run_id: int
+    status: str
+    total: int
+    scored: int = 0
+    failed: dict[str, int] = field(default_factory=dict)
+    filtered: int = 0
+    pending: int = 0
+    flagged: int = 0
+    fallback_used: int = 0
+    secondary_scored: int = 0
+    secondary_failed: int = 0
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: Decimal = Decimal("0")
+    flagged_auth_error: bool = False
+
+    @property
+    def failed_total(self) -> int:
+        return sum(self.failed.values())
+
+    @property
+    def excluded(self) -> int:
+        """Items excluded from scores: failed after all retries and fallbacks, or filtered (§5.6.4)."""
+        return self.failed_total + self.filtered
+
+    @property
+    def done(self) -> int:
+        return self.scored + self.excluded
+
+    @property
+    def adds_up(self) -> bool:
+        return self.scored + self.failed_total + self.filtered + self.pending == self.total
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.update(cost=str(self.cost), failed_total=self.failed_total, excluded=self.excluded, done=self.done,
+                    adds_up=self.adds_up)
+        return data
+
+    def lines(self) -> list[str]:
+        failed = ", ".join(f"{k} {v}" for k, v in sorted(self.failed.items())) or "none"
+        return [
+            f"run {self.run_id}: {self.status}",
+            f"items      {self.total} = {self.scored} scored + {self.failed_total} failed + {self.filtered} filtered"
+            f" + {self.pending} pending",
+            f"failed by error class: {failed}",
+            f"excluded from scores: {self.excluded} (failed + filtered)",
+            f"consistency flags: {self.flagged}; fallback judge used: {self.fallback_used}; "
+            f"secondary judge (self-preference): {self.secondary_scored} scored, {self.secondary_failed} failed",
+            f"calls {self.calls}; tokens {self.prompt_tokens} prompt + {self.completion_tokens} completion; "
+            f"cost {self.cost}",
+        ] + (["AUTHENTICATION FAILED (401): fix FAITHBENCH_LLM_API_KEY, then resume the run."]
+             if self.flagged_auth_error else [])
+
+
+def decisive_role(roles: set[str]) -> str:
+    """Which of an item's results counts: secondary (self-preference), else fallback, else primary."""
+    for role in (JudgeResult.Role.SECONDARY, JudgeResult.Role.FALLBACK, JudgeResult.Role.PRIMARY):
+        if role in roles:
+            return role
+    return ""
+
+
+def judge_run_summary(*, run: JudgeRun) -> RunSummary:
+    """Counts per item from the stored results (not the run's running counters), so they can be audited."""
+    run.refresh_from_db()
+    by_item: dict[int, dict[str, tuple[str, str, bool]]] = {}
+    rows = JudgeResult.objects.filter(run=run).values_list("response_id", "role", "status", "error_class", "consistency_flag")
+    for response_id, role, status, error_class, flag in rows.iterator(chunk_size=5000):
+        by_item.setdefault(response_id, {})[role] = (status, error_class, flag)
+    summary = RunSummary(
+        run_id=run.pk, status=run.status, total=run.total_items, calls=run.calls, prompt_tokens=run.prompt_tokens,
+        completion_tokens=run.completion_tokens, cost=run.cost, flagged_auth_error=run.flagged_auth_error,
+    )
+    failed: Counter[str] = Counter()
+    for results in by_item.values():
+        status, error_class, flag = results[decisive_role(set(results))]
+        if status == JudgeResult.Status.SCORED:
+            summary.scored += 1
+            summary.flagged += int(flag)
+        elif status == JudgeResult.Status.FILTERED:
+            summary.filtered += 1
+        else:
+            failed[error_class or status] += 1
+        summary.fallback_used += int(JudgeResult.Role.FALLBACK in results)
+        if JudgeResult.Role.SECONDARY in results:
+            if results[JudgeResult.Role.SECONDARY][0] == JudgeResult.Status.SCORED:
+                summary.secondary_scored += 1
+            else:
+                summary.secondary_failed += 1
+    summary.failed = dict(failed)
+    summary.pending = max(0, run.total_items - len(by_item))
+    return summary
+
+
+def judge_runs_recent(*, limit: int = 50) -> QuerySet[JudgeRun]:
+    """The newest runs, for the run list page."""
+    return JudgeRun.objects.select_related("rubric", "created_by").order_by("-created_at", "-id")[:limit]
+
+
+def judge_run_latest_finished() -> JudgeRun | None:
+    """The newest run that has results to show on the leaderboard."""
+    return (JudgeRun.objects.filter(status__in=[JudgeRun.Status.FINISHED, JudgeRun.Status.CANCELLED,
+                                                JudgeRun.Status.FAILED], scored_items__gt=0)
+            .select_related("rubric").order_by("-created_at", "-id").first())
+
+
+def leaderboard_items(*, run: JudgeRun) -> list[LeaderboardItem]:
+    """One LeaderboardItem per finished response of the run (one query), for leaderboard_compute."""
+    rows = (
+        JudgeResult.objects.filter(run=run)
+        .values_list("response_id", "role", "status", "composite", "response__model__name", "response__model__family",
+                     "response__test_case_id", "response__test_case__dimension", "response__test_case__difficulty",
+                     "response__test_case__tradition__key")
+        .order_by("response_id")
+    )
+    grouped: dict[int, dict[str, Any]] = {}
+    for response_id, role, status, composite, model, family, case_id, dimension, difficulty, tradition in rows:
+        entry = grouped.setdefault(response_id, {
+            "model": model, "family": family, "case_id": case_id, "dimension": dimension,
+            "weight": float(difficulty_weight(difficulty)), "tradition": tradition or NO_TRADITION, "roles": {},
+        })
+        entry["roles"][role] = (status, composite)
+    items = []
+    for entry in grouped.values():
+        roles = entry["roles"]
+        status, composite = roles[decisive_role(set(roles))]
+        primary_slot = roles.get(JudgeResult.Role.FALLBACK) or roles.get(JudgeResult.Role.PRIMARY)
+        primary_composite = primary_slot[1] if primary_slot and primary_slot[0] == JudgeResult.Status.SCORED else None
+        secondary = roles.get(JudgeResult.Role.SECONDARY)
+        items.append(LeaderboardItem(
+            model=entry["model"], family=entry["family"], case_id=entry["case_id"], dimension=entry["dimension"],
+            difficulty_weight=entry["weight"], tradition=entry["tradition"],
+            scored=status == JudgeResult.Status.SCORED, composite=as_float(composite),
+            primary_composite=as_float(primary_composite),
+            self_preference=secondary is not None,
+        ))
+    return items
+
+
+def leaderboard_build(*, run: JudgeRun, n_resamples: int = 1000, seed: int = 0) -> Leaderboard:
+    """The leaderboard of one run (methodology §5.4.2, §5.7.1, §5.7.3)."""
+    return leaderboard_compute(leaderboard_items(run=run), n_resamples=n_resamples, seed=seed)

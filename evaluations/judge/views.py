@@ -1,0 +1,67 @@
+"""Staff pages of the judge pipeline: run list, run progress (htmx-polled), cancel, leaderboard."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from .leaderboard import Leaderboard
+from .models import JudgeRun
+from .permissions import staff_required
+from .selectors import judge_run_latest_finished, judge_run_summary, judge_runs_recent, leaderboard_build
+from .services import judge_run_cancel
+
+POLL_SECONDS = 2
+
+
+@staff_required
+def run_list(request: HttpRequest) -> HttpResponse:
+    """The newest judge runs with their status and progress."""
+    return render(request, "evaluations/judge/run_list.html", {"runs": judge_runs_recent()})
+
+
+@staff_required
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """One run's progress bar and summary; htmx polls the "progress" partial while the run is active."""
+    run = get_object_or_404(JudgeRun.objects.select_related("rubric", "created_by"), pk=pk)
+    context = {"run": run, "summary": None if run.is_active else judge_run_summary(run=run),
+               "poll_seconds": POLL_SECONDS}
+    template = "evaluations/judge/run_detail.html"
+    partial = bool(getattr(request, "htmx", False))  # set by django_htmx's middleware
+    return render(request, f"{template}#progress" if partial else template, context)
+
+
+@staff_required
+@require_POST
+def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    """Ask a queued or running run to stop."""
+    run = get_object_or_404(JudgeRun, pk=pk)
+    try:
+        judge_run_cancel(run=run)
+    except ValidationError as exc:
+        messages.error(request, "; ".join(exc.messages))
+    return redirect("judge:run_detail", pk=run.pk)
+
+
+def _matrix(board: Leaderboard, attribute: str) -> tuple[list[str], list[dict[str, Any]]]:
+    keys = sorted({key for row in board.models for key in getattr(row, attribute)})
+    rows = [{"model": row.model, "cells": [getattr(row, attribute).get(key) for key in keys]} for row in board.models]
+    return keys, rows
+
+
+@staff_required
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    """Per-model scores of one run (default: the newest finished run), with intervals and comparisons."""
+    run_id = request.GET.get("run")
+    run = get_object_or_404(JudgeRun, pk=run_id) if run_id and run_id.isdigit() else judge_run_latest_finished()
+    context: dict[str, Any] = {"run": run, "runs": judge_runs_recent(limit=20)}
+    if run is not None:
+        board = leaderboard_build(run=run)
+        context["board"] = board
+        context["dimensions"], context["dimension_rows"] = _matrix(board, "by_dimension")
+        context["traditions"], context["tradition_rows"] = _matrix(board, "by_tradition")
+    return render(request, "evaluations/judge/leaderboard.html", context)

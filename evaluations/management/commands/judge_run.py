@@ -1,0 +1,149 @@
+"""Start, watch, resume or cancel an LLM judge run.
+
+    manage.py judge_run --models openai/gpt-4o --cases "dimension=textual,difficulty=hard|expert" --wait
+    manage.py judge_run --limit 200                 # queue it; `manage.py db_worker` executes it
+    manage.py judge_run --watch 12                  # progress bar of a run a worker is executing
+    manage.py judge_run --resume 12 [--wait]        # after a crash, a 401 or a cancel: only unfinished items
+    manage.py judge_run --cancel 12
+    manage.py judge_run --status 12
+    manage.py judge_run --fake-server --wait        # offline: a local fake endpoint (see judge/README.md)
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from evaluations.models import RubricVersion
+from evaluations.selectors import rubric_active
+
+
+class Command(BaseCommand):
+    help = "Start, watch, resume or cancel an LLM judge run (methodology §5.3, §5.6)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--rubric", help="rubric version, e.g. 1.0 (default: the active rubric)")
+        parser.add_argument("--models", help="comma-separated evaluated model names (default: all)")
+        parser.add_argument("--cases", help='case filter, e.g. "dimension=textual|doctrinal,difficulty=hard,'
+                                            'tradition=reformed|none,visibility=public,external_id=TXT-*"')
+        parser.add_argument("--run-label", help="only responses with this run label")
+        parser.add_argument("--limit", type=int, help="at most this many responses (lowest ids first)")
+        parser.add_argument("--label", default="", help="a name for the run")
+        parser.add_argument("--base-url", help="override FAITHBENCH_LLM_BASE_URL for this run")
+        parser.add_argument("--wait", action="store_true", help="execute in this process with a progress bar")
+        parser.add_argument("--resume", type=int, metavar="RUN_ID", help="resume a run: send only unfinished items")
+        parser.add_argument("--force", action="store_true", help="with --resume: even if the worker wrote recently")
+        parser.add_argument("--cancel", type=int, metavar="RUN_ID", help="cancel a queued or running run")
+        parser.add_argument("--status", type=int, metavar="RUN_ID", help="print a run's summary")
+        parser.add_argument("--watch", type=int, metavar="RUN_ID", help="show the progress of a run until it stops")
+        parser.add_argument("--fake-server", action="store_true",
+                            help="with --wait: judge against an in-process fake endpoint (offline demo)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        from evaluations.judge import services
+        from evaluations.judge.models import JudgeRun
+        from evaluations.judge.selectors import judge_run_summary
+
+        def get_run(run_id: int) -> JudgeRun:
+            try:
+                return JudgeRun.objects.select_related("rubric").get(pk=run_id)
+            except JudgeRun.DoesNotExist as exc:
+                raise CommandError(f"no judge run {run_id}") from exc
+
+        try:
+            if options["status"]:
+                self._print_summary(judge_run_summary(run=get_run(options["status"])))
+                return
+            if options["watch"]:
+                self._watch(get_run(options["watch"]))
+                return
+            if options["cancel"]:
+                run = services.judge_run_cancel(run=get_run(options["cancel"]))
+                self.stdout.write(f"run {run.pk}: {run.get_status_display().lower()}")
+                return
+            with self._endpoint(options) as base_url:
+                if options["resume"]:
+                    run = services.judge_run_resume(run=get_run(options["resume"]), force=options["force"])
+                    if base_url:
+                        JudgeRun.objects.filter(pk=run.pk).update(base_url=base_url)
+                        run.refresh_from_db()
+                else:
+                    run = services.judge_run_create(
+                        rubric=self._rubric(options["rubric"]),
+                        models=[m for m in (options["models"] or "").split(",") if m.strip()],
+                        cases=options["cases"], run_label=options["run_label"], limit=options["limit"],
+                        label=options["label"], base_url=base_url,
+                    )
+                self.stdout.write(f"run {run.pk}: {run.total_items} item(s), judge {run.primary_model} "
+                                  f"(fallback {run.fallback_model}, secondary {run.secondary_model}) at {run.base_url}")
+                if options["wait"]:
+                    self._execute(run)
+                else:
+                    services.judge_run_enqueue(run=run)
+                    self.stdout.write(f"queued; a worker executes it: manage.py db_worker --queue-name default\n"
+                                      f"progress: manage.py judge_run --watch {run.pk}  or  /judge/runs/{run.pk}/")
+        except ValidationError as exc:
+            raise CommandError("; ".join(exc.messages)) from exc
+
+    @contextlib.contextmanager
+    def _endpoint(self, options: dict[str, Any]):  # type: ignore[no-untyped-def]
+        if not options["fake_server"]:
+            yield options["base_url"]
+            return
+        if not options["wait"]:
+            raise CommandError("--fake-server runs in this process: use it with --wait")
+        from evaluations.judge.fake_server import FakeLLMServer
+
+        with FakeLLMServer(latency=0.02) as server:
+            self.stdout.write(f"fake endpoint at {server.base_url}")
+            yield server.base_url
+
+    def _rubric(self, version: str | None) -> RubricVersion:
+        if not version:
+            return rubric_active()
+        try:
+            return RubricVersion.objects.get(version=version)
+        except RubricVersion.DoesNotExist as exc:
+            raise CommandError(f"no rubric version {version!r}") from exc
+
+    def _execute(self, run: Any) -> None:
+        from evaluations.judge.pipeline import judge_run_execute
+
+        bar = tqdm(total=run.total_items, unit="item", desc=f"judge run {run.pk}", disable=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        try:
+            summary = judge_run_execute(run=run, on_progress=progress)
+        finally:
+            bar.close()
+        self._print_summary(summary)
+
+    def _watch(self, run: Any) -> None:
+        from evaluations.judge.selectors import judge_run_summary
+
+        bar = tqdm(total=run.total_items, unit="item", desc=f"judge run {run.pk}", disable=None)
+        try:
+            while True:
+                run.refresh_from_db()
+                bar.n = run.processed_items
+                bar.set_postfix_str(run.status)
+                if not run.is_active:
+                    break
+                time.sleep(1)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            bar.close()
+        self._print_summary(judge_run_summary(run=run))
+
+    def _print_summary(self, summary: Any) -> None:
+        for line in summary.lines():
+            self.stdout.write(line)

@@ -1,0 +1,133 @@
+"""The report page, exports and API on stored scores; numbers checked against stats/ on the same ratings."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from decimal import Decimal
+
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from annotations.adjudication.services import adjudication_record
+from annotations.models import Assignment, SubScore
+from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
+from evaluations.judge.models import JudgeResult, JudgeRun, JudgeScore
+from stats.alpha import krippendorff_alpha
+from stats.kappa import cohen_kappa
+from tests.annotations.factories import world_build
+
+CATS = [0, 1, 2, 3]
+
+
+@pytest.fixture
+def scored(db):
+    """A committed cycle whose items are all scored by their experts, a finished judge run, one gold decision."""
+    world = world_build(catholic_cases=4)
+    rng = np.random.default_rng(4)
+    assignments = Assignment.objects.select_related("expert", "item__response").order_by("item_id", "public_id")
+    quality = {}
+    for assignment in assignments:
+        keys = sub_dimension_keys(assignment=assignment)
+        base = quality.setdefault(assignment.item_id, rng.integers(0, 4))
+        scores = {k: int(np.clip(base + rng.integers(-1, 2), 0, 3)) for k in keys}
+        annotation_submit(assignment=assignment, actor=assignment.expert,
+                          data=AnnotationInput(scores=scores, rationale="because"))
+    run = JudgeRun.objects.create(rubric=world.cycle.rubric, primary_model="google/gemini-3-flash-preview",
+                                  fallback_model="openai/gpt-4o-mini", base_url="http://127.0.0.1:9/v1",
+                                  status=JudgeRun.Status.FINISHED)
+    for item_id, base in quality.items():
+        assignment = Assignment.objects.filter(item_id=item_id).select_related("item__response").first()
+        keys = sub_dimension_keys(assignment=assignment)
+        result = JudgeResult.objects.create(run=run, response=assignment.item.response, judge_model=run.primary_model,
+                                            role="primary", status="scored", composite=Decimal("0.5"), attempts=1)
+        for key in keys:
+            JudgeScore.objects.create(result=result, sub_dimension=key, raw_score=int(min(3, base + 1)), reasoning="ok")
+    n = len(quality)
+    JudgeRun.objects.filter(pk=run.pk).update(total_items=n, processed_items=n, scored_items=n)
+    return world, run
+
+
+def _expert_matrix(cycle):
+    rows = list(SubScore.objects.filter(annotation__assignment__cycle=cycle, annotation__status="submitted")
+                .values_list("annotation__assignment__expert_id", "annotation__assignment__item_id", "key", "score"))
+    experts = sorted({r[0] for r in rows})
+    units = sorted({(r[1], r[2]) for r in rows})
+    data = np.full((len(experts), len(units)), np.nan)
+    for expert, item, key, score in rows:
+        data[experts.index(expert), units.index((item, key))] = score
+    return data, units
+
+
+def test_report_page_numbers_equal_stats_on_the_same_ratings(scored, client):
+    world, run = scored
+    client.force_login(world.admin)
+    page = client.get(reverse("calibration:report", args=[world.cycle.pk]))
+    assert page.status_code == 200
+    report = page.context["report"]
+    overall = page.context["overall"]
+    data, units = _expert_matrix(world.cycle)
+    assert overall["experts"]["krippendorff_alpha"] == pytest.approx(krippendorff_alpha(data, "ordinal", CATS).alpha)
+    judge = {(r.response_id, s.sub_dimension): s.raw_score for r in JudgeResult.objects.filter(run=run)
+             for s in r.scores.all()}
+    item_response = dict(world.cycle.items.values_list("id", "response_id"))
+    jrow = np.array([judge[(item_response[item], key)] for item, key in units], dtype=float)
+    majority = np.array([sorted(col[~np.isnan(col)])[(int((~np.isnan(col)).sum()) - 1) // 2] for col in data.T])
+    vs = overall["judge_vs_majority"]
+    assert vs["n_units"] == len(units)
+    assert vs["alpha"] == pytest.approx(krippendorff_alpha(np.vstack([jrow, majority]), "ordinal", CATS).alpha)
+    assert vs["quadratic_kappa"] == pytest.approx(cohen_kappa(jrow, majority, CATS, "quadratic"))
+    assert report["meta"]["judge_run"] == run.pk and report["meta"]["rubric_version"] == "1.0"
+    body = page.content.decode()
+    assert "<svg" in body and "Judge vs adjudicated gold" in body
+
+
+def test_exports_and_api_carry_the_same_report(scored, client):
+    world, run = scored
+    client.force_login(world.admin)
+    j = client.get(reverse("calibration:report_export", args=[world.cycle.pk, "json"]))
+    report = json.loads(j.content)
+    assert report["meta"]["seed"] == 20260101 and "numpy" in report["meta"]["software"]
+    c = client.get(reverse("calibration:report_export", args=[world.cycle.pk, "csv"]))
+    rows = list(csv.DictReader(io.StringIO(c.content.decode())))
+    overall_alpha = next(r for r in rows if r["group_kind"] == "overall" and r["comparison"] == "experts"
+                         and r["metric"] == "krippendorff_alpha")
+    assert float(overall_alpha["value"]) == pytest.approx(report["groups"][0]["experts"]["krippendorff_alpha"], abs=1e-6)
+    pdf = client.get(reverse("calibration:report_export", args=[world.cycle.pk, "pdf"]))
+    assert pdf.content.startswith(b"%PDF")
+    assert client.get(reverse("calibration:report_export", args=[world.cycle.pk, "xls"])).status_code == 404
+    # The API (token auth, admins only) gives the same numbers for the same seed.
+    from rest_framework.authtoken.models import Token
+
+    client.logout()
+    token = Token.objects.create(user=world.admin)
+    api = client.get(reverse("api-cycle-report", args=[world.cycle.pk]), HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert api.status_code == 200
+    assert api.json()["groups"][0]["experts"]["alpha_ci"] == report["groups"][0]["experts"]["alpha_ci"]
+    bad = client.get(reverse("api-cycle-report", args=[world.cycle.pk]), {"resamples": "many"},
+                     HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert bad.status_code == 400
+    expert_token = Token.objects.create(user=world.expert)
+    assert client.get(reverse("api-cycle-report", args=[world.cycle.pk]),
+                      HTTP_AUTHORIZATION=f"Token {expert_token.key}").status_code == 403
+
+
+def test_report_shows_agreement_before_adjudication_and_judge_against_gold_after(scored, client):
+    world, run = scored
+    from annotations.adjudication.selectors import item_states
+
+    disputed = [s for s in item_states(cycle_ids=[world.cycle.pk]).values() if s.needs_adjudication]
+    assert disputed, "the seeded scores should produce at least one disagreement"
+    state = disputed[0]
+    keys = list(state.scores)
+    before = None
+    client.force_login(world.admin)
+    before = client.get(reverse("calibration:report", args=[world.cycle.pk])).context["overall"]
+    assert before["judge_vs_gold"]["n_units"] == 0
+    adjudication_record(item_id=state.item_id, adjudicator=world.admin, scores=dict.fromkeys(keys, 2),
+                        reason="rubric_ambiguity")
+    after = client.get(reverse("calibration:report", args=[world.cycle.pk])).context["overall"]
+    assert after["judge_vs_gold"]["n_units"] == len(keys)
+    # Expert agreement is computed on the original scores: adjudication does not change it.
+    assert after["experts"]["krippendorff_alpha"] == before["experts"]["krippendorff_alpha"]

@@ -1,0 +1,145 @@
+"""Leaderboard arithmetic on a small hand-computed example, the bootstrap, and self-preference."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+
+from evaluations.judge.leaderboard import LeaderboardItem, leaderboard_compute, paired_comparison
+from evaluations.judge.models import JudgeResult
+from evaluations.judge.pipeline import judge_run_execute
+from evaluations.judge.selectors import leaderboard_build
+from evaluations.judge.services import judge_run_create
+from evaluations.judge.stats_bootstrap import bootstrap_weighted_mean_ci, weighted_mean
+from evaluations.selectors import difficulty_weight
+
+from .conftest import MODELS, import_benchmark, no_sleep
+
+# case id: (dimension, difficulty weight, tradition)
+CASES = {1: ("textual", 1.0, "none"), 2: ("doctrinal", 2.0, "reformed"), 3: ("doctrinal", 3.0, "reformed"),
+         4: ("historical", 1.5, "catholic")}
+# model: {case: composite, or None when the item failed}
+SCORES = {
+    "A": {1: 0.5, 2: 0.8, 3: 0.2, 4: 0.6},
+    "B": {1: 0.9, 2: 0.4, 3: None, 4: 0.3},
+    "C": {1: 0.1, 2: 0.2, 3: 0.3, 4: 0.4},
+}
+
+
+def items() -> list[LeaderboardItem]:
+    return [
+        LeaderboardItem(model=model, family=model.lower(), case_id=case, dimension=CASES[case][0],
+                        difficulty_weight=CASES[case][1], tradition=CASES[case][2], scored=value is not None,
+                        composite=value, primary_composite=value, self_preference=False)
+        for model, values in SCORES.items() for case, value in values.items()
+    ]
+
+
+@pytest.fixture(scope="module")
+def board():  # type: ignore[no-untyped-def]
+    return leaderboard_compute(items(), n_resamples=1000, seed=7)
+
+
+def test_model_score_is_the_difficulty_weighted_mean_of_scored_composites(board):
+    rows = {row.model: row for row in board.models}
+    # A: (0.5×1 + 0.8×2 + 0.2×3 + 0.6×1.5) / (1 + 2 + 3 + 1.5) = 3.6 / 7.5
+    assert rows["A"].overall.score == pytest.approx(0.48)
+    # B: case 3 failed and is excluded: (0.9×1 + 0.4×2 + 0.3×1.5) / 4.5 = 2.15 / 4.5
+    assert rows["B"].overall.score == pytest.approx(2.15 / 4.5)
+    # C: (0.1 + 0.4 + 0.9 + 0.6) / 7.5
+    assert rows["C"].overall.score == pytest.approx(2.0 / 7.5)
+    assert [r.model for r in board.models] == ["A", "B", "C"]
+    assert (rows["B"].items, rows["B"].scored, rows["B"].excluded) == (4, 3, 1)
+    assert rows["B"].failure_rate == pytest.approx(0.25) and rows["A"].failure_rate == 0
+
+
+def test_scores_per_dimension_and_per_tradition(board):
+    a = next(r for r in board.models if r.model == "A")
+    assert a.by_dimension["textual"].score == pytest.approx(0.5)
+    assert a.by_dimension["doctrinal"].score == pytest.approx((1.6 + 0.6) / 5)  # 0.44
+    assert a.by_dimension["historical"].score == pytest.approx(0.6)
+    assert a.by_tradition["reformed"].score == pytest.approx(0.44)
+    assert a.by_tradition["none"].score == pytest.approx(0.5)
+    b = next(r for r in board.models if r.model == "B")
+    assert b.by_dimension["doctrinal"].score == pytest.approx(0.4) and b.by_dimension["doctrinal"].n == 1
+
+
+def test_pairwise_comparisons_are_paired_on_common_cases_with_bonferroni(board):
+    pairs = {(c.model_a, c.model_b): c for c in board.comparisons}
+    assert set(pairs) == {("A", "B"), ("A", "C"), ("B", "C")}
+    ab = pairs[("A", "B")]
+    # Common cases 1, 2, 4: differences −0.4, 0.4, 0.3; mean 0.1; sd = √(0.38 / 2) = 0.43589
+    assert ab.n_common == 3 and ab.mean_difference == pytest.approx(0.1)
+    sd = math.sqrt(0.19)
+    assert ab.cohens_d == pytest.approx(0.1 / sd)
+    t = 0.1 / (sd / math.sqrt(3))
+    assert ab.t_statistic == pytest.approx(t)
+    # Student t with 2 degrees of freedom: two-sided p = 1 − t / √(t² + 2).
+    assert ab.p_value == pytest.approx(1 - t / math.sqrt(t * t + 2))
+    assert ab.p_bonferroni == pytest.approx(min(1.0, 3 * ab.p_value)) == 1.0
+    ac = pairs[("A", "C")]
+    assert ac.n_common == 4 and ac.mean_difference == pytest.approx(0.275)
+    assert ac.p_value == pytest.approx(scipy_stats.ttest_rel([0.5, 0.8, 0.2, 0.6], [0.1, 0.2, 0.3, 0.4]).pvalue)
+    assert ac.p_bonferroni == pytest.approx(min(1.0, 3 * ac.p_value))
+    assert not any(c.significant for c in board.comparisons)
+
+
+def test_paired_comparison_degenerate_cases():
+    assert paired_comparison([], []) == (None, None, None, None)
+    assert paired_comparison([0.5], [0.2]) == (pytest.approx(0.3), None, None, None)
+    assert paired_comparison([0.5, 0.6], [0.4, 0.5]) == (pytest.approx(0.1), None, None, None)  # zero spread
+
+
+def test_intervals_contain_the_estimate_and_are_reproducible_with_the_seed(board):
+    for row in board.models:
+        assert row.overall.ci_low - 1e-12 <= row.overall.score <= row.overall.ci_high + 1e-12
+    again = leaderboard_compute(items(), n_resamples=1000, seed=7)
+    assert [(r.overall.ci_low, r.overall.ci_high) for r in again.models] == \
+           [(r.overall.ci_low, r.overall.ci_high) for r in board.models]
+
+
+def test_bootstrap_is_stratified_by_dimension():
+    # Within each stratum every value is the same, so every stratified resample has the same mean.
+    values = [0.2] * 5 + [0.8] * 5
+    strata = ["textual"] * 5 + ["doctrinal"] * 5
+    assert bootstrap_weighted_mean_ci(values, None, strata, seed=1) == pytest.approx((0.5, 0.5))
+    low, high = bootstrap_weighted_mean_ci(values, None, None, seed=1)  # unstratified: the mix varies
+    assert low < 0.5 < high
+
+
+def test_bootstrap_percentile_interval_matches_a_direct_computation():
+    rng = np.random.default_rng(3)
+    x = rng.random(40)
+    w = rng.choice([1.0, 1.5, 2.0, 3.0], size=40)
+    low, high = bootstrap_weighted_mean_ci(x, w, None, n_resamples=1000, seed=11)
+    draws = np.random.default_rng(11).integers(0, 40, size=(1000, 40))
+    stats = (w[draws] * x[draws]).sum(axis=1) / w[draws].sum(axis=1)
+    assert (low, high) == pytest.approx(tuple(np.percentile(stats, [2.5, 97.5])))
+    assert weighted_mean(x, w) == pytest.approx(float((x * w).sum() / w.sum()))
+    assert math.isnan(bootstrap_weighted_mean_ci([], [])[0])
+
+
+def test_leaderboard_uses_the_secondary_judge_for_the_primary_judges_family_and_shows_both(
+    db, tmp_path, rubric_v1, judge_settings
+):
+    import_benchmark(tmp_path, n_cases=18)
+    run = judge_run_create(rubric=rubric_v1)
+    judge_run_execute(run=run, client_options={"sleep": no_sleep})
+    board = leaderboard_build(run=run, n_resamples=200)
+    rows = {row.model: row for row in board.models}
+    gemini = MODELS[2][0]
+    assert rows[gemini].self_preference and not rows[MODELS[0][0]].self_preference
+
+    def expected(role: str) -> float:
+        results = JudgeResult.objects.filter(run=run, response__model__name=gemini, role=role, status="scored")
+        pairs = [(float(r.composite), float(difficulty_weight(r.response.test_case.difficulty)))
+                 for r in results.select_related("response__test_case")]
+        return sum(c * w for c, w in pairs) / sum(w for _, w in pairs)
+
+    assert rows[gemini].overall.score == pytest.approx(expected("secondary"))
+    assert rows[gemini].primary_judge_score == pytest.approx(expected("primary"))
+    assert rows[gemini].overall.score != rows[gemini].primary_judge_score  # the fake judges disagree
+    gpt = rows[MODELS[0][0]]
+    assert gpt.overall.score == pytest.approx(gpt.primary_judge_score)
