@@ -133,7 +133,7 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
 
     Every expert except FEATURED_EXPERT finishes about `share` of their queue: scores follow the demo
     judge's raw scores where they exist, with seeded noise of ±1 so that experts disagree now and then;
-    a few items are skipped as outside the expert's expertise. Then half of the items whose experts
+    a few items are skipped as outside the expert's expertise. Then a third of the items whose experts
     disagree get a gold decision from the demo admin, so the judge-vs-gold comparison has data.
     """
     import random
@@ -174,7 +174,7 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
     admin = User.objects.get(email="admin@faithbench.test")
     disputed = sorted((s for s in item_states(cycle_ids=[cycle.pk]).values() if s.needs_adjudication),
                       key=lambda s: s.item_id)
-    for state in disputed[::2]:
+    for state in disputed[::3]:
         gold = {key: sorted(values)[(len(values) - 1) // 2] for key, values in state.scores.items()}
         adjudication_record(item_id=state.item_id, adjudicator=admin, scores=gold, reason="rubric_ambiguity",
                             note="Demo: settled on the panel's median after discussion.")

@@ -47,7 +47,7 @@ def forest_plot_svg(rows: list[dict[str, Any]], *, title: str, target: float = T
     height = top + row_h * len(rows) + 36
     colour = {"pass": "#2d7a46", "fail": "#a33a2b", "uncertain": "#b7791f", "undefined": "#8a94a3"}
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {left + width + 140} {height}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {left + width + 260} {height}" '
         f'width="100%" aria-label="{escape(title)}">',
         f'<title>{escape(title)}</title>',
         f'<text x="{left}" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',

@@ -22,7 +22,7 @@ from itertools import combinations
 import numpy as np
 from scipy import stats as scipy_stats
 
-from .stats_bootstrap import bootstrap_weighted_mean_ci, weighted_mean
+from stats.means import bootstrap_weighted_mean_ci, weighted_mean
 
 NO_TRADITION = "none"
 

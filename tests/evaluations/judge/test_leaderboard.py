@@ -12,8 +12,8 @@ from evaluations.judge.models import JudgeResult
 from evaluations.judge.pipeline import judge_run_execute
 from evaluations.judge.selectors import leaderboard_build
 from evaluations.judge.services import judge_run_create
-from evaluations.judge.stats_bootstrap import bootstrap_weighted_mean_ci, weighted_mean
 from evaluations.selectors import difficulty_weight
+from stats.means import bootstrap_weighted_mean_ci, weighted_mean
 
 from .conftest import MODELS, import_benchmark, no_sleep
 

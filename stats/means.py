@@ -1,7 +1,6 @@
 """Stratified percentile bootstrap of a weighted mean — pure numpy, no Django.
 
-Temporary home: this belongs in the shared ``stats/`` package (being written in parallel); move it there
-and import it from here once that package exists.
+Used by the judge leaderboard (evaluations/judge/leaderboard.py).
 
 Methodology §5.7.1: 1,000 resamples, 95 %, percentile method, stratified by dimension. Each resample
 draws, within every stratum independently, as many items as the stratum has, with replacement, and
