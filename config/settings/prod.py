@@ -27,3 +27,12 @@ STORAGES = {
 EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
 EMAIL_HOST = env("DJANGO_EMAIL_HOST", "localhost")
 DEFAULT_FROM_EMAIL = env("DJANGO_DEFAULT_FROM_EMAIL", "noreply@localhost")
+
+# allauth keeps its login rate-limit counters in the cache, so every process must share one:
+# the database cache by default (run `manage.py createcachetable` once after migrating).
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": env("DJANGO_CACHE_TABLE", "faithbench_cache"),
+    }
+}
