@@ -9,7 +9,7 @@ from tests.accounts.permission_matrix import Case, matrix_failures, roles
 
 pytestmark = pytest.mark.django_db
 
-OWN_APPS = ("accounts", "annotations", "calibration")
+OWN_APPS = ("accounts", "annotations", "calibration", "judge")
 # allauth's pages that the app links to (the rest of allauth behaves like these: login or allow).
 ALLAUTH_NAMES = (
     "account_login", "account_signup", "account_logout", "account_reset_password", "account_email",
@@ -36,6 +36,9 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         return reverse(f"annotations:{name}", kwargs={"public_id": public_id})
 
     staff_only = roles("login", "403", "403", "403", "allow")
+    from evaluations.judge.models import JudgeRun
+
+    judge_run = JudgeRun.objects.create(rubric=world.cycle.rubric, primary_model="j", base_url="http://127.0.0.1:9/v1")
     signed_in = roles("login", "allow", "allow", "allow", "allow")
     own_item = roles("login", "allow", "404", "404", "404")
     return [
@@ -94,6 +97,13 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("annotations:adjudication_reopen",
              reverse("annotations:adjudication_reopen", kwargs={"item_id": mine[1].item_id, "public_id": skip_item}),
              roles("login", "404", "404", "allow", "allow"), method="post"),
+        # the judge pipeline: staff only (experts must never see judge output)
+        Case("judge:run_list", reverse("judge:run_list"), staff_only),
+        Case("judge:run_detail", reverse("judge:run_detail", kwargs={"pk": judge_run.pk}), staff_only),
+        Case("judge:run_detail", reverse("judge:run_detail", kwargs={"pk": judge_run.pk}), staff_only, htmx=True),
+        Case("judge:leaderboard", reverse("judge:leaderboard"), staff_only),
+        Case("judge:run_cancel", reverse("judge:run_cancel", kwargs={"pk": judge_run.pk}), staff_only, method="post"),
+        Case("api-leaderboard", reverse("api-leaderboard"), roles("403", "403", "403", "403", "404")),
         # the pipeline's API: admins only (token or session)
         Case("api-gold-labels", reverse("api-gold-labels"), roles("403", "403", "403", "403", "allow")),
     ]
