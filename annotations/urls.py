@@ -1,7 +1,6 @@
 from django.urls import path
 
 from . import views
-from .adjudication import views as adjudication
 
 app_name = "annotations"
 
@@ -16,7 +15,4 @@ urlpatterns = [
     path("a/<str:public_id>/submit/", views.submit, name="submit"),
     path("a/<str:public_id>/skip/", views.skip, name="skip"),
     path("a/<str:public_id>/reopen/", views.reopen, name="reopen"),
-    path("adjudication/", adjudication.queue, name="adjudication_queue"),
-    path("adjudication/<int:item_id>/", adjudication.item, name="adjudication_item"),
-    path("adjudication/<int:item_id>/reopen/<str:public_id>/", adjudication.reopen, name="adjudication_reopen"),
 ]

@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.adjudication.selectors import gold_labels
+from calibration.adjudication.selectors import gold_labels
 
 from .models import CalibrationCycle
 

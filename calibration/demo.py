@@ -138,10 +138,10 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
     """
     import random
 
-    from annotations.adjudication.selectors import item_states
-    from annotations.adjudication.services import adjudication_record
     from annotations.models import Assignment
     from annotations.services import AnnotationInput, annotation_skip, annotation_submit, sub_dimension_keys
+    from calibration.adjudication.selectors import item_states
+    from calibration.adjudication.services import adjudication_record
     from evaluations.judge.models import JudgeResult, JudgeScore
 
     cycle = CalibrationCycle.objects.filter(name=DEMO_CYCLE_NAME).first()

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import views
+from .adjudication import views as adjudication
 
 app_name = "calibration"
 
@@ -13,4 +14,8 @@ urlpatterns = [
     path("cycles/<int:pk>/report/", views.cycle_report, name="report"),
     path("cycles/<int:pk>/report.<str:fmt>", views.cycle_report_export, name="report_export"),
     path("progress/", views.progress, name="progress"),
+    # Adjudication is for panel leads and adjudicators as well as admins; the views check who may decide what.
+    path("adjudication/", adjudication.queue, name="adjudication_queue"),
+    path("adjudication/<int:item_id>/", adjudication.item, name="adjudication_item"),
+    path("adjudication/<int:item_id>/reopen/<str:public_id>/", adjudication.reopen, name="adjudication_reopen"),
 ]

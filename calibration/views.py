@@ -128,7 +128,7 @@ def gold_export(request: AuthedRequest, pk: int) -> HttpResponse:
     import io
     import json
 
-    from annotations.adjudication.selectors import gold_labels
+    from calibration.adjudication.selectors import gold_labels
 
     cycle = get_object_or_404(CalibrationCycle, pk=pk)
     rows = gold_labels(cycle=cycle)

@@ -205,10 +205,10 @@ def crawl_as_expert(world: World) -> list[tuple[str, object]]:
     for path in ("/judge/runs/", "/judge/leaderboard/", "/api/v1/leaderboard/",
                  "/api/v1/gold-labels/", f"/api/v1/reports/cycles/{pk}/", f"/calibration/cycles/{pk}/report/",
                  f"/calibration/cycles/{pk}/report.json", f"/calibration/cycles/{pk}/report.csv",
-                 f"/calibration/cycles/{pk}/gold/", "/scoring/adjudication/", "/api/v1/schema/"):
+                 f"/calibration/cycles/{pk}/gold/", "/calibration/adjudication/", "/api/v1/schema/"):
         get(path)
     for assignment in mine:
-        get(reverse("annotations:adjudication_item", kwargs={"item_id": assignment.item_id}))
+        get(reverse("calibration:adjudication_item", kwargs={"item_id": assignment.item_id}))
     return seen
 
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from annotations.adjudication.services import adjudication_record
 from annotations.models import Assignment, SubScore
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
+from calibration.adjudication.services import adjudication_record
 from evaluations.judge.models import JudgeResult, JudgeRun, JudgeScore
 from stats.alpha import krippendorff_alpha
 from stats.kappa import cohen_kappa
@@ -115,7 +115,7 @@ def test_exports_and_api_carry_the_same_report(scored, client):
 
 def test_report_shows_agreement_before_adjudication_and_judge_against_gold_after(scored, client):
     world, run = scored
-    from annotations.adjudication.selectors import item_states
+    from calibration.adjudication.selectors import item_states
 
     disputed = [s for s in item_states(cycle_ids=[world.cycle.pk]).values() if s.needs_adjudication]
     assert disputed, "the seeded scores should produce at least one disagreement"

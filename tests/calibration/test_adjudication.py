@@ -9,13 +9,18 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
-from annotations.adjudication.selectors import adjudication_queue, gold_labels, item_states
-from annotations.adjudication.services import adjudication_record
 from annotations.models import AdjudicationDecision, Assignment, SubScore
 from annotations.services import AnnotationInput, annotation_reopen, annotation_submit, sub_dimension_keys
+from calibration.adjudication.selectors import adjudication_queue, gold_labels, item_states
+from calibration.adjudication.services import adjudication_record
 from calibration.models import Panel
-
-from .factories import OTHER_EXPERT_EMAIL, OTHER_RATIONALE_MARKER, person, tradition, world_build
+from tests.annotations.factories import (
+    OTHER_EXPERT_EMAIL,
+    OTHER_RATIONALE_MARKER,
+    person,
+    tradition,
+    world_build,
+)
 
 DOCTRINAL = ["doctrinalAccuracy", "traditionFidelity", "nuanceRecognition", "sourceGrounding"]
 
@@ -144,7 +149,7 @@ def test_adjudication_page_shows_anonymous_labels_not_identities(setup, client):
     world, items, emails = setup
     score_item(world, items[0], {emails[0]: [0, 1, 2, 3], emails[1]: [3, 1, 2, 3], emails[2]: [1, 1, 2, 3]})
     client.force_login(world.lead)
-    page = client.get(reverse("annotations:adjudication_item", args=[items[0]]))
+    page = client.get(reverse("calibration:adjudication_item", args=[items[0]]))
     body = page.content.decode()
     assert page.status_code == 200
     assert "Expert A" in body and "Expert B" in body and "Expert C" in body
@@ -153,16 +158,16 @@ def test_adjudication_page_shows_anonymous_labels_not_identities(setup, client):
     for model in world.models:
         assert model.name not in body and model.provider not in body  # ... but the model stays blind
     # Labels are stable per item.
-    assert client.get(reverse("annotations:adjudication_item", args=[items[0]])).content.decode().count("Expert A") == \
+    assert client.get(reverse("calibration:adjudication_item", args=[items[0]])).content.decode().count("Expert A") == \
         body.count("Expert A")
     # Experts cannot open it (404, existence not confirmed), nor the queue.
     client.force_login(world.expert)
-    assert client.get(reverse("annotations:adjudication_item", args=[items[0]])).status_code == 404
-    assert client.get(reverse("annotations:adjudication_queue")).status_code == 403
+    assert client.get(reverse("calibration:adjudication_item", args=[items[0]])).status_code == 404
+    assert client.get(reverse("calibration:adjudication_queue")).status_code == 403
     # Posting the decision through the page.
     client.force_login(world.lead)
     form = {f"gold_{k}": v for k, v in zip(DOCTRINAL, [1, 1, 2, 3], strict=True)} | {"reason": "rubric_ambiguity", "note": ""}
-    response = client.post(reverse("annotations:adjudication_item", args=[items[0]]), form)
+    response = client.post(reverse("calibration:adjudication_item", args=[items[0]]), form)
     assert response.status_code == 302
     assert AdjudicationDecision.objects.get(item_id=items[0]).adjudicator == world.lead
     assert Panel.objects.get(pk=world.catholic.pk).lead == world.lead
@@ -173,7 +178,7 @@ def test_reopen_message_reaches_the_expert_without_the_adjudicators_name(setup, 
     score_item(world, items[0], {emails[0]: [0, 1, 2, 3], emails[1]: [3, 1, 2, 3], emails[2]: [1, 1, 2, 3]})
     mine = Assignment.objects.get(item_id=items[0], expert=world.expert)
     client.force_login(world.lead)
-    response = client.post(reverse("annotations:adjudication_reopen", args=[items[0], mine.public_id]),
+    response = client.post(reverse("calibration:adjudication_reopen", args=[items[0], mine.public_id]),
                            {"note": "Please re-read the second paragraph on nuance."})
     assert response.status_code == 302
     client.force_login(world.expert)

@@ -10,12 +10,12 @@ from django.http import Http404
 from django.utils.safestring import SafeString
 
 from accounts.models import User
-from calibration.models import CalibrationCycle, CycleItem, Panel
+from annotations.models import AdjudicationDecision, Annotation, Assignment, SubScore
+from annotations.rendering import markdown_to_safe_html
 from evaluations.methodology import SCALE, ScaleLevel
 from evaluations.models import RubricSubDimension
 
-from ..models import AdjudicationDecision, Annotation, Assignment, SubScore
-from ..rendering import markdown_to_safe_html
+from ..models import CalibrationCycle, CycleItem, Panel
 from .rules import item_disagreements
 
 DONE = {Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED}

@@ -11,11 +11,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.models import User
-from calibration.models import Panel
+from annotations.forms import ReopenForm
+from annotations.models import AdjudicationDecision, Assignment
+from annotations.services import annotation_reopen, can_reopen
 
-from ..forms import ReopenForm
-from ..models import AdjudicationDecision, Assignment
-from ..services import annotation_reopen, can_reopen
+from ..models import Panel
 from .selectors import adjudication_queue, adjudication_state_for, adjudication_view
 from .services import adjudication_record
 
@@ -49,7 +49,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         raise PermissionDenied
     show_decided = request.GET.get("decided") == "1"
     entries = adjudication_queue(user=request.user, include_decided=show_decided)
-    return render(request, "annotations/adjudication/queue.html", {"entries": entries, "show_decided": show_decided})
+    return render(request, "calibration/adjudication/queue.html", {"entries": entries, "show_decided": show_decided})
 
 
 @never_cache
@@ -74,12 +74,12 @@ def item(request: HttpRequest, item_id: int) -> HttpResponse:
                 status = 400
             else:
                 messages.success(request, "Gold scores recorded. The experts' own scores are unchanged.")
-                return redirect("annotations:adjudication_queue")
+                return redirect("calibration:adjudication_queue")
         else:
             status = 400
     can_reopen_any = bool(view.experts) and can_reopen(
         user=request.user, assignment=Assignment.objects.select_related("panel").get(public_id=view.experts[0].public_id))
-    return render(request, "annotations/adjudication/item.html",
+    return render(request, "calibration/adjudication/item.html",
                   {"view": view, "form": form, "can_reopen": can_reopen_any and not view.history}, status=status)
 
 
@@ -100,4 +100,4 @@ def reopen(request: HttpRequest, item_id: int, public_id: str) -> HttpResponse:
         messages.error(request, " ".join(exc.messages))
     else:
         messages.success(request, "Reopened; the expert will see your message in the item's history.")
-    return redirect("annotations:adjudication_item", item_id=item_id)
+    return redirect("calibration:adjudication_item", item_id=item_id)

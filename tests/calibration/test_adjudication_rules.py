@@ -1,7 +1,7 @@
 """The disagreement rules, by hand."""
 import pytest
 
-from annotations.adjudication.rules import has_strict_majority, item_disagreements, sub_dimension_disagreement
+from calibration.adjudication.rules import has_strict_majority, item_disagreements, sub_dimension_disagreement
 
 
 def test_strict_majority():

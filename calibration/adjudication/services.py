@@ -5,10 +5,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from accounts.models import User
-from calibration.models import CycleItem
+from annotations.models import AdjudicationDecision, GoldScore
 from evaluations.models import RubricSubDimension
 
-from ..models import AdjudicationDecision, GoldScore
+from ..models import CycleItem
 from .selectors import item_states, may_adjudicate
 
 
