@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-$(shell cksum requirements.lock | cut -d' ' -f1)
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run demo test lint check lock bench clean
+.PHONY: install run demo test lint typecheck check lock bench clean
 
 $(STAMP): requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,9 @@ test: install
 
 lint: install
 	$(BIN)/ruff check .
+
+typecheck: install
+	$(BIN)/mypy stats accounts evaluations annotations calibration config
 
 check: install
 	$(BIN)/python manage.py makemigrations --check --dry-run

@@ -22,8 +22,9 @@ class PanelAdmin(admin.ModelAdmin):
 
     @admin.display(description="experts / minimum")
     def size(self, obj: Panel) -> str:
-        flag = " ⚠ below minimum" if obj.n_members < obj.min_size else ""
-        return f"{obj.n_members} / {obj.min_size}{flag}"
+        n_members: int = getattr(obj, "n_members", 0)  # annotated by get_queryset
+        flag = " ⚠ below minimum" if n_members < obj.min_size else ""
+        return f"{n_members} / {obj.min_size}{flag}"
 
     def changelist_view(self, request: HttpRequest, extra_context=None):  # type: ignore[no-untyped-def]
         if request.method == "GET":

@@ -5,6 +5,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db.models import Count, Q, QuerySet
 
@@ -80,7 +81,7 @@ def judge_extreme_composite_response_ids(*, response_ids: Iterable[int], share: 
     wanted = set(response_ids)
     if run is None or not wanted:
         return frozenset()
-    by_response: dict[int, dict[str, tuple[str, object]]] = defaultdict(dict)
+    by_response: dict[int, dict[str, tuple[str, Decimal | None]]] = defaultdict(dict)
     dimension_of: dict[int, str] = {}
     for response_id, role, status, composite, dimension in JudgeResult.objects.filter(run=run).values_list(
             "response_id", "role", "status", "composite", "response__test_case__dimension"):

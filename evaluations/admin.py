@@ -31,8 +31,8 @@ class ImportForm(forms.Form):
     dry_run = forms.BooleanField(required=False, help_text="Validate and count only; write nothing.")
 
 
-class ImportExportMixin:
-    """Adds an "Import" page to a changelist and export actions for the selected rows."""
+class ImportExportAdmin(admin.ModelAdmin):
+    """A ModelAdmin with an "Import" page on its changelist and export actions for the selected rows."""
 
     import_kind: str = ""
     change_list_template = "admin/evaluations/change_list_import.html"
@@ -75,7 +75,7 @@ class ImportExportMixin:
         }
         return render(request, "admin/evaluations/import.html", context)
 
-    def _export(self, request: HttpRequest, queryset, fmt: str) -> HttpResponse:  # type: ignore[no-untyped-def]
+    def _export(self, request: HttpRequest, queryset, fmt: str) -> StreamingHttpResponse:  # type: ignore[no-untyped-def]
         include_held_out = request.user.is_superuser
         body = export_records(kind=self.import_kind, fmt=fmt, queryset=queryset, include_held_out=include_held_out)
         response = StreamingHttpResponse((piece.encode("utf-8") for piece in body), content_type=CONTENT_TYPES[fmt])
@@ -140,7 +140,7 @@ HELD_OUT_TEXT_FIELDS = ("prompt", "reference_answer")
 
 
 @admin.register(TestCase)
-class TestCaseAdmin(ImportExportMixin, admin.ModelAdmin):
+class TestCaseAdmin(ImportExportAdmin):
     import_kind = "cases"
     list_display = ["external_id", "dimension", "difficulty", "tradition", "question_type", "visibility", "is_active", "version"]
     list_filter = ["dimension", "difficulty", "tradition", "question_type", "visibility", "is_active"]
@@ -166,7 +166,7 @@ class EvaluatedModelAdmin(admin.ModelAdmin):
 
 
 @admin.register(ModelResponse)
-class ModelResponseAdmin(ImportExportMixin, admin.ModelAdmin):
+class ModelResponseAdmin(ImportExportAdmin):
     import_kind = "responses"
     list_display = ["test_case", "model", "run_label", "completion_tokens", "created_at"]
     list_filter = ["model", "run_label", "test_case__dimension", "test_case__difficulty", "test_case__tradition",
@@ -180,7 +180,7 @@ class ModelResponseAdmin(ImportExportMixin, admin.ModelAdmin):
 
 
 @admin.register(TheoBertCase)
-class TheoBertCaseAdmin(ImportExportMixin, admin.ModelAdmin):
+class TheoBertCaseAdmin(ImportExportAdmin):
     import_kind = "theobert"
     list_display = ["case_id", "type", "category", "difficulty", "pass_condition", "k", "reference"]
     list_filter = ["type", "category", "difficulty", "pass_condition"]

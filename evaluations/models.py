@@ -107,11 +107,12 @@ class RubricVersion(models.Model):
                 raise ValidationError(errors)
 
 
-WEIGHT_FIELD_KW = {
-    "max_digits": 5,
-    "decimal_places": 2,
-    "validators": [MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))],
-}
+def weight_field(help_text: str) -> models.DecimalField:
+    """A weight in percentage points: an exact decimal 0–100 with two places (never a float)."""
+    return models.DecimalField(
+        max_digits=5, decimal_places=2, help_text=help_text,
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))],
+    )
 
 
 class RubricDimension(models.Model):
@@ -120,7 +121,7 @@ class RubricDimension(models.Model):
     rubric = models.ForeignKey(RubricVersion, on_delete=models.CASCADE, related_name="dimensions")
     key = models.CharField(max_length=20, choices=Dimension.choices)
     name = models.CharField(max_length=80)
-    weight = models.DecimalField(**WEIGHT_FIELD_KW, help_text="Percentage points; the six weights sum to 100.")
+    weight = weight_field("Percentage points; the six weights sum to 100.")
     description = models.TextField(blank=True)
     order = models.PositiveSmallIntegerField(default=0)
 
@@ -142,7 +143,7 @@ class RubricSubDimension(models.Model):
     dimension = models.ForeignKey(RubricDimension, on_delete=models.CASCADE, related_name="sub_dimensions")
     key = models.CharField(max_length=40, help_text="camelCase key as the methodology spells it, e.g. lexicalAccuracy.")
     name = models.CharField(max_length=80)
-    weight = models.DecimalField(**WEIGHT_FIELD_KW, help_text="Percentage points; a dimension's weights sum to 100.")
+    weight = weight_field("Percentage points; a dimension's weights sum to 100.")
     description = models.TextField(blank=True)
     order = models.PositiveSmallIntegerField(default=0)
 

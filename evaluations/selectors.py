@@ -46,4 +46,5 @@ def cases_visible_to(user: object) -> QuerySet[TestCase]:
 
 def case_facet_counts() -> list[dict]:
     """Number of cases per dimension × difficulty, for the home page."""
-    return list(TestCase.objects.values("dimension", "difficulty").annotate(n=Count("id")).order_by("dimension", "difficulty"))
+    rows = TestCase.objects.values("dimension", "difficulty").annotate(n=Count("id")).order_by("dimension", "difficulty")
+    return [dict(row) for row in rows]

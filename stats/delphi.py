@@ -158,13 +158,13 @@ def ranking(scores: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def weighted_scores(per_dimension: np.ndarray, weights: Sequence[float]) -> np.ndarray:
+def weighted_scores(per_dimension: np.ndarray, weights: Sequence[float] | np.ndarray) -> np.ndarray:
     """Model scores Σ_d w_d × s_{m,d} / Σ w (rows: models, columns: dimensions)."""
     w = np.asarray(weights, dtype=float)
     return np.asarray(per_dimension, dtype=float) @ w / w.sum()
 
 
-def kendall_tau(a: Sequence[float], b: Sequence[float]) -> float:
+def kendall_tau(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
     """Kendall's τ-b between two score vectors over the same items (scipy.stats.kendalltau)."""
     if len(a) < 2:
         return float("nan")

@@ -190,7 +190,7 @@ def adjudication_view(*, state: ItemState) -> AdjudicationView:
             label=f"Expert {chr(ord('A') + index)}",
             public_id=assignment.public_id,
             status=assignment.get_status_display(),
-            scores={s.key: s.score for s in annotation.scores.all()} if submitted else {},
+            scores={s.key: s.score for s in annotation.scores.all()} if submitted and annotation else {},
             rationale=annotation.rationale if annotation and annotation.is_locked else "",
             flagged_broken=bool(annotation and annotation.flagged_broken),
             broken_note=annotation.broken_note if annotation else "",

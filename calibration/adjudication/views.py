@@ -1,15 +1,18 @@
 """Adjudication pages: the adjudicator's queue and the decision page of one item."""
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.http import AuthedRequest
 from accounts.models import User
 from annotations.forms import ReopenForm
 from annotations.models import AdjudicationDecision, Assignment
@@ -29,7 +32,7 @@ class DecisionForm(forms.Form):
     reason = forms.ChoiceField(choices=AdjudicationDecision.Reason.choices)
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=4000)
 
-    def __init__(self, *args: object, keys: list[str], **kwargs: object) -> None:
+    def __init__(self, *args: Any, keys: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.keys = keys
         for key in keys:
@@ -43,7 +46,7 @@ class DecisionForm(forms.Form):
 @never_cache
 @login_required
 @require_GET
-def queue(request: HttpRequest) -> HttpResponse:
+def queue(request: AuthedRequest) -> HttpResponse:
     """Items of the adjudicator's panels whose experts disagree and that have no decision yet."""
     if not _may_see_queue(request.user):
         raise PermissionDenied
@@ -55,7 +58,7 @@ def queue(request: HttpRequest) -> HttpResponse:
 @never_cache
 @login_required
 @require_http_methods(["GET", "POST"])
-def item(request: HttpRequest, item_id: int) -> HttpResponse:
+def item(request: AuthedRequest, item_id: int) -> HttpResponse:
     """Every expert's scores and rationale (as Expert A, B, C), the item, and the gold-score form."""
     state = adjudication_state_for(user=request.user, item_id=item_id)
     view = adjudication_view(state=state)
@@ -86,7 +89,7 @@ def item(request: HttpRequest, item_id: int) -> HttpResponse:
 @never_cache
 @login_required
 @require_POST
-def reopen(request: HttpRequest, item_id: int, public_id: str) -> HttpResponse:
+def reopen(request: AuthedRequest, item_id: int, public_id: str) -> HttpResponse:
     """Send one expert's annotation back to them with a message (before any gold decision)."""
     adjudication_state_for(user=request.user, item_id=item_id)
     assignment = Assignment.objects.select_related("panel").filter(public_id=public_id, item_id=item_id).first()

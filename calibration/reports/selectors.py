@@ -63,9 +63,9 @@ def report_inputs(*, cycle: CalibrationCycle, run: JudgeRun | None) -> ReportInp
     for item_id, expert_id, key, score in SubScore.objects.filter(
         annotation__assignment__cycle=cycle, annotation__status=Annotation.Status.SUBMITTED,
     ).values_list("annotation__assignment__item_id", "annotation__assignment__expert_id", "key", "score"):
-        unit = by_key.get((str(item_id), key))
-        if unit is not None:
-            ratings.append(Rating(unit, pseudonym[expert_id], score))
+        rated = by_key.get((str(item_id), key))
+        if rated is not None:
+            ratings.append(Rating(rated, pseudonym[expert_id], score))
 
     judge: dict[tuple[str, str], int] = {}
     if run is not None:

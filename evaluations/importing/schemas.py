@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.db import models
 
 from ..models import (
     MASK_TOKEN,
@@ -132,7 +133,7 @@ def parse_dict(value: Any) -> dict:
     return value
 
 
-def choice(choices: type) -> Callable[[Any], str]:
+def choice(choices: type[models.TextChoices]) -> Callable[[Any], str]:
     allowed = list(choices.values)
 
     def parse(value: Any) -> str:
