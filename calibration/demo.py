@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import Q
 
 from accounts.models import User
 from accounts.services import user_create
@@ -179,3 +180,21 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
         adjudication_record(item_id=state.item_id, adjudicator=admin, scores=gold, reason="rubric_ambiguity",
                             note="Demo: settled on the panel's median after discussion.")
     return done
+
+
+def demo_totp_activate() -> list[str]:
+    """Activate a TOTP authenticator for the demo admin and panel leads (idempotent).
+
+    Staff and adjudicators must use two-factor sign-in. So that the local demo can be tried without
+    an authenticator app, `manage.py demo_totp EMAIL` prints the current code (development only).
+    """
+    from allauth.mfa.models import Authenticator
+    from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
+
+    emails = []
+    for user in User.objects.filter(email__endswith="@faithbench.test").filter(
+            Q(is_staff=True) | Q(role=User.Role.ADJUDICATOR)).order_by("email"):
+        if not Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).exists():
+            TOTP.activate(user, generate_totp_secret())
+        emails.append(user.email)
+    return emails

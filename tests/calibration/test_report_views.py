@@ -23,7 +23,11 @@ CATS = [0, 1, 2, 3]
 
 @pytest.fixture
 def scored(db):
-    """A committed cycle whose items are all scored by their experts, a finished judge run, one gold decision."""
+    return scored_world()
+
+
+def scored_world():
+    """A committed cycle whose items are all scored by their experts, and a finished judge run."""
     world = world_build(catholic_cases=4)
     rng = np.random.default_rng(4)
     assignments = Assignment.objects.select_related("expert", "item__response").order_by("item_id", "public_id")

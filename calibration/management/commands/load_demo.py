@@ -3,7 +3,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from calibration.delphi.demo import demo_delphi_create
-from calibration.demo import FEATURED_EXPERT, demo_people_create, demo_scores_create
+from calibration.demo import FEATURED_EXPERT, demo_people_create, demo_scores_create, demo_totp_activate
 from evaluations.demo import demo_benchmark_load
 from evaluations.judge.demo import judge_demo_run
 
@@ -32,10 +32,13 @@ class Command(BaseCommand):
             logins = demo_people_create()
             scored = demo_scores_create()
             demo_delphi_create()
+            two_factor = demo_totp_activate()
         if scored:
             self.stdout.write(f"demo experts finished {scored} assignments; {FEATURED_EXPERT} has a fresh queue")
         self.stdout.write("")
         self.stdout.write("Demo logins (http://127.0.0.1:8000/):")
         for role, email, password in logins:
             self.stdout.write(f"  {role:<12} {email:<32} {password}")
-        self.stdout.write("Staff and panel leads are asked to set up two-factor authentication (TOTP) at first sign-in.")
+        if two_factor:
+            self.stdout.write("The admin and the panel leads sign in with two-factor authentication; for the local demo,")
+            self.stdout.write("get the current code with:  .venv/bin/python manage.py demo_totp admin@faithbench.test")

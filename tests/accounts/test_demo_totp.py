@@ -1,0 +1,42 @@
+"""`manage.py demo_totp`: the local demo's two-factor codes, refused outside development."""
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from allauth.mfa.models import Authenticator
+from allauth.mfa.totp.internal.auth import validate_totp_code
+from allauth.mfa.utils import decrypt
+from django.core.management import CommandError, call_command
+from django.test import override_settings
+
+from calibration.demo import demo_totp_activate
+from tests.annotations.factories import world_build
+
+pytestmark = pytest.mark.django_db
+
+
+def test_demo_staff_and_leads_get_totp_and_the_command_prints_a_valid_code() -> None:
+    world = world_build()
+    activated = demo_totp_activate()
+    assert world.admin.email in activated and world.lead.email in activated
+    assert world.expert.email not in activated  # experts are not asked for a second factor
+    assert demo_totp_activate() == activated  # idempotent
+    assert Authenticator.objects.filter(user=world.admin).count() == 1
+    with override_settings(DEBUG=True):
+        out = StringIO()
+        call_command("demo_totp", world.admin.email, stdout=out)
+    code = out.getvalue().split()[0]
+    secret = decrypt(Authenticator.objects.get(user=world.admin).data["secret"])
+    assert len(code) == 6 and validate_totp_code(secret, code)
+
+
+def test_demo_totp_refuses_outside_development_and_for_real_accounts() -> None:
+    world = world_build()
+    demo_totp_activate()
+    with pytest.raises(CommandError, match="DEBUG"):
+        call_command("demo_totp", world.admin.email)
+    with override_settings(DEBUG=True), pytest.raises(CommandError, match="demo accounts"):
+        call_command("demo_totp", "someone@university.edu")
+    with override_settings(DEBUG=True), pytest.raises(CommandError, match="no TOTP"):
+        call_command("demo_totp", world.expert.email)
