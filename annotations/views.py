@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -206,12 +207,9 @@ def lead(request: AuthedRequest) -> HttpResponse:
                   {"rows": lead_reopenable_page(user=request.user, page=page), "page": page})
 
 
-@never_cache
-@login_required
-@require_POST
-def reopen(request: AuthedRequest, public_id: str) -> HttpResponse:
-    """Unlock a finished annotation (the panel's lead or an admin; anyone else gets 404)."""
-    assignment = Assignment.objects.select_related("panel").filter(public_id=public_id).first()
+def reopen_from_post(request: AuthedRequest, *, public_id: str, within: QuerySet[Assignment], success: str) -> None:
+    """Reopen the posted assignment (its panel's lead or an admin; anyone else gets 404), reporting by message."""
+    assignment = within.select_related("panel").filter(public_id=public_id).first()
     if assignment is None or not can_reopen(user=request.user, assignment=assignment):
         raise Http404("No such assignment.")
     form = ReopenForm(request.POST)
@@ -221,5 +219,14 @@ def reopen(request: AuthedRequest, public_id: str) -> HttpResponse:
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
-        messages.success(request, f"Reopened {assignment.public_id}; the expert can change it now.")
+        messages.success(request, success)
+
+
+@never_cache
+@login_required
+@require_POST
+def reopen(request: AuthedRequest, public_id: str) -> HttpResponse:
+    """Unlock a finished annotation from the panel lead's list."""
+    reopen_from_post(request, public_id=public_id, within=Assignment.objects.all(),
+                     success=f"Reopened {public_id}; the expert can change it now.")
     return redirect("annotations:lead")

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 from calibration.adjudication.selectors import gold_labels
 
 from .models import CalibrationCycle
+from .reports.selectors import cycle_report
 
 
 class GoldLabelSerializer(serializers.Serializer):
@@ -59,8 +60,6 @@ class ReportAPIView(APIView):
         responses={200: dict},
     )
     def get(self, request: Request, pk: int) -> Response:
-        from .reports.selectors import cycle_report
-
         cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
         params = request.query_params
 

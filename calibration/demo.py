@@ -143,6 +143,7 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
     from annotations.services import AnnotationInput, annotation_skip, annotation_submit, sub_dimension_keys
     from calibration.adjudication.selectors import item_states
     from calibration.adjudication.services import adjudication_record
+    from calibration.reports.build import majority
     from evaluations.judge.models import JudgeResult, JudgeScore
 
     cycle = CalibrationCycle.objects.filter(name=DEMO_CYCLE_NAME).first()
@@ -176,7 +177,7 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
     disputed = sorted((s for s in item_states(cycle_ids=[cycle.pk]).values() if s.needs_adjudication),
                       key=lambda s: s.item_id)
     for state in disputed[::3]:
-        gold = {key: sorted(values)[(len(values) - 1) // 2] for key, values in state.scores.items()}
+        gold = {key: majority(values) for key, values in state.scores.items()}
         adjudication_record(item_id=state.item_id, adjudicator=admin, scores=gold, reason="rubric_ambiguity",
                             note="Demo: settled on the panel's median after discussion.")
     return done

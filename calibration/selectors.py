@@ -5,7 +5,6 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import Decimal
 
 from django.db.models import Count, Q, QuerySet
 
@@ -74,25 +73,18 @@ def judge_extreme_composite_response_ids(*, response_ids: Iterable[int], share: 
     """
     import math
 
-    from evaluations.judge.models import JudgeResult
-    from evaluations.judge.selectors import decisive_role, judge_run_latest_finished
+    from evaluations.judge.selectors import judge_decisive_scored, judge_run_latest_finished
 
     run = judge_run_latest_finished()
     wanted = set(response_ids)
     if run is None or not wanted:
         return frozenset()
-    by_response: dict[int, dict[str, tuple[str, Decimal | None]]] = defaultdict(dict)
-    dimension_of: dict[int, str] = {}
-    for response_id, role, status, composite, dimension in JudgeResult.objects.filter(run=run).values_list(
-            "response_id", "role", "status", "composite", "response__test_case__dimension"):
-        if response_id in wanted:
-            by_response[response_id][role] = (status, composite)
-            dimension_of[response_id] = dimension
+    decisive = judge_decisive_scored(run=run, response_ids=wanted)
+    dimension_of = dict(ModelResponse.objects.filter(pk__in=list(decisive)).values_list("pk", "test_case__dimension"))
     per_dimension: dict[str, list[tuple[float, int]]] = defaultdict(list)
-    for response_id, roles in by_response.items():
-        status, composite = roles[decisive_role(set(roles))]
-        if status == JudgeResult.Status.SCORED and composite is not None:
-            per_dimension[dimension_of[response_id]].append((float(composite), response_id))
+    for response_id, result in decisive.items():
+        if result.composite is not None:
+            per_dimension[dimension_of[response_id]].append((float(result.composite), response_id))
     extremes: set[int] = set()
     for values in per_dimension.values():
         values.sort()

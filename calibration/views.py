@@ -1,6 +1,9 @@
 """Calibration pages for admins (staff): overview, panels, drawing a cycle (preview → commit), progress."""
 from __future__ import annotations
 
+import csv
+import io
+import json
 from collections import defaultdict
 
 from django.contrib import messages
@@ -12,9 +15,21 @@ from django.views.decorators.http import require_GET, require_http_methods
 from accounts.http import AuthedRequest
 from evaluations.models import Dimension, Tradition
 
+from .adjudication.selectors import gold_labels
 from .forms import DrawForm, random_seed
 from .models import CalibrationCycle
 from .permissions import staff_required
+from .reports.build import overall
+from .reports.render import (
+    confusion_svg,
+    forest_plot_svg,
+    forest_rows,
+    rater_rows,
+    report_csv,
+    report_json,
+    report_pdf,
+)
+from .reports.selectors import cycle_report as cycle_report_build
 from .selectors import cycle_item_counts, cycle_latest, cycle_progress, panel_size_warnings, panels_with_sizes
 from .services import cycle_commit, cycle_draw_compute
 
@@ -124,12 +139,6 @@ GOLD_FIELDS = ["cycle", "case", "model", "run_label", "dimension", "sub_dimensio
 @require_GET
 def gold_export(request: AuthedRequest, pk: int) -> HttpResponse:
     """Download a cycle's current gold labels (?format=csv or json) for the benchmark pipeline."""
-    import csv
-    import io
-    import json
-
-    from calibration.adjudication.selectors import gold_labels
-
     cycle = get_object_or_404(CalibrationCycle, pk=pk)
     rows = gold_labels(cycle=cycle)
     fmt = request.GET.get("format", "csv")
@@ -160,15 +169,12 @@ def _report_args(request: AuthedRequest) -> dict:
 @require_GET
 def cycle_report(request: AuthedRequest, pk: int) -> HttpResponse:
     """The IRR report of a cycle: experts, judge vs majority and vs gold, with charts and verdicts."""
-    from .reports.build import overall
-    from .reports.render import confusion_svg, forest_plot_svg, forest_rows
-    from .reports.selectors import cycle_report as build
-
     cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
-    report, inputs, run = build(cycle=cycle, **_report_args(request))
+    report, inputs, run = cycle_report_build(cycle=cycle, **_report_args(request))
     summary = overall(report)
     return render(request, "calibration/report.html", {
-        "cycle": cycle, "run": run, "report": report, "overall": summary, "rater_key": inputs.rater_key,
+        "cycle": cycle, "run": run, "report": report, "overall": summary,
+        "raters": rater_rows(summary, inputs.rater_key),
         "experts_plot": forest_plot_svg(forest_rows(report, "experts"), title="Experts among themselves: α (ordinal)"),
         "judge_plot": forest_plot_svg(forest_rows(report, "judge_vs_majority"),
                                       title="Judge against the expert majority: α (ordinal)"),
@@ -184,13 +190,10 @@ def cycle_report(request: AuthedRequest, pk: int) -> HttpResponse:
 @require_GET
 def cycle_report_export(request: AuthedRequest, pk: int, fmt: str) -> HttpResponse:
     """The same report as CSV (long format), JSON (everything) or PDF."""
-    from .reports.render import report_csv, report_json, report_pdf
-    from .reports.selectors import cycle_report as build
-
     if fmt not in REPORT_FORMATS:
         raise Http404("Unknown format.")
     cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
-    report, _, _ = build(cycle=cycle, **_report_args(request))
+    report, _, _ = cycle_report_build(cycle=cycle, **_report_args(request))
     body = {"csv": report_csv, "json": report_json, "pdf": report_pdf}[fmt](report)
     response = HttpResponse(body, content_type=REPORT_FORMATS[fmt])
     response["Content-Disposition"] = f'attachment; filename="irr-report-cycle-{cycle.pk}.{fmt}"'

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from django.db.models import Prefetch
@@ -39,8 +40,9 @@ class ItemState:
     def complete(self) -> bool:
         return self.unfinished == 0 or self.cycle_closed
 
-    @property
+    @cached_property
     def disagreements(self) -> dict[str, str]:
+        """Read once all scores are in (item_states fills `scores` before anyone asks)."""
         return item_disagreements(self.scores, self.rule) if self.complete else {}
 
     @property
@@ -88,12 +90,16 @@ def _panels_adjudicated_by(user: User) -> set[int] | None:
     return led
 
 
-def may_adjudicate(*, user: User, state: ItemState) -> bool:
-    """Panel leads, adjudicators of the item's panel, and admins — never one of the item's own raters."""
+def _may_decide(user: User, state: ItemState, panels: set[int] | None) -> bool:
+    """The rule, given the panels the user adjudicates (None: every panel)."""
     if not user.is_authenticated or not user.is_active or user.pk in state.rater_ids:
         return False
-    panels = _panels_adjudicated_by(user)
     return panels is None or state.panel_id in panels
+
+
+def may_adjudicate(*, user: User, state: ItemState) -> bool:
+    """Panel leads, adjudicators of the item's panel, and admins — never one of the item's own raters."""
+    return _may_decide(user, state, _panels_adjudicated_by(user))
 
 
 @dataclass(frozen=True)
@@ -116,7 +122,8 @@ def adjudication_queue(*, user: User, include_decided: bool = False) -> list[Que
         cycles = cycles.filter(assignments__panel_id__in=panels).distinct()
     states = item_states(cycle_ids=list(cycles.values_list("id", flat=True)))
     wanted = [s for s in states.values()
-              if s.needs_adjudication and (include_decided or not s.decided) and may_adjudicate(user=user, state=s)]
+              if s.needs_adjudication and (include_decided or not s.decided)
+              and _may_decide(user, s, panels)]
     items = {i.pk: i for i in CycleItem.objects.filter(pk__in=[s.item_id for s in wanted]).select_related(
         "cycle", "response__test_case__tradition")}
     entries = []
@@ -137,6 +144,7 @@ class ExpertView:
     rationale: str
     flagged_broken: bool
     broken_note: str
+    ordered_scores: list[int | None]  # aligned with AdjudicationView.sub_dimensions
 
 
 @dataclass(frozen=True)
@@ -186,14 +194,16 @@ def adjudication_view(*, state: ItemState) -> AdjudicationView:
     for index, assignment in enumerate(assignments):
         annotation = next(iter(assignment.annotations.all()), None)
         submitted = annotation is not None and annotation.status == Annotation.Status.SUBMITTED
+        scores = {s.key: s.score for s in annotation.scores.all()} if submitted and annotation else {}
         experts.append(ExpertView(
             label=f"Expert {chr(ord('A') + index)}",
             public_id=assignment.public_id,
             status=assignment.get_status_display(),
-            scores={s.key: s.score for s in annotation.scores.all()} if submitted and annotation else {},
+            scores=scores,
             rationale=annotation.rationale if annotation and annotation.is_locked else "",
             flagged_broken=bool(annotation and annotation.flagged_broken),
             broken_note=annotation.broken_note if annotation else "",
+            ordered_scores=[scores.get(sub.key) for sub in subs],
         ))
     decisions = AdjudicationDecision.objects.filter(item=item).select_related("adjudicator").prefetch_related("scores")
     history = [DecisionView(str(d.adjudicator), d.get_reason_display(), d.note, d.created_at, d.is_current,

@@ -7,16 +7,16 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.http import AuthedRequest
 from accounts.models import User
-from annotations.forms import ReopenForm
 from annotations.models import AdjudicationDecision, Assignment
-from annotations.services import annotation_reopen, can_reopen
+from annotations.services import can_reopen
+from annotations.views import reopen_from_post
 
 from ..models import Panel
 from .selectors import adjudication_queue, adjudication_state_for, adjudication_view
@@ -38,6 +38,10 @@ class DecisionForm(forms.Form):
         for key in keys:
             self.fields[f"gold_{key}"] = forms.TypedChoiceField(
                 choices=[(i, str(i)) for i in range(4)], coerce=int, label=key)
+
+    def rows(self, sub_dimensions: list[Any]) -> list[tuple[Any, forms.BoundField]]:
+        """(sub-dimension, its gold-score field), in the rubric's order, for the template."""
+        return [(sub, self[f"gold_{sub.key}"]) for sub in sub_dimensions]
 
     def scores(self) -> dict[str, int]:
         return {key: self.cleaned_data[f"gold_{key}"] for key in self.keys}
@@ -83,7 +87,8 @@ def item(request: AuthedRequest, item_id: int) -> HttpResponse:
     can_reopen_any = bool(view.experts) and can_reopen(
         user=request.user, assignment=Assignment.objects.select_related("panel").get(public_id=view.experts[0].public_id))
     return render(request, "calibration/adjudication/item.html",
-                  {"view": view, "form": form, "can_reopen": can_reopen_any and not view.history}, status=status)
+                  {"view": view, "form": form, "gold_rows": form.rows(view.sub_dimensions),
+                   "can_reopen": can_reopen_any and not view.history}, status=status)
 
 
 @never_cache
@@ -92,15 +97,6 @@ def item(request: AuthedRequest, item_id: int) -> HttpResponse:
 def reopen(request: AuthedRequest, item_id: int, public_id: str) -> HttpResponse:
     """Send one expert's annotation back to them with a message (before any gold decision)."""
     adjudication_state_for(user=request.user, item_id=item_id)
-    assignment = Assignment.objects.select_related("panel").filter(public_id=public_id, item_id=item_id).first()
-    if assignment is None or not can_reopen(user=request.user, assignment=assignment):
-        raise Http404("No such assignment.")
-    form = ReopenForm(request.POST)
-    note = form.cleaned_data["note"] if form.is_valid() else ""
-    try:
-        annotation_reopen(assignment=assignment, actor=request.user, note=note)
-    except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
-    else:
-        messages.success(request, "Reopened; the expert will see your message in the item's history.")
+    reopen_from_post(request, public_id=public_id, within=Assignment.objects.filter(item_id=item_id),
+                     success="Reopened; the expert will see your message in the item's history.")
     return redirect("calibration:adjudication_item", item_id=item_id)

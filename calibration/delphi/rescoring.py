@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from evaluations.judge.models import JudgeResult, JudgeRun, JudgeScore
-from evaluations.judge.selectors import decisive_role, judge_run_latest_finished
+from evaluations.judge.models import JudgeRun
+from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_latest_finished
+from evaluations.models import ModelResponse
 from evaluations.selectors import case_composite, difficulty_weight
 from stats.delphi import kendall_tau, ranking, weight_sensitivity, weighted_scores
 
@@ -46,33 +47,15 @@ class JudgedItem:
 
 
 def judged_items(*, run: JudgeRun) -> list[JudgedItem]:
-    """The decisive scored result of every response in the run, with its raw sub-dimension scores (two queries)."""
-    by_response: dict[int, dict[str, tuple[int, str]]] = defaultdict(dict)
-    facets: dict[int, tuple[str, str, str]] = {}
-    rows = JudgeResult.objects.filter(run=run).values_list(
-        "pk", "response_id", "role", "status", "response__model__name", "response__test_case__dimension",
-        "response__test_case__difficulty",
-    )
-    for pk, response_id, role, status, model, dimension, difficulty in rows.iterator(chunk_size=5000):
-        by_response[response_id][role] = (pk, status)
-        facets[response_id] = (model, dimension, difficulty)
-    decisive: dict[int, int] = {}
-    for response_id, results in by_response.items():
-        pk, status = results[decisive_role(set(results))]
-        if status == JudgeResult.Status.SCORED:
-            decisive[pk] = response_id
-    scores: dict[int, dict[str, int]] = defaultdict(dict)
-    score_rows = JudgeScore.objects.filter(result__run=run, result__status=JudgeResult.Status.SCORED).values_list(
-        "result_id", "sub_dimension", "raw_score"
-    )
-    for result_id, key, raw in score_rows.iterator(chunk_size=20000):
-        if result_id in decisive:
-            scores[result_id][key] = raw
+    """The decisive scored result of every response in the run, with its raw sub-dimension scores (three queries)."""
+    raw = judge_decisive_raw_scores(run=run)
+    facets = ModelResponse.objects.filter(judge_results__run=run).values_list(
+        "pk", "model__name", "test_case__dimension", "test_case__difficulty").distinct()
     items = []
-    for result_id, response_id in decisive.items():
-        model, dimension, difficulty = facets[response_id]
-        items.append(JudgedItem(model=model, dimension=dimension, difficulty_weight=difficulty_weight(difficulty),
-                                raw_scores=scores.get(result_id, {})))
+    for response_id, model, dimension, difficulty in facets.iterator(chunk_size=5000):
+        if response_id in raw:
+            items.append(JudgedItem(model=model, dimension=dimension, difficulty_weight=difficulty_weight(difficulty),
+                                    raw_scores=raw[response_id]))
     return items
 
 

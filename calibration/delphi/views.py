@@ -7,6 +7,7 @@ carry their own allocations. Expert pages get plain dataclasses without other pe
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -22,6 +23,7 @@ from accounts.http import AuthedRequest
 
 from .allocation import allocation_parse
 from .forms import ApproveForm, StudyCreateForm
+from .models import DelphiStudy
 from .permissions import delphi_staff_required, require_delphi_admin
 from .selectors import (
     allocation_form,
@@ -170,26 +172,37 @@ def respond(request: AuthedRequest, pk: int) -> HttpResponse:
     return render(request, "calibration/delphi/respond.html", context, status=status)
 
 
+def _staff_action(
+    request: AuthedRequest, pk: int, action: Callable[[DelphiStudy], list[tuple[int, str]]]
+) -> HttpResponse:
+    """Run a staff action on a study; its (level, text) messages, or its validation errors, go to the study page."""
+    obj = study_for(user=request.user, pk=pk)
+    require_delphi_admin(request.user)
+    try:
+        notes = action(obj)
+    except ValidationError as exc:
+        for message in _validation_messages(exc):
+            messages.error(request, message)
+    else:
+        for level, text in notes:
+            messages.add_message(request, level, text)
+    return redirect("delphi:study", pk=obj.pk)
+
+
 @never_cache
 @login_required
 @require_POST
 def round_close(request: AuthedRequest, pk: int, number: int) -> HttpResponse:
     """Close the open round (staff): statistics, convergence, attrition; opens the next round when due."""
-    obj = study_for(user=request.user, pk=pk)
-    require_delphi_admin(request.user)
-    target = obj.rounds.filter(number=number).first()
-    if target is None:
-        messages.error(request, f"There is no round {number}.")
-        return redirect("delphi:study", pk=obj.pk)
-    try:
+
+    def close(obj: DelphiStudy) -> list[tuple[int, str]]:
+        target = obj.rounds.filter(number=number).first()
+        if target is None:
+            return [(messages.ERROR, f"There is no round {number}.")]
         result = delphi_round_close(round=target, actor=request.user)
-    except ValidationError as exc:
-        for message in _validation_messages(exc):
-            messages.error(request, message)
-    else:
-        for message in result.messages:
-            messages.success(request, message)
-    return redirect("delphi:study", pk=obj.pk)
+        return [(messages.SUCCESS, message) for message in result.messages]
+
+    return _staff_action(request, pk, close)
 
 
 @never_cache
@@ -197,16 +210,12 @@ def round_close(request: AuthedRequest, pk: int, number: int) -> HttpResponse:
 @require_POST
 def study_close(request: AuthedRequest, pk: int) -> HttpResponse:
     """Close the study (staff): propose weights from the last round's medians, renormalised."""
-    obj = study_for(user=request.user, pk=pk)
-    require_delphi_admin(request.user)
-    try:
+
+    def close(obj: DelphiStudy) -> list[tuple[int, str]]:
         delphi_study_close(study=obj, actor=request.user)
-    except ValidationError as exc:
-        for message in _validation_messages(exc):
-            messages.error(request, message)
-    else:
-        messages.success(request, "The study is closed. Review the proposed weights and approve them.")
-    return redirect("delphi:study", pk=obj.pk)
+        return [(messages.SUCCESS, "The study is closed. Review the proposed weights and approve them.")]
+
+    return _staff_action(request, pk, close)
 
 
 @never_cache
@@ -214,21 +223,18 @@ def study_close(request: AuthedRequest, pk: int) -> HttpResponse:
 @require_POST
 def approve(request: AuthedRequest, pk: int) -> HttpResponse:
     """Approve the proposal (staff): create the draft rubric version and the re-scoring report."""
-    obj = study_for(user=request.user, pk=pk)
-    require_delphi_admin(request.user)
     form = ApproveForm(request.POST)
-    version = form.cleaned_data["version"] if form.is_valid() else ""
-    try:
-        obj = delphi_proposal_approve(study=obj, actor=request.user, version=version)
-    except ValidationError as exc:
-        for message in _validation_messages(exc):
-            messages.error(request, message)
-    else:
+    requested = form.cleaned_data["version"] if form.is_valid() else ""
+
+    def approve_proposal(obj: DelphiStudy) -> list[tuple[int, str]]:
+        obj = delphi_proposal_approve(study=obj, actor=request.user, version=requested)
         version = obj.proposed_rubric.version if obj.proposed_rubric else ""
-        messages.success(request, f"Rubric v{version} created as a draft.")
+        notes = [(messages.SUCCESS, f"Rubric v{version} created as a draft.")]
         if not obj.rescoring.get("available"):
-            messages.warning(request, obj.rescoring.get("reason", "No re-scoring."))
-    return redirect("delphi:study", pk=obj.pk)
+            notes.append((messages.WARNING, obj.rescoring.get("reason", "No re-scoring.")))
+        return notes
+
+    return _staff_action(request, pk, approve_proposal)
 
 
 @never_cache
@@ -236,16 +242,12 @@ def approve(request: AuthedRequest, pk: int) -> HttpResponse:
 @require_POST
 def rescore(request: AuthedRequest, pk: int) -> HttpResponse:
     """Recompute the re-scoring report of an approved study (staff), e.g. after a judge run."""
-    obj = study_for(user=request.user, pk=pk)
-    require_delphi_admin(request.user)
-    try:
+
+    def refresh(obj: DelphiStudy) -> list[tuple[int, str]]:
         delphi_rescoring_refresh(study=obj)
-    except ValidationError as exc:
-        for message in _validation_messages(exc):
-            messages.error(request, message)
-    else:
-        messages.success(request, "Re-scoring recomputed.")
-    return redirect("delphi:study", pk=obj.pk)
+        return [(messages.SUCCESS, "Re-scoring recomputed.")]
+
+    return _staff_action(request, pk, refresh)
 
 
 @never_cache

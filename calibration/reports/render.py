@@ -34,6 +34,13 @@ def forest_rows(report: dict[str, Any], comparison: str = "experts") -> list[dic
     return rows
 
 
+def rater_rows(group: dict[str, Any], rater_key: dict[str, str]) -> list[dict[str, Any]]:
+    """Code, expert and leave-one-out α per rater of a group, for the admin's rater table."""
+    influence = {r["rater"]: r for r in group["experts"].get("leave_one_rater_out", [])}
+    return [{"code": code, "expert": email, "alpha_without": influence.get(code, {}).get("alpha_without"),
+             "change": influence.get(code, {}).get("change")} for code, email in rater_key.items()]
+
+
 def forest_plot_svg(rows: list[dict[str, Any]], *, title: str, target: float = TARGETS["alpha"]) -> str:
     """A forest plot of α with its interval per group, against a dashed line at the target."""
     row_h, left, width, top = 22, 250, 360, 34

@@ -7,8 +7,8 @@ from importlib import metadata
 from typing import Any
 
 from annotations.models import Annotation, GoldScore, SubScore
-from evaluations.judge.models import JudgeResult, JudgeRun, JudgeScore
-from evaluations.judge.selectors import decisive_role
+from evaluations.judge.models import JudgeRun
+from evaluations.judge.selectors import judge_decisive_raw_scores
 from evaluations.models import RubricSubDimension
 
 from ..models import CalibrationCycle, CycleItem
@@ -36,7 +36,7 @@ def judge_run_for_cycle(*, cycle: CalibrationCycle, run_id: int | None = None) -
 
 
 def report_inputs(*, cycle: CalibrationCycle, run: JudgeRun | None) -> ReportInputs:
-    """Units, expert ratings (submitted only), the judge's decisive scores and current gold, in six queries."""
+    """Units, expert ratings (submitted only), the judge's decisive scores and current gold, in seven queries."""
     subs: dict[str, list[str]] = {}
     for dimension, key in (RubricSubDimension.objects.filter(dimension__rubric_id=cycle.rubric_id)
                            .order_by("dimension__order", "order").values_list("dimension__key", "key")):
@@ -69,20 +69,10 @@ def report_inputs(*, cycle: CalibrationCycle, run: JudgeRun | None) -> ReportInp
 
     judge: dict[tuple[str, str], int] = {}
     if run is not None:
-        results = JudgeResult.objects.filter(run=run, response_id__in=list(response_to_item)).values_list(
-            "id", "response_id", "role", "status")
-        roles: dict[int, dict[str, tuple[int, str]]] = {}
-        for result_id, response_id, role, status in results:
-            roles.setdefault(response_id, {})[role] = (result_id, status)
-        decisive = {}
-        for response_id, by_role in roles.items():
-            result_id, status = by_role[decisive_role(set(by_role))]
-            if status == JudgeResult.Status.SCORED:
-                decisive[result_id] = response_to_item[response_id]
-        for result_id, key, raw in JudgeScore.objects.filter(result_id__in=list(decisive)).values_list(
-                "result_id", "sub_dimension", "raw_score"):
-            if (decisive[result_id], key) in by_key:
-                judge[(decisive[result_id], key)] = raw
+        raw = judge_decisive_raw_scores(run=run, response_ids=response_to_item)
+        for response_id, scores in raw.items():
+            item = response_to_item[response_id]
+            judge.update({(item, key): score for key, score in scores.items() if (item, key) in by_key})
 
     gold = {
         (str(item_id), key): score

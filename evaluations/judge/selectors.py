@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -11,7 +12,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from ..models import ModelResponse, TestCase
 from ..selectors import difficulty_weight
 from .leaderboard import NO_TRADITION, Leaderboard, LeaderboardItem, as_float, leaderboard_compute
-from .models import JudgeResult, JudgeRun
+from .models import JudgeResult, JudgeRun, JudgeScore
 
 # --cases / admin filter: field name → ModelResponse lookup. Values are separated by "|".
 CASE_FILTER_FIELDS: dict[str, str] = {
@@ -162,6 +163,47 @@ def decisive_role(roles: set[str]) -> str:
         if role in roles:
             return role
     return ""
+
+
+@dataclass(frozen=True)
+class DecisiveResult:
+    """The result that counts for one response (see `decisive_role`), when it scored."""
+
+    result_id: int
+    response_id: int
+    composite: Decimal | None
+
+
+def judge_decisive_scored(*, run: JudgeRun, response_ids: Iterable[int] | None = None) -> dict[int, DecisiveResult]:
+    """{response id: its decisive result} for the responses whose decisive result scored (one query)."""
+    results = JudgeResult.objects.filter(run=run)
+    wanted = None if response_ids is None else set(response_ids)
+    by_response: dict[int, dict[str, tuple[int, str, Decimal | None]]] = {}
+    rows = results.values_list("pk", "response_id", "role", "status", "composite")
+    for pk, response_id, role, status, composite in rows.iterator(chunk_size=5000):
+        if wanted is None or response_id in wanted:
+            by_response.setdefault(response_id, {})[role] = (pk, status, composite)
+    decisive = {}
+    for response_id, roles in by_response.items():
+        pk, status, composite = roles[decisive_role(set(roles))]
+        if status == JudgeResult.Status.SCORED:
+            decisive[response_id] = DecisiveResult(pk, response_id, composite)
+    return decisive
+
+
+def judge_decisive_raw_scores(
+    *, run: JudgeRun, response_ids: Iterable[int] | None = None
+) -> dict[int, dict[str, int]]:
+    """{response id: {sub-dimension key: raw 0–3 score}} from each response's decisive scored result (two queries)."""
+    decisive = judge_decisive_scored(run=run, response_ids=response_ids)
+    response_of = {d.result_id: d.response_id for d in decisive.values()}
+    scores: dict[int, dict[str, int]] = {response_id: {} for response_id in decisive}
+    rows = JudgeScore.objects.filter(result__run=run, result__status=JudgeResult.Status.SCORED).values_list(
+        "result_id", "sub_dimension", "raw_score")
+    for result_id, key, raw in rows.iterator(chunk_size=20000):
+        if result_id in response_of:
+            scores[response_of[result_id]][key] = raw
+    return scores
 
 
 def judge_run_summary(*, run: JudgeRun) -> RunSummary:

@@ -11,7 +11,6 @@ the bytes and headers of each response are searched for every marker.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import pytest
 from django.test import Client
@@ -29,15 +28,9 @@ from tests.annotations.factories import (
     World,
     world_build,
 )
+from tests.blinding import HX, Marker, leaks
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@dataclass(frozen=True)
-class Marker:
-    what: str
-    value: str
 
 
 def model_markers(world: World) -> list[Marker]:
@@ -109,13 +102,6 @@ def forbidden_markers(world: World) -> list[Marker]:
     markers = [m for source in MARKER_SOURCES for m in source(world) if m.value]
     assert len(markers) >= 20, "the markers must be seeded for this test to mean anything"
     return markers
-
-
-def leaks(response, markers: list[Marker]) -> list[str]:  # type: ignore[no-untyped-def]
-    """Every marker found in the response body or headers (case-insensitive)."""
-    haystack = (response.content.decode("utf-8", "replace") + "\n"
-                + "\n".join(f"{k}: {v}" for k, v in response.items())).lower()
-    return [f"{m.what} ({m.value!r})" for m in markers if m.value.lower() in haystack]
 
 
 def parameterless_get_urls() -> list[str]:

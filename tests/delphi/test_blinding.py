@@ -8,8 +8,6 @@ seeded without names. A control test shows the same markers on the admin's pages
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -22,6 +20,7 @@ from calibration.delphi.services import (
     delphi_study_create,
 )
 from evaluations.models import EvaluatedModel
+from tests.blinding import HX, Marker, leaks
 from tests.delphi.factories import (
     OTHER_EMAIL,
     RATIONALE_MARKER,
@@ -35,13 +34,6 @@ from tests.delphi.factories import (
 from tests.delphi.judge_data import JUDGE_REASONING_MARKER, judge_run_seed
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@dataclass(frozen=True)
-class Marker:
-    what: str
-    value: str
 
 
 def forbidden_markers(world: DelphiWorld) -> list[Marker]:
@@ -55,12 +47,6 @@ def forbidden_markers(world: DelphiWorld) -> list[Marker]:
     markers.append(Marker("judge reasoning", JUDGE_REASONING_MARKER))
     assert len([m for m in markers if "Zq Delphiother" in m.value]) == 4, "the markers must be seeded"
     return markers
-
-
-def leaks(response, markers: list[Marker]) -> list[str]:  # type: ignore[no-untyped-def]
-    haystack = (response.content.decode("utf-8", "replace") + "\n"
-                + "\n".join(f"{k}: {v}" for k, v in response.items())).lower()
-    return [f"{m.what} ({m.value!r})" for m in markers if m.value.lower() in haystack]
 
 
 @pytest.fixture

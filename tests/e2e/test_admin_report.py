@@ -2,36 +2,25 @@
 from __future__ import annotations
 
 import re
-import time
-from pathlib import Path
 
 import pytest
 
 from evaluations.services import reference_data_ensure
+from tests.e2e.browser import ARTIFACTS, browser_ready, launch
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
-ARTIFACTS = Path(__file__).parent / "artifacts"
 PASSWORD = "pw-e2e-admin-1357"
 
 
 def current_code(user) -> str:  # type: ignore[no-untyped-def]
-    from allauth.mfa import app_settings
-    from allauth.mfa.models import Authenticator
-    from allauth.mfa.totp.internal.auth import format_hotp_value, hotp_value
-    from allauth.mfa.utils import decrypt
+    from accounts.totp import totp_current_code
 
-    secret = decrypt(Authenticator.objects.get(user=user, type=Authenticator.Type.TOTP).data["secret"])
-    return format_hotp_value(hotp_value(secret, int(time.time()) // app_settings.TOTP_PERIOD))
+    return totp_current_code(user=user)[0]
 
 
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_admin_signs_in_with_totp_and_reads_the_report(live_server, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Debian's Chromium is missing at {CHROMIUM}: run `apt-get update && apt-get install -y chromium`.")
+    browser_ready(monkeypatch)
     from playwright.sync_api import expect, sync_playwright
 
     from calibration.demo import demo_totp_activate
@@ -42,10 +31,9 @@ def test_admin_signs_in_with_totp_and_reads_the_report(live_server, monkeypatch)
     world.admin.set_password(PASSWORD)
     world.admin.save()
     assert world.admin.email in demo_totp_activate()
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(playwright)
         page = browser.new_page(viewport={"width": 1300, "height": 1000})
         page.set_default_timeout(15_000)
         try:

@@ -9,18 +9,14 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
 from calibration.delphi.models import DelphiAllocation, DelphiResponse
 from evaluations.services import reference_data_ensure
 from tests.delphi.factories import allocation, delphi_world_build
+from tests.e2e.browser import ARTIFACTS, browser_ready, launch
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
-ARTIFACTS = Path(__file__).parent / "artifacts"
 PASSWORD = "pw-e2e-delphi-1357"
 
 
@@ -45,11 +41,7 @@ def fill_allocation(page, structure, points: dict[str, Decimal]) -> None:  # typ
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_two_experts_round_1_admin_closes_expert_sees_feedback_and_submits_round_2(live_server, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are not async code.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Debian's Chromium is missing at {CHROMIUM}: run `apt-get update && apt-get install -y chromium`. "
-                    "This browser test must not be skipped.")
+    browser_ready(monkeypatch)
     from playwright.sync_api import expect, sync_playwright
 
     reference_data_ensure()  # a flushed transactional database may lack the migration's reference data
@@ -60,10 +52,9 @@ def test_two_experts_round_1_admin_closes_expert_sees_feedback_and_submits_round
         user.save()
     structure = world.structure
     study_url = f"{live_server.url}/delphi/{world.study.pk}/"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(playwright)
         page = None
         try:
             # Round 1: Alice gives textual 35 / hermeneutical 10, Bob 15 / 30 (every group shifted by ±10).

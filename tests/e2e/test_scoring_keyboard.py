@@ -7,7 +7,6 @@ run, and a screenshot of whatever was on screen when a step failed.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -15,11 +14,8 @@ from annotations.models import Annotation, Assignment
 from annotations.services import sub_dimension_keys
 from evaluations.services import reference_data_ensure
 from tests.annotations.factories import world_build
+from tests.e2e.browser import ARTIFACTS, browser_ready, launch
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
-ARTIFACTS = Path(__file__).parent / "artifacts"
 PASSWORD = "pw-e2e-expert-2468"
 
 
@@ -30,11 +26,7 @@ def progress_text(page) -> str:  # type: ignore[no-untyped-def]
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_expert_scores_two_items_with_the_keyboard(live_server, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are not async code.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Debian's Chromium is missing at {CHROMIUM}: run `apt-get update && apt-get install -y chromium`. "
-                    "This browser test must not be skipped.")
+    browser_ready(monkeypatch)
     from playwright.sync_api import expect, sync_playwright
 
     reference_data_ensure()  # a flushed transactional database may lack the migration's reference data
@@ -43,10 +35,9 @@ def test_expert_scores_two_items_with_the_keyboard(live_server, monkeypatch) -> 
     world.expert.save()
     queue = world.assignments(world.expert)
     total = len(queue)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(playwright)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(10_000)
         try:

@@ -1,12 +1,10 @@
 """manage.py demo_totp EMAIL — the current two-factor code of a demo account (development only)."""
-import time
-
-from allauth.mfa import app_settings
 from allauth.mfa.models import Authenticator
-from allauth.mfa.totp.internal.auth import format_hotp_value, hotp_value
-from allauth.mfa.utils import decrypt
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from accounts.models import User
+from accounts.totp import totp_current_code
 
 DEMO_DOMAIN = "@faithbench.test"
 
@@ -26,11 +24,11 @@ class Command(BaseCommand):
         email = options["email"].strip().lower()
         if not email.endswith(DEMO_DOMAIN):
             raise CommandError(f"demo_totp only serves demo accounts ending in {DEMO_DOMAIN}.")
-        authenticator = Authenticator.objects.filter(user__email=email, type=Authenticator.Type.TOTP).first()
-        if authenticator is None:
+        user = User.objects.filter(email=email).first()
+        try:
+            code, left = totp_current_code(user=user) if user else (None, 0)
+        except Authenticator.DoesNotExist:
+            code = None
+        if code is None:
             raise CommandError(f"{email} has no TOTP authenticator; run `manage.py load_demo` first.")
-        secret = decrypt(authenticator.data["secret"])
-        now = time.time()
-        counter = int(now) // app_settings.TOTP_PERIOD
-        left = app_settings.TOTP_PERIOD - int(now) % app_settings.TOTP_PERIOD
-        self.stdout.write(f"{format_hotp_value(hotp_value(secret, counter))}  (valid for {left} s more)")
+        self.stdout.write(f"{code}  (valid for {left} s more)")
