@@ -37,7 +37,7 @@ class DecisionForm(forms.Form):
         self.keys = keys
         for key in keys:
             self.fields[f"gold_{key}"] = forms.TypedChoiceField(
-                choices=[(i, str(i)) for i in range(4)], coerce=int, label=key)
+                choices=[(i, str(i)) for i in range(4)], coerce=int, label=key, widget=forms.RadioSelect)
 
     def rows(self, sub_dimensions: list[Any]) -> list[tuple[Any, forms.BoundField]]:
         """(sub-dimension, its gold-score field), in the rubric's order, for the template."""

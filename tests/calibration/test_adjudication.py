@@ -164,8 +164,11 @@ def test_adjudication_page_shows_anonymous_labels_not_identities(setup, client):
     client.force_login(world.expert)
     assert client.get(reverse("calibration:adjudication_item", args=[items[0]])).status_code == 404
     assert client.get(reverse("calibration:adjudication_queue")).status_code == 403
-    # Posting the decision through the page.
+    # Posting the decision through the page: one 0–3 radio group per sub-dimension.
     client.force_login(world.lead)
+    for key in DOCTRINAL:
+        for score in range(4):
+            assert f'type="radio" name="gold_{key}" value="{score}"' in body
     form = {f"gold_{k}": v for k, v in zip(DOCTRINAL, [1, 1, 2, 3], strict=True)} | {"reason": "rubric_ambiguity", "note": ""}
     response = client.post(reverse("calibration:adjudication_item", args=[items[0]]), form)
     assert response.status_code == 302
