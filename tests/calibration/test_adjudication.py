@@ -188,3 +188,18 @@ def test_reopen_message_reaches_the_expert_without_the_adjudicators_name(setup, 
     page = client.get(reverse("annotations:item", args=[mine.public_id])).content.decode()
     assert "Please re-read the second paragraph on nuance." in page
     assert world.lead.email not in page and str(world.lead) not in page
+
+
+def test_adjudication_queue_query_count_does_not_grow_with_disputed_items(db, client, django_assert_max_num_queries):
+    world = world_build(catholic_cases=6)
+    items = sorted(Assignment.objects.filter(panel=world.catholic, expert=world.expert).values_list("item_id", flat=True))
+    emails = sorted(Assignment.objects.filter(item_id=items[0]).values_list("expert__email", flat=True))
+    client.force_login(world.lead)
+    score_item(world, items[0], {emails[0]: [0, 1, 2, 3], emails[1]: [3, 1, 2, 3], emails[2]: [1, 1, 2, 3]})
+    with django_assert_max_num_queries(15):
+        assert client.get(reverse("calibration:adjudication_queue")).status_code == 200
+    for item_id in items[1:]:
+        score_item(world, item_id, {emails[0]: [0, 1, 2, 3], emails[1]: [3, 1, 2, 3], emails[2]: [1, 1, 2, 3]})
+    assert len(adjudication_queue(user=world.lead)) == len(items)
+    with django_assert_max_num_queries(15):
+        assert client.get(reverse("calibration:adjudication_queue")).status_code == 200
