@@ -101,10 +101,9 @@ def child(args: argparse.Namespace) -> None:
     from django.db import connection
 
     from evaluations.importing import import_file
-    from evaluations.judge.models import JudgeRun
     from evaluations.judge.pipeline import judge_run_execute
     from evaluations.judge.services import judge_run_create
-    from evaluations.models import RubricVersion
+    from evaluations.models import JudgeRun, RubricVersion
 
     call_command("migrate", verbosity=0)
     tmp = Path(tempfile.mkdtemp(prefix="fb-judge-bench-"))

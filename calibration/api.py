@@ -9,9 +9,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotations.models import CalibrationCycle
 from calibration.adjudication.selectors import gold_labels
 
-from .models import CalibrationCycle
 from .reports.selectors import cycle_report
 
 

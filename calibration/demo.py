@@ -6,9 +6,9 @@ from django.db.models import Q
 
 from accounts.models import User
 from accounts.services import user_create
+from annotations.models import CalibrationCycle, Panel
 from evaluations.models import ModelResponse, Tradition
 
-from .models import CalibrationCycle, Panel
 from .sampling import DrawParams
 
 DEMO_PASSWORD = "faithbench-demo"  # noqa: S105 - local demo only, printed by load_demo
@@ -144,7 +144,7 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
     from calibration.adjudication.selectors import item_states
     from calibration.adjudication.services import adjudication_record
     from calibration.reports.build import majority
-    from evaluations.judge.models import JudgeResult, JudgeScore
+    from evaluations.models import JudgeResult, JudgeScore
 
     cycle = CalibrationCycle.objects.filter(name=DEMO_CYCLE_NAME).first()
     if cycle is None or Assignment.objects.filter(cycle=cycle).exclude(status=Assignment.Status.PENDING).exists():

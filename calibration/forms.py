@@ -5,7 +5,8 @@ import secrets
 
 from django import forms
 
-from .models import CalibrationCycle, Panel
+from annotations.models import CalibrationCycle, Panel
+
 from .sampling import DrawParams
 
 

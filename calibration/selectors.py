@@ -8,10 +8,9 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet
 
-from annotations.models import Annotation, Assignment
+from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, Panel
 from evaluations.models import Dimension, ModelResponse, Tradition
 
-from .models import CalibrationCycle, CycleItem, Panel
 from .sampling import PoolItem, PreviousItem
 
 

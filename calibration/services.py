@@ -11,11 +11,10 @@ from django.db import transaction
 from django.db.models import Max
 
 from accounts.models import User
-from annotations.models import Assignment
+from annotations.models import Assignment, CalibrationCycle, CycleItem, Panel
 from evaluations.models import RubricVersion, Tradition
 from evaluations.selectors import rubric_active
 
-from .models import CalibrationCycle, CycleItem, Panel
 from .sampling import DrawParams, DrawResult, draw
 from .selectors import (
     dimension_order,

@@ -13,11 +13,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.http import AuthedRequest
+from annotations.models import CalibrationCycle
 from evaluations.models import Dimension, Tradition
 
 from .adjudication.selectors import gold_labels
 from .forms import DrawForm, random_seed
-from .models import CalibrationCycle
 from .permissions import staff_required
 from .reports.build import overall
 from .reports.render import (

@@ -12,26 +12,6 @@ from .models import RubricDimension, RubricSubDimension, RubricVersion, Traditio
 HUNDRED = Decimal("100")
 
 
-def rubric_weight_errors(*, rubric: RubricVersion) -> list[str]:
-    """Every way a rubric's weights fail to sum to exactly 100 at each level (empty when valid)."""
-    errors: list[str] = []
-    dimensions = list(rubric.dimensions.prefetch_related("sub_dimensions"))
-    if len(dimensions) != 6:
-        errors.append(f"rubric v{rubric.version} has {len(dimensions)} dimensions; expected 6")
-    total = sum((d.weight for d in dimensions), Decimal("0"))
-    if total != HUNDRED:
-        errors.append(f"dimension weights of rubric v{rubric.version} sum to {total}, not 100")
-    for dimension in dimensions:
-        subs = list(dimension.sub_dimensions.all())
-        if not subs:
-            errors.append(f"dimension {dimension.key} has no sub-dimensions")
-            continue
-        sub_total = sum((s.weight for s in subs), Decimal("0"))
-        if sub_total != HUNDRED:
-            errors.append(f"sub-dimension weights of {dimension.key} sum to {sub_total}, not 100")
-    return errors
-
-
 @transaction.atomic
 def rubric_version_create(
     *, version: str, dimensions: tuple[DimensionSpec, ...], status: str = RubricVersion.Status.DRAFT,
@@ -51,7 +31,7 @@ def rubric_version_create(
             )
             for sub_order, sub in enumerate(spec.sub_dimensions)
         )
-    errors = rubric_weight_errors(rubric=rubric)
+    errors = rubric.weight_errors()
     if errors:
         raise ValidationError(errors, code="rubric_weights")
     return rubric

@@ -1,16 +1,40 @@
-"""Background work of the evaluations app (django-tasks, database backend: run `manage.py db_worker`)."""
+"""Background work of the evaluations app (django-tasks, database backend: run `manage.py db_worker`).
+
+Tasks call services; services never call tasks. Code that wants work done in the background (views,
+the admin, commands) calls the functions here, which enqueue once the current transaction commits.
+"""
 from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
 from django_tasks import task
+
+from .judge.pipeline import judge_run_execute
+from .judge.services import judge_run_create
+from .models import JudgeRun, RubricVersion
 
 
 @task()
 def judge_run_execute_task(run_id: int) -> dict[str, Any]:
     """Execute a queued judge run; returns its summary (also visible at /judge/runs/<id>/)."""
-    from .judge.models import JudgeRun
-    from .judge.pipeline import judge_run_execute
-
     run = JudgeRun.objects.select_related("rubric").get(pk=run_id)
     return judge_run_execute(run=run).as_dict()
+
+
+def judge_run_enqueue(*, run: JudgeRun) -> None:
+    """Queue the run's execution as a django-tasks task once the current transaction commits."""
+
+    def enqueue() -> None:
+        result = judge_run_execute_task.enqueue(run.pk)
+        JudgeRun.objects.filter(pk=run.pk).update(task_id=str(result.id))
+
+    transaction.on_commit(enqueue)
+
+
+@transaction.atomic
+def judge_run_start(*, rubric: RubricVersion, created_by: Any = None, **selection: Any) -> JudgeRun:
+    """Create a run and queue it for the background worker (`manage.py db_worker`)."""
+    run = judge_run_create(rubric=rubric, created_by=created_by, **selection)
+    judge_run_enqueue(run=run)
+    return run

@@ -1,37 +1,66 @@
-"""Dependencies point one way: evaluations ← annotations ← calibration; stats imports no Django (STYLE.md)."""
+"""Dependencies point one way and nothing imports in a circle (the contracts in pyproject.toml).
+
+`lint-imports` (import-linter) checks four contracts: the apps' layers (config → calibration →
+annotations → accounts → evaluations → stats), `stats` free of Django, the layers inside
+`evaluations`, and no cycle between sibling modules of any package. Imports inside functions count.
+The control tests plant a violation in a copy of the project and check that the contract breaks.
+"""
 from __future__ import annotations
 
-import ast
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FORBIDDEN = {
-    "evaluations": ("annotations", "calibration"),
-    "annotations": ("calibration",),
-    "stats": ("django", "accounts", "evaluations", "annotations", "calibration"),
-}
+PACKAGES = ("config", "calibration", "annotations", "accounts", "evaluations", "stats")
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
-def imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-    return names
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"], cwd=root, capture_output=True, text=True, timeout=120,
+        env={"PATH": str(LINT_IMPORTS.parent), "PYTHONPATH": str(root)},
+    )
 
 
-@pytest.mark.parametrize("package", sorted(FORBIDDEN))
-def test_package_does_not_import_upwards(package: str) -> None:
-    offenders = []
-    for path in sorted((ROOT / package).rglob("*.py")):
-        if "migrations" in path.parts:
-            continue  # migrations name other apps' models as strings by design
-        for name in imported_modules(path):
-            if name.split(".")[0] in FORBIDDEN[package]:
-                offenders.append(f"{path.relative_to(ROOT)} imports {name}")
-    assert offenders == []
+def test_import_contracts_hold() -> None:
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "4 kept, 0 broken" in result.stdout
+
+
+@pytest.fixture
+def project_copy(tmp_path: Path) -> Path:
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__", "templates"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def plant(path: Path, line: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + f"\n\ndef _planted() -> None:\n    {line}\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize(("module", "line", "contract"), [
+    # an app importing from the app above it
+    ("evaluations/selectors.py", "from annotations.models import Assignment  # noqa", "Apps depend downwards"),
+    ("annotations/services.py", "import calibration.sampling  # noqa", "Apps depend downwards"),
+    # stats touching Django
+    ("stats/alpha.py", "import django.db  # noqa", "stats is pure numpy"),
+    # the models reaching up to services inside evaluations (the circle this layering removed)
+    ("evaluations/models/benchmark.py", "from evaluations.services import rubric_version_create  # noqa",
+     "Inside evaluations"),
+    # services calling tasks (tasks call services, never the reverse)
+    ("evaluations/judge/services.py", "from evaluations.tasks import judge_run_enqueue  # noqa", "Inside evaluations"),
+    # two sibling modules importing each other
+    ("calibration/sampling.py", "from calibration import selectors  # noqa", "No circular imports"),
+])
+def test_planted_violation_breaks_a_contract(project_copy: Path, module: str, line: str, contract: str) -> None:
+    plant(project_copy / module, line)
+    result = lint_imports(project_copy)
+    assert result.returncode != 0
+    broken = result.stdout.split("Broken contracts", 1)[-1]
+    assert contract in broken, result.stdout

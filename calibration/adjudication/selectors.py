@@ -11,12 +11,19 @@ from django.http import Http404
 from django.utils.safestring import SafeString
 
 from accounts.models import User
-from annotations.models import AdjudicationDecision, Annotation, Assignment, SubScore
+from annotations.models import (
+    AdjudicationDecision,
+    Annotation,
+    Assignment,
+    CalibrationCycle,
+    CycleItem,
+    Panel,
+    SubScore,
+)
 from annotations.rendering import markdown_to_safe_html
 from evaluations.methodology import SCALE, ScaleLevel
 from evaluations.models import RubricSubDimension
 
-from ..models import CalibrationCycle, CycleItem, Panel
 from .rules import item_disagreements
 
 DONE = {Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED}

@@ -5,10 +5,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from accounts.models import User
-from annotations.models import AdjudicationDecision, GoldScore
+from annotations.models import AdjudicationDecision, CycleItem, GoldScore
 from evaluations.models import RubricSubDimension
 
-from ..models import CycleItem
 from .selectors import item_states, may_adjudicate
 
 

@@ -14,11 +14,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.http import AuthedRequest
 from accounts.models import User
-from annotations.models import AdjudicationDecision, Assignment
+from annotations.models import AdjudicationDecision, Assignment, Panel
 from annotations.services import can_reopen
 from annotations.views import reopen_from_post
 
-from ..models import Panel
 from .selectors import adjudication_queue, adjudication_state_for, adjudication_view
 from .services import adjudication_record
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from annotations.models import Panel
 from evaluations.selectors import rubric_active
 
-from ..models import Panel
-from .models import DelphiStudy
+from ..models import DelphiStudy
 from .services import delphi_study_create
 
 

@@ -6,11 +6,11 @@ from decimal import Decimal
 from django import forms
 
 from accounts.models import User
+from annotations.models import Panel
 from evaluations.models import RubricVersion, Tradition
 from evaluations.selectors import rubric_active
 
-from ..models import Panel
-from .models import DEFAULT_PLANNED_ROUNDS, DEFAULT_THRESHOLD, DelphiStudy
+from ..models import DEFAULT_PLANNED_ROUNDS, DEFAULT_THRESHOLD, DelphiStudy
 
 
 class StudyCreateForm(forms.Form):

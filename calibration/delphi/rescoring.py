@@ -25,9 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from evaluations.judge.models import JudgeRun
 from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_latest_finished
-from evaluations.models import ModelResponse
+from evaluations.models import JudgeRun, ModelResponse
 from evaluations.selectors import case_composite, difficulty_weight
 from stats.delphi import kendall_tau, ranking, weight_sensitivity, weighted_scores
 

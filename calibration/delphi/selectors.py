@@ -17,8 +17,8 @@ from django.utils.safestring import SafeString
 
 from evaluations.models import RubricVersion
 
+from ..models import METHODOLOGY_MIN_PANELISTS, DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
 from .allocation import WeightGroup, points_str
-from .models import METHODOLOGY_MIN_PANELISTS, DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
 from .svg import histogram_svg
 
 DIMENSION_GROUP = "dimensions"

@@ -14,15 +14,15 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from annotations.models import Panel
 from evaluations.methodology import DimensionSpec, SubDimensionSpec
 from evaluations.models import RubricVersion, Tradition
 from evaluations.selectors import rubric_weights
 from evaluations.services import rubric_version_create
 from stats.delphi import RoundSummary, WeightSummary, renormalise, round_summary
 
-from ..models import Panel
+from ..models import DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
 from .allocation import AllocationInput, allocation_errors
-from .models import DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
 from .rescoring import rescoring_report
 from .selectors import DIMENSION_GROUP, study_warnings, weight_structure
 

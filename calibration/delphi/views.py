@@ -21,9 +21,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.http import AuthedRequest
 
+from ..models import DelphiStudy
 from .allocation import allocation_parse
 from .forms import ApproveForm, StudyCreateForm
-from .models import DelphiStudy
 from .permissions import delphi_staff_required, require_delphi_admin
 from .selectors import (
     allocation_form,

@@ -6,12 +6,10 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-from annotations.models import Annotation, GoldScore, SubScore
-from evaluations.judge.models import JudgeRun
+from annotations.models import Annotation, CalibrationCycle, CycleItem, GoldScore, SubScore
 from evaluations.judge.selectors import judge_decisive_raw_scores
-from evaluations.models import RubricSubDimension
+from evaluations.models import JudgeRun, RubricSubDimension
 
-from ..models import CalibrationCycle, CycleItem
 from .build import Rating, UnitInfo, calibration_report_build
 
 NO_TRADITION = "none"

@@ -16,8 +16,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from ..models import (
-    MASK_TOKEN,
+from ..domain import (
     Difficulty,
     Dimension,
     PassCondition,
@@ -27,6 +26,7 @@ from ..models import (
     TheoBertType,
     Visibility,
     external_id_validator,
+    theobert_semantic_errors,
 )
 
 Problem = tuple[str, str]
@@ -209,18 +209,6 @@ def _check_bounds(spec: Field, value: Any) -> None:
         exponent = value.as_tuple().exponent
         if isinstance(exponent, int) and -exponent > spec.decimal_places:
             raise FieldError(f"has more than {spec.decimal_places} decimal places")
-
-
-def theobert_semantic_errors(values: dict) -> list[Problem]:
-    """Rules of theobert-eval.md beyond field types: a [MASK], targets, and a foil for contrastive cases."""
-    problems: list[Problem] = []
-    if MASK_TOKEN not in (values.get("input") or ""):
-        problems.append(("input", f"must contain {MASK_TOKEN}"))
-    if not values.get("targets"):
-        problems.append(("targets", "must list at least one correct completion"))
-    if values.get("pass_condition") == PassCondition.CORRECT_BEATS_FOIL and not values.get("foils"):
-        problems.append(("foils", "pass_condition correct_beats_foil needs at least one foil"))
-    return problems
 
 
 def _prompt_not_blank(values: dict) -> list[Problem]:

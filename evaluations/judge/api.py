@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .models import JudgeRun
+from ..models import JudgeRun
 from .selectors import judge_run_latest_finished, leaderboard_build
 
 

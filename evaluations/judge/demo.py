@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models import RubricVersion
+from ..models import JudgeRun, RubricVersion
 from ..selectors import rubric_active
 from .fake_server import FakeLLMServer
-from .models import JudgeRun
 from .pipeline import judge_run_execute
 from .services import judge_run_create
 

@@ -1,22 +1,11 @@
-"""Error classes of a judge call (methodology §5.6.3), shared by the client, the pipeline and the models."""
+"""Error classes of a judge call (methodology §5.6.3): which are retried, which fall back, which status maps where.
+
+The `ErrorClass` enum itself lives in `evaluations.domain` (below the models, which store it)."""
 from __future__ import annotations
 
-from django.db import models
+from evaluations.domain import ErrorClass
 
-
-class ErrorClass(models.TextChoices):
-    """Why a call to the chat-completions endpoint did not produce a usable judgment."""
-
-    RATE_LIMITED = "rate_limited", "Rate limit (429)"
-    SERVER_ERROR = "server_error", "Server error (5xx)"
-    TIMEOUT = "timeout", "Timeout (408 or client timeout)"
-    CONNECTION_ERROR = "connection_error", "Connection error"
-    AUTH = "auth", "Authentication (401)"
-    FILTERED = "filtered", "Content filtered (403)"
-    NOT_FOUND = "not_found", "Model not found (404)"
-    BAD_REQUEST = "bad_request", "Invalid request (400)"
-    HTTP_ERROR = "http_error", "Other HTTP error"
-    PARSE_ERROR = "parse_error", "Judge error: unparseable output"
+__all__ = ["ErrorClass", "FALLBACK_TRIGGERS", "RETRYABLE", "error_class_for_status"]
 
 
 # Retried with backoff (429, 5xx, 408, timeouts, connection errors); everything else is final at once.

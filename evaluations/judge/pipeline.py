@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from ..models import JudgeResult, JudgeRun
 from ..selectors import case_composite
 from .client import CallResult, LLMClient
 from .config import PipelineConfig, judge_family, judge_payload
 from .consistency import contradiction
 from .errors import FALLBACK_TRIGGERS, ErrorClass
-from .models import JudgeResult, JudgeRun
 from .outcomes import ItemOutcome, ResultRecord, ScoreRecord
 from .parsing import JudgeParseError, parse_judge_scores
 from .prompts import judge_system_prompt, judge_user_message, rubric_prompt_sections

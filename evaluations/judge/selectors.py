@@ -9,10 +9,9 @@ from typing import Any
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from ..models import ModelResponse, TestCase
+from ..models import JudgeResult, JudgeRun, JudgeScore, ModelResponse, TestCase
 from ..selectors import difficulty_weight
 from .leaderboard import NO_TRADITION, Leaderboard, LeaderboardItem, as_float, leaderboard_compute
-from .models import JudgeResult, JudgeRun, JudgeScore
 
 # --cases / admin filter: field name → ModelResponse lookup. Values are separated by "|".
 CASE_FILTER_FIELDS: dict[str, str] = {

@@ -10,9 +10,8 @@ from django.db import connections, models, router, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from ..models import EvaluatedModel, RubricVersion
+from ..models import EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, RubricVersion
 from .config import PipelineConfig, setting
-from .models import JudgeResult, JudgeRun, JudgeScore
 from .outcomes import ItemOutcome
 from .selectors import case_filter_parse, judge_run_stale, responses_for_selection
 
@@ -59,25 +58,6 @@ def judge_run_create(
         secondary_model=config.secondary_model, base_url=config.base_url, selection=selection,
         total_items=len(id_list), created_by=created_by,
     )
-
-
-def judge_run_enqueue(*, run: JudgeRun) -> None:
-    """Queue the run's execution as a django-tasks task once the current transaction commits."""
-    from evaluations.tasks import judge_run_execute_task
-
-    def enqueue() -> None:
-        result = judge_run_execute_task.enqueue(run.pk)
-        JudgeRun.objects.filter(pk=run.pk).update(task_id=str(result.id))
-
-    transaction.on_commit(enqueue)
-
-
-@transaction.atomic
-def judge_run_start(*, rubric: RubricVersion, created_by: Any = None, **selection: Any) -> JudgeRun:
-    """Create a run and queue it for the background worker (`manage.py db_worker`)."""
-    run = judge_run_create(rubric=rubric, created_by=created_by, **selection)
-    judge_run_enqueue(run=run)
-    return run
 
 
 @transaction.atomic

@@ -9,8 +9,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from ..models import JudgeRun
 from .leaderboard import Leaderboard
-from .models import JudgeRun
 from .permissions import staff_required
 from .selectors import judge_run_latest_finished, judge_run_summary, judge_runs_recent, leaderboard_build
 from .services import judge_run_cancel

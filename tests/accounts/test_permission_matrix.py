@@ -36,7 +36,7 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         return reverse(f"annotations:{name}", kwargs={"public_id": public_id})
 
     staff_only = roles("login", "403", "403", "403", "allow")
-    from evaluations.judge.models import JudgeRun
+    from evaluations.models import JudgeRun
 
     judge_run = JudgeRun.objects.create(rubric=world.cycle.rubric, primary_model="j", base_url="http://127.0.0.1:9/v1")
     signed_in = roles("login", "allow", "allow", "allow", "allow")

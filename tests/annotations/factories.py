@@ -13,8 +13,7 @@ import pytest
 
 from accounts.models import User
 from accounts.services import user_create
-from annotations.models import Assignment
-from calibration.models import CalibrationCycle, Panel
+from annotations.models import Assignment, CalibrationCycle, Panel
 from calibration.sampling import DrawParams
 from calibration.services import cycle_commit
 from evaluations.models import EvaluatedModel, ModelResponse, TestCase, Tradition, Visibility

@@ -77,8 +77,7 @@ def judge_markers(world: World) -> list[Marker]:
     """Seed a finished judge run over every response of the world, with marked model, reasoning and raw text."""
     from decimal import Decimal
 
-    from evaluations.judge.models import JudgeResult, JudgeRun, JudgeScore
-    from evaluations.models import ModelResponse
+    from evaluations.models import JudgeResult, JudgeRun, JudgeScore, ModelResponse
 
     responses = list(ModelResponse.objects.select_related("test_case"))
     run = JudgeRun.objects.create(rubric=world.cycle.rubric, primary_model=JUDGE_MODEL_MARKER,

@@ -6,8 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotations.models import Assignment
-from calibration.models import CalibrationCycle, CycleItem, Panel
+from annotations.models import Assignment, CalibrationCycle, CycleItem, Panel
 from evaluations.models import ModelResponse
 from evaluations.selectors import rubric_active
 from tests.annotations.factories import CaseFactory, EvaluatedModelFactory, person, tradition

@@ -9,11 +9,10 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
-from annotations.models import AdjudicationDecision, Assignment, SubScore
+from annotations.models import AdjudicationDecision, Assignment, Panel, SubScore
 from annotations.services import AnnotationInput, annotation_reopen, annotation_submit, sub_dimension_keys
 from calibration.adjudication.selectors import adjudication_queue, gold_labels, item_states
 from calibration.adjudication.services import adjudication_record
-from calibration.models import Panel
 from tests.annotations.factories import (
     OTHER_EXPERT_EMAIL,
     OTHER_RATIONALE_MARKER,

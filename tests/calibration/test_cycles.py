@@ -7,8 +7,7 @@ from collections import Counter
 import pytest
 from django.core.exceptions import ValidationError
 
-from annotations.models import Assignment
-from calibration.models import CalibrationCycle, CycleItem, Panel
+from annotations.models import Assignment, CalibrationCycle, CycleItem, Panel
 from calibration.sampling import DrawParams
 from calibration.selectors import judge_extreme_composite_response_ids, panel_size_warnings
 from calibration.services import cycle_assignments_create, cycle_commit, cycle_draw_compute, panel_create
@@ -148,8 +147,7 @@ def test_next_cycle_keeps_anchors_and_refreshes_a_quarter(panels) -> None:  # ty
 def test_judge_edge_cases_are_the_extreme_composites_of_the_latest_run() -> None:
     from decimal import Decimal
 
-    from evaluations.judge.models import JudgeResult, JudgeRun
-    from evaluations.models import ModelResponse, RubricVersion
+    from evaluations.models import JudgeResult, JudgeRun, ModelResponse, RubricVersion
 
     assert judge_extreme_composite_response_ids(response_ids=[1, 2, 3]) == frozenset()  # no judge run yet
     responses = [ModelResponseFactory(test_case=CaseFactory(dimension="textual")) for _ in range(40)]

@@ -6,9 +6,8 @@ from allauth.account.models import EmailAddress
 from django.test import Client
 
 from accounts.models import User
-from annotations.models import Assignment
+from annotations.models import Assignment, CalibrationCycle, Panel
 from calibration.demo import DEMO_CYCLE_NAME, DEMO_PASSWORD, demo_people_create
-from calibration.models import CalibrationCycle, Panel
 from calibration.selectors import panel_size_warnings
 from evaluations.models import Tradition
 from tests.calibration.test_cycles import pool_create

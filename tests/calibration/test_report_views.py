@@ -13,7 +13,7 @@ from django.urls import reverse
 from annotations.models import Assignment, SubScore
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
 from calibration.adjudication.services import adjudication_record
-from evaluations.judge.models import JudgeResult, JudgeRun, JudgeScore
+from evaluations.models import JudgeResult, JudgeRun, JudgeScore
 from stats.alpha import krippendorff_alpha
 from stats.kappa import cohen_kappa
 from tests.annotations.factories import world_build

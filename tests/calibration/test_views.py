@@ -6,9 +6,8 @@ import statistics
 import pytest
 from django.urls import reverse
 
-from annotations.models import Annotation, Assignment
+from annotations.models import Annotation, Assignment, CalibrationCycle
 from annotations.services import AnnotationInput, annotation_submit
-from calibration.models import CalibrationCycle
 from evaluations.models import RubricSubDimension
 from tests.annotations.factories import MODEL_NAME_MARKER, world_build
 
@@ -61,7 +60,7 @@ def test_panels_page_warns_about_small_panels(admin_client_world) -> None:  # ty
     html = client.get(reverse("calibration:panels")).content.decode()
     assert "Catholic panel has 1 expert(s), below the minimum of 3" in html
     assert "Reformed has no panel" in html
-    admin_page = client.get(reverse("admin:calibration_panel_changelist")).content.decode()
+    admin_page = client.get(reverse("admin:annotations_panel_changelist")).content.decode()
     assert "below the minimum of 3" in admin_page
 
 

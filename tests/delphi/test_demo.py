@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
+from annotations.models import Panel
 from calibration.delphi.demo import demo_delphi_create
-from calibration.delphi.models import DelphiStudy
 from calibration.delphi.selectors import study_warnings
 from calibration.demo import demo_people_create
-from calibration.models import Panel
+from calibration.models import DelphiStudy
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 from django.urls import get_resolver, reverse
 
-from calibration.delphi.models import DelphiResponse
+from calibration.models import DelphiResponse
 from tests.accounts.permission_matrix import Case, matrix_failures, roles
 from tests.delphi.factories import allocation, close, delphi_world_build, form_data, submit_all
 

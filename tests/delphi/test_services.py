@@ -6,16 +6,15 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ValidationError
 
-from calibration.delphi.models import DelphiAllocation, DelphiRound, DelphiStudy
 from calibration.delphi.services import (
     delphi_proposal_approve,
     delphi_response_submit,
     delphi_study_close,
     delphi_study_create,
 )
+from calibration.models import DelphiAllocation, DelphiRound, DelphiStudy
 from evaluations.models import RubricVersion
 from evaluations.selectors import rubric_weights
-from evaluations.services import rubric_weight_errors
 from tests.annotations.factories import person
 from tests.delphi.factories import allocation, close, delphi_world_build, submit_all
 
@@ -175,7 +174,7 @@ def test_the_proposed_rubric_sums_to_100_at_every_level(dworld) -> None:  # type
     rubric = approved.proposed_rubric
     assert rubric.status == RubricVersion.Status.DRAFT and rubric.based_on == dworld.rubric
     assert rubric.version == f"1.0-delphi{study.pk}"
-    assert rubric_weight_errors(rubric=rubric) == []
+    assert rubric.weight_errors() == []
     weights = rubric_weights(rubric=rubric)
     assert sum(w for w, _ in weights.values()) == Decimal("100")
     assert all(sum(subs.values()) == Decimal("100") for _, subs in weights.values())

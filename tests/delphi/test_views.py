@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from calibration.delphi.models import DelphiAllocation, DelphiResponse, DelphiStudy
-from evaluations.judge.models import JudgeScore
+from calibration.models import DelphiAllocation, DelphiResponse, DelphiStudy
+from evaluations.models import JudgeScore
 from tests.delphi.factories import RATIONALE_MARKER, allocation, close, form_data, submit_all
 from tests.delphi.judge_data import judge_run_seed
 

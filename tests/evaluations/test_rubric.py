@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 from evaluations.methodology import RUBRIC_V1, DimensionSpec, SubDimensionSpec
 from evaluations.models import RubricDimension, RubricSubDimension, RubricVersion, Tradition
 from evaluations.selectors import case_composite, difficulty_weight, rubric_weights
-from evaluations.services import rubric_version_create, rubric_weight_errors
+from evaluations.services import rubric_version_create
 
 # Typed in from SPEC.md's table, independently of evaluations/methodology.py.
 EXPECTED_V1 = {
@@ -26,7 +26,7 @@ def test_rubric_v1_weights_are_exactly_the_methodologys(rubric_v1):
     assert {k: (int(w), {s: int(v) for s, v in subs.items()}) for k, (w, subs) in weights.items()} == EXPECTED_V1
     # Stored as exact decimals, not floats.
     assert all(isinstance(w, Decimal) for w, _ in weights.values())
-    assert rubric_weight_errors(rubric=rubric_v1) == []
+    assert rubric_v1.weight_errors() == []
     assert rubric_v1.status == RubricVersion.Status.ACTIVE
 
 
@@ -69,7 +69,7 @@ def test_decimal_weights_that_sum_to_100_exactly_are_accepted(db):
     )
     dims = tuple(DimensionSpec(d.key, d.name, d.weight, d.description, thirds) for d in RUBRIC_V1)
     rubric = rubric_version_create(version="thirds", dimensions=dims)
-    assert rubric_weight_errors(rubric=rubric) == []
+    assert rubric.weight_errors() == []
 
 
 def test_weight_out_of_range_is_refused_by_the_database(rubric_v1):

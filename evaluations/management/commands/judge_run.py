@@ -44,9 +44,10 @@ class Command(BaseCommand):
                             help="with --wait: judge against an in-process fake endpoint (offline demo)")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        from evaluations import tasks
         from evaluations.judge import services
-        from evaluations.judge.models import JudgeRun
         from evaluations.judge.selectors import judge_run_summary
+        from evaluations.models import JudgeRun
 
         def get_run(run_id: int) -> JudgeRun:
             try:
@@ -83,7 +84,7 @@ class Command(BaseCommand):
                 if options["wait"]:
                     self._execute(run)
                 else:
-                    services.judge_run_enqueue(run=run)
+                    tasks.judge_run_enqueue(run=run)
                     self.stdout.write(f"queued; a worker executes it: manage.py db_worker --queue-name default\n"
                                       f"progress: manage.py judge_run --watch {run.pk}  or  /judge/runs/{run.pk}/")
         except ValidationError as exc:

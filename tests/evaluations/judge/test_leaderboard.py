@@ -8,10 +8,10 @@ import pytest
 from scipy import stats as scipy_stats
 
 from evaluations.judge.leaderboard import LeaderboardItem, leaderboard_compute, paired_comparison
-from evaluations.judge.models import JudgeResult
 from evaluations.judge.pipeline import judge_run_execute
 from evaluations.judge.selectors import leaderboard_build
 from evaluations.judge.services import judge_run_create
+from evaluations.models import JudgeResult
 from evaluations.selectors import difficulty_weight
 from stats.means import bootstrap_weighted_mean_ci, weighted_mean
 

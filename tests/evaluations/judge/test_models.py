@@ -6,9 +6,8 @@ from decimal import Decimal
 import pytest
 from django.db import IntegrityError, transaction
 
-from evaluations.judge.models import JudgeResult, JudgeRun, JudgeScore
 from evaluations.judge.services import judge_run_create
-from evaluations.models import ModelResponse
+from evaluations.models import JudgeResult, JudgeRun, JudgeScore, ModelResponse
 
 from .conftest import import_benchmark
 

@@ -7,8 +7,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django_tasks_db.models import DBTaskResult
 
-from evaluations.judge.models import JudgeResult, JudgeRun
-from evaluations.judge.services import judge_run_create, judge_run_start
+from evaluations.judge.services import judge_run_create
+from evaluations.models import JudgeResult, JudgeRun
+from evaluations.tasks import judge_run_start
 
 from .conftest import import_benchmark
 

@@ -1,17 +1,14 @@
 """Staff pages, the leaderboard API and the admin: every view requires staff; experts never see judge output."""
 from __future__ import annotations
 
-import importlib
-
 import pytest
-from django.urls import NoReverseMatch, clear_url_caches, reverse
+from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 from rest_framework.authtoken.models import Token
 
-from evaluations.judge.models import JudgeRun
 from evaluations.judge.pipeline import judge_run_execute
 from evaluations.judge.services import judge_run_create
-from evaluations.models import EvaluatedModel
+from evaluations.models import EvaluatedModel, JudgeRun
 
 from .conftest import import_benchmark, no_sleep
 
@@ -38,18 +35,9 @@ def finished_run(db, tmp_path, rubric_v1, judge_settings):  # type: ignore[no-un
 
 
 @pytest.fixture
-def judge_admin():  # type: ignore[no-untyped-def]
-    """Register the judge admin even before evaluations/admin.py imports it (see evaluations/judge/admin.py)."""
-    import evaluations.judge.admin  # noqa: F401
-
-    try:
-        reverse("admin:evaluations_judgerun_start")
-    except NoReverseMatch:
-        import config.urls
-
-        importlib.reload(config.urls)
-        clear_url_caches()
-    yield
+def judge_admin() -> None:
+    """The judge admin is registered by `evaluations.admin` like every other model admin."""
+    reverse("admin:evaluations_judgerun_start")
 
 
 PAGES = [

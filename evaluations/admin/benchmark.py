@@ -10,8 +10,8 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
 
-from .importing import ImportFailed, export_records, import_file
-from .models import (
+from ..importing import ImportFailed, export_records, import_file
+from ..models import (
     EvaluatedModel,
     ModelResponse,
     RubricDimension,
@@ -185,5 +185,3 @@ class TheoBertCaseAdmin(ImportExportAdmin):
     list_display = ["case_id", "type", "category", "difficulty", "pass_condition", "k", "reference"]
     list_filter = ["type", "category", "difficulty", "pass_condition"]
     search_fields = ["case_id", "input", "reference", "reasoning"]
-
-from .judge import admin as _judge_admin  # noqa: E402, F401  (registers the judge models)

@@ -44,7 +44,7 @@ class DelphiStudy(models.Model):
         help_text="The rubric version whose weights the panel revises.",
     )
     panel = models.ForeignKey(
-        "calibration.Panel", null=True, blank=True, on_delete=models.SET_NULL, related_name="delphi_studies",
+        "annotations.Panel", null=True, blank=True, on_delete=models.SET_NULL, related_name="delphi_studies",
         help_text="The panel the panelists were taken from (for the record).",
     )
     panelists = models.ManyToManyField(

@@ -1,12 +1,17 @@
-"""Admin for panels (with size warnings) and cycles (items can be marked as anchors)."""
+"""Admin for panels (with size warnings) and cycles (items can be marked as anchors).
+
+The models belong to `annotations`; their admin lives here because it uses calibration's panel
+warnings and sampling vocabulary (calibration may import annotations, not the reverse).
+"""
 from django.contrib import admin, messages
 from django.db.models import Count
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
-from .models import CalibrationCycle, CycleItem, Panel
-from .selectors import panel_size_warnings, panel_warnings
+from annotations.models import CalibrationCycle, CycleItem, Panel
+
+from ..selectors import panel_size_warnings, panel_warnings
 
 
 @admin.register(Panel)
@@ -88,5 +93,3 @@ class CycleItemAdmin(admin.ModelAdmin):
     @admin.action(description="Unmark anchor")
     def unmark_anchor(self, request: HttpRequest, queryset) -> None:  # type: ignore[no-untyped-def]
         messages.success(request, f"{queryset.update(is_anchor=False)} item(s) no longer anchors.")
-
-from .delphi import admin as delphi_admin  # noqa: E402, F401  (registers the Delphi models)

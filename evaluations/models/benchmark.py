@@ -1,47 +1,28 @@
 """Benchmark data: traditions, rubric versions, test cases, evaluated models, responses, TheoBERT cases."""
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-EXTERNAL_ID_RE = r"^[A-Za-z0-9][A-Za-z0-9._:\-]{0,63}$"
-external_id_validator = RegexValidator(
-    EXTERNAL_ID_RE, "Use 1–64 characters: letters, digits, '.', '_', ':' or '-', starting with a letter or digit."
+from evaluations.domain import (
+    MASK_TOKEN,
+    Difficulty,
+    Dimension,
+    PassCondition,
+    QuestionType,
+    TheoBertCategory,
+    TheoBertDifficulty,
+    TheoBertType,
+    Visibility,
+    external_id_validator,
+    theobert_semantic_errors,
 )
-MASK_TOKEN = "[MASK]"
 
-
-class Dimension(models.TextChoices):
-    TEXTUAL = "textual", "Textual Analysis"
-    HERMENEUTICAL = "hermeneutical", "Hermeneutical Reasoning"
-    DOCTRINAL = "doctrinal", "Doctrinal Precision"
-    HISTORICAL = "historical", "Historical Theology"
-    APOLOGETICS = "apologetics", "Apologetics"
-    INTERTEXTUAL = "intertextual", "Intertextual Reasoning"
-
-
-class Difficulty(models.TextChoices):
-    EASY = "easy", "Easy"
-    MEDIUM = "medium", "Medium"
-    HARD = "hard", "Hard"
-    EXPERT = "expert", "Expert"
-
-
-class QuestionType(models.TextChoices):
-    FACTUAL_RECALL = "factual_recall", "Factual recall"
-    COMPARATIVE_ANALYSIS = "comparative_analysis", "Comparative analysis"
-    APPLIED_REASONING = "applied_reasoning", "Applied reasoning"
-    CONTESTED_TOPIC = "contested_topic", "Contested topic"
-
-
-class Visibility(models.TextChoices):
-    PUBLIC = "public", "Public"
-    HELD_OUT = "held_out", "Held-out"
+HUNDRED = Decimal("100")
 
 
 def _in_choices(field: str, choices: type[models.TextChoices]) -> Q:
@@ -100,11 +81,28 @@ class RubricVersion(models.Model):
 
     def clean(self) -> None:
         if self.pk:
-            from .services import rubric_weight_errors
-
-            errors = rubric_weight_errors(rubric=self)
+            errors = self.weight_errors()
             if errors:
                 raise ValidationError(errors)
+
+    def weight_errors(self) -> list[str]:
+        """Every way this rubric's weights fail to sum to exactly 100 at each level (empty when valid)."""
+        errors: list[str] = []
+        dimensions = list(self.dimensions.prefetch_related("sub_dimensions"))
+        if len(dimensions) != 6:
+            errors.append(f"rubric v{self.version} has {len(dimensions)} dimensions; expected 6")
+        total = sum((d.weight for d in dimensions), Decimal("0"))
+        if total != HUNDRED:
+            errors.append(f"dimension weights of rubric v{self.version} sum to {total}, not 100")
+        for dimension in dimensions:
+            subs = list(dimension.sub_dimensions.all())
+            if not subs:
+                errors.append(f"dimension {dimension.key} has no sub-dimensions")
+                continue
+            sub_total = sum((s.weight for s in subs), Decimal("0"))
+            if sub_total != HUNDRED:
+                errors.append(f"sub-dimension weights of {dimension.key} sum to {sub_total}, not 100")
+        return errors
 
 
 def weight_field(help_text: str) -> models.DecimalField:
@@ -264,48 +262,6 @@ class ModelResponse(models.Model):
         return f"{self.test_case_id}/{self.model_id}/{self.run_label}"
 
 
-class TheoBertType(models.TextChoices):
-    DOCTRINAL_ASSOCIATION = "doctrinal_association", "Doctrinal association"
-    CANONICAL_KNOWLEDGE = "canonical_knowledge", "Canonical knowledge"
-    CONTRASTIVE_THEOLOGY = "contrastive_theology", "Contrastive theology"
-
-
-class TheoBertCategory(models.TextChoices):
-    PNEUMATOLOGY = "pneumatology", "Pneumatology"
-    SOTERIOLOGY = "soteriology", "Soteriology"
-    ECCLESIOLOGY = "ecclesiology", "Ecclesiology"
-    HAMARTIOLOGY = "hamartiology", "Hamartiology"
-    CHRISTOLOGY = "christology", "Christology"
-    ESCHATOLOGY = "eschatology", "Eschatology"
-    THEOLOGY_PROPER = "theology_proper", "Theology proper"
-    CANONICAL_KNOWLEDGE = "canonical_knowledge", "Canonical knowledge"
-    BIBLIOLOGY = "bibliology", "Bibliology"
-    ROMANS_ROAD = "romans_road", "Romans road"
-    SPIRITUAL_WARFARE = "spiritual_warfare", "Spiritual warfare"
-    KINGDOM_THEOLOGY = "kingdom_theology", "Kingdom theology"
-
-
-class TheoBertDifficulty(models.TextChoices):
-    EASY = "easy", "Easy"
-    MEDIUM = "medium", "Medium"
-    HARD = "hard", "Hard"
-
-
-class PassCondition(models.TextChoices):
-    TARGET_IN_TOP_K = "target_in_top_k", "Target in top-k"
-    CORRECT_BEATS_FOIL = "correct_beats_foil", "Correct beats foil"
-    ALL_TOP_K_IN_TARGET_SET = "all_top_k_in_target_set", "All top-k in target set"
-
-
-class TheoBertErrorClass(models.TextChoices):
-    """Why a masked-LM case failed (theobert-eval.md, "Error Classification")."""
-
-    NEAR_MISS = "near_miss", "Near miss (ranked k+1 or k+2)"
-    GENERIC_OVER_THEOLOGICAL = "generic_over_theological", "Generic over theological"
-    WRONG_SEMANTIC_CLUSTER = "wrong_semantic_cluster", "Wrong semantic cluster"
-    TOTAL_MISS = "total_miss", "Total miss (ranked below 20)"
-
-
 class TheoBertCase(models.Model):
     """A masked-language-model case in the TheoBERT eval.json schema, kept for expert audit."""
 
@@ -342,17 +298,8 @@ class TheoBertCase(models.Model):
         return self.case_id
 
     def clean(self) -> None:
-        from .importing.schemas import theobert_semantic_errors
-
         errors = theobert_semantic_errors(
             {"input": self.input, "targets": self.targets, "foils": self.foils, "pass_condition": self.pass_condition}
         )
         if errors:
             raise ValidationError({field: message for field, message in errors})
-
-
-def mask_count(text: str) -> int:
-    return len(re.findall(re.escape(MASK_TOKEN), text))
-
-
-from .judge.models import *  # noqa: E402, F403  (judge models live in their own module)

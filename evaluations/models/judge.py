@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from .errors import ErrorClass
+from evaluations.domain import ErrorClass
 
 __all__ = ["JudgeResult", "JudgeRun", "JudgeScore"]
 

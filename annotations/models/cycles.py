@@ -1,4 +1,8 @@
-"""Panels of experts per tradition and calibration cycles: the drawn set of responses they score."""
+"""Panels of experts per tradition and calibration cycles: the drawn set of responses they score.
+
+These models moved here from `calibration` so that model-level dependencies point the same way as
+imports (evaluations ← annotations ← calibration); their tables keep their original names.
+"""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -35,6 +39,7 @@ class Panel(models.Model):
     objects = PanelQuerySet.as_manager()
 
     class Meta:
+        db_table = "calibration_panel"
         ordering = ["tradition__order", "name"]
         constraints = [
             models.UniqueConstraint(
@@ -99,6 +104,7 @@ class CalibrationCycle(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "calibration_calibrationcycle"
         ordering = ["-created_at"]
         verbose_name = "calibration cycle"
         constraints = [
@@ -129,6 +135,7 @@ class CycleItem(models.Model):
     is_anchor = models.BooleanField(default=False, help_text="Anchors are always kept in the next cycle.")
 
     class Meta:
+        db_table = "calibration_cycleitem"
         ordering = ["cycle", "response"]
         verbose_name = "cycle item"
         constraints = [
@@ -140,6 +147,3 @@ class CycleItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.cycle} · response {self.response_id}"
-
-
-from .delphi.models import *  # noqa: E402, F403  (Delphi models live in their own module)

@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
-from .models import DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
+from ..models import DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
 
 
 class DelphiRoundInline(admin.TabularInline):

@@ -14,10 +14,10 @@ from django.shortcuts import redirect, render
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from ..models import EvaluatedModel, RubricVersion
+from ..judge.services import judge_run_cancel, judge_run_resume
+from ..models import EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, RubricVersion
 from ..selectors import rubric_active
-from .models import JudgeResult, JudgeRun, JudgeScore
-from .services import judge_run_cancel, judge_run_enqueue, judge_run_resume, judge_run_start
+from ..tasks import judge_run_enqueue, judge_run_start
 
 
 class JudgeRunStartForm(forms.Form):

@@ -1,0 +1,8 @@
+"""Django admin for calibration: each module registers its models when imported here.
+
+`cycles`: panels (size warnings) and calibration cycles with their items (models of `annotations`).
+`delphi`: Delphi studies, rounds and responses.
+"""
+from . import cycles, delphi
+
+__all__ = ["cycles", "delphi"]

@@ -1,0 +1,20 @@
+"""The calibration app's models, one module per area, imported here by name so Django registers them.
+
+`delphi`: Delphi studies, rounds, responses and allocations (rubric weights by expert consensus).
+Panels, cycles and their items belong to `annotations` (the work experts score); calibration holds the
+processes over them (sampling, adjudication rules, reliability reports, Delphi).
+"""
+from .delphi import (
+    DEFAULT_PLANNED_ROUNDS,
+    DEFAULT_THRESHOLD,
+    METHODOLOGY_MIN_PANELISTS,
+    DelphiAllocation,
+    DelphiResponse,
+    DelphiRound,
+    DelphiStudy,
+)
+
+__all__ = [
+    "DEFAULT_PLANNED_ROUNDS", "DEFAULT_THRESHOLD", "METHODOLOGY_MIN_PANELISTS", "DelphiAllocation",
+    "DelphiResponse", "DelphiRound", "DelphiStudy",
+]

@@ -1,0 +1,37 @@
+"""The evaluations app's models, one module per area, imported here by name so Django registers them.
+
+`benchmark`: traditions, rubric versions, test cases, evaluated models, responses, TheoBERT cases.
+`judge`: judge runs, their per-response results and sub-dimension scores.
+The enums the fields use live in `evaluations.domain` (below the models) and are re-exported here.
+"""
+from evaluations.domain import (
+    MASK_TOKEN,
+    Difficulty,
+    Dimension,
+    PassCondition,
+    QuestionType,
+    TheoBertCategory,
+    TheoBertDifficulty,
+    TheoBertErrorClass,
+    TheoBertType,
+    Visibility,
+)
+
+from .benchmark import (
+    EvaluatedModel,
+    ModelResponse,
+    RubricDimension,
+    RubricSubDimension,
+    RubricVersion,
+    TestCase,
+    TheoBertCase,
+    Tradition,
+)
+from .judge import JudgeResult, JudgeRun, JudgeScore
+
+__all__ = [
+    "MASK_TOKEN", "Difficulty", "Dimension", "EvaluatedModel", "JudgeResult", "JudgeRun", "JudgeScore",
+    "ModelResponse", "PassCondition", "QuestionType", "RubricDimension", "RubricSubDimension", "RubricVersion",
+    "TestCase", "TheoBertCase", "TheoBertCategory", "TheoBertDifficulty", "TheoBertErrorClass", "TheoBertType",
+    "Tradition", "Visibility",
+]
