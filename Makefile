@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-$(shell cksum requirements.lock | cut -d' ' -f1)
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run demo test lint typecheck check lock bench clean
+.PHONY: install run demo test chromium lint typecheck check lock bench clean
 
 $(STAMP): requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -25,12 +25,23 @@ demo: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
 
-## make test: install and run the whole test suite (SQLite unless DATABASE_URL is set)
-test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+## make test: install (and Chromium for the browser tests if missing) and run the whole test suite,
+## in parallel over the machine's cores (SQLite unless DATABASE_URL is set)
+PYTEST_ARGS ?=
+test: install chromium
+	$(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
+
+## Debian's Chromium drives the browser tests (a test tool's own browser download cannot work here).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's chromium for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is missing: install Debian's chromium (apt-get install -y chromium)"; exit 1; fi; }
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 typecheck: install
 	$(BIN)/mypy stats accounts evaluations annotations calibration config
