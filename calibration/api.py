@@ -1,9 +1,11 @@
 """REST endpoints for the benchmark pipeline (token auth, admins only): gold labels and IRR reports."""
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,7 +14,9 @@ from rest_framework.views import APIView
 from annotations.models import CalibrationCycle
 from calibration.adjudication.selectors import gold_labels
 
-from .reports.selectors import cycle_report
+from .models import ReportSnapshot
+from .reports.snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, snapshot_for
+from .reports.tasks import report_snapshot_start
 
 
 class GoldLabelSerializer(serializers.Serializer):
@@ -43,37 +47,89 @@ class GoldLabelsAPIView(APIView):
     )
     def get(self, request: Request) -> Response:
         cycle = None
-        if request.query_params.get("cycle"):
-            cycle = get_object_or_404(CalibrationCycle, pk=request.query_params["cycle"])
+        raw = request.query_params.get("cycle", "")
+        if raw:
+            if not raw.isdigit():
+                raise serializers.ValidationError({"cycle": "must be a cycle id (a whole number)"})
+            cycle = get_object_or_404(CalibrationCycle, pk=int(raw))
         return Response(GoldLabelListSerializer({"results": gold_labels(cycle=cycle)}).data)
 
 
+class SnapshotSerializer(serializers.Serializer):
+    """A stored report version: what it was computed from, and (when ready) the report itself."""
+
+    cycle = serializers.IntegerField(source="cycle_id")
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=ReportSnapshot.Status.choices)
+    progress = serializers.IntegerField(help_text="Percent done while computing.")
+    error = serializers.CharField(allow_blank=True)
+    judge_run = serializers.IntegerField(source="judge_run_id", allow_null=True)
+    seed = serializers.IntegerField()
+    n_resamples = serializers.IntegerField()
+    input_hash = serializers.CharField(allow_blank=True, help_text="SHA-256 of the snapshot's ratings.csv.")
+    input_counts = serializers.DictField(child=serializers.IntegerField())
+    software = serializers.DictField(child=serializers.CharField())
+    requested_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    report = serializers.JSONField(source="payload", allow_null=True,
+                                   help_text="The report: meta, n_experts and one entry per group.")
+
+
+class SnapshotRequestSerializer(serializers.Serializer):
+    run = serializers.IntegerField(required=False, allow_null=True, min_value=1,
+                                   help_text="Judge run id (default: the newest finished run on the cycle's rubric).")
+    seed = serializers.IntegerField(required=False, default=DEFAULT_SEED, min_value=0)
+    n_resamples = serializers.IntegerField(required=False, default=DEFAULT_RESAMPLES, min_value=0,
+                                           max_value=MAX_RESAMPLES)
+
+
 class ReportAPIView(APIView):
-    """The calibration (IRR) report of a cycle as JSON: every group, comparison and verdict."""
+    """A cycle's IRR report: a stored snapshot (?version=N, default the newest ready one); never computed here."""
 
     permission_classes = [IsAdminUser]
 
     @extend_schema(
-        parameters=[OpenApiParameter("run", int, required=False, description="Judge run id (default: newest finished)"),
-                    OpenApiParameter("seed", int, required=False, description="Bootstrap seed"),
-                    OpenApiParameter("resamples", int, required=False, description="Bootstrap resamples (0 = off)")],
-        responses={200: dict},
+        parameters=[OpenApiParameter("version", int, required=False,
+                                     description="Report version (default: the newest ready one)")],
+        responses={200: SnapshotSerializer},
     )
     def get(self, request: Request, pk: int) -> Response:
-        cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
-        params = request.query_params
+        cycle = get_object_or_404(CalibrationCycle, pk=pk)
+        raw = request.query_params.get("version", "")
+        if raw and (not raw.isdigit() or int(raw) < 1):
+            raise serializers.ValidationError({"version": "must be a whole number ≥ 1"})
+        snapshot = snapshot_for(cycle=cycle, version=int(raw) if raw else None)
+        if snapshot is None:
+            raise NotFound(f"cycle {pk} has no report version {raw}" if raw else
+                           f"cycle {pk} has no computed report yet: POST to its versions endpoint")
+        return Response(SnapshotSerializer(snapshot).data)
 
-        def number(name: str, default: int | None) -> int | None:
-            value = params.get(name)
-            if value is None or value == "":
-                return default
-            if not value.isdigit():
-                raise serializers.ValidationError({name: "must be a whole number"})
-            return int(value)
 
-        resamples = number("resamples", 1000)
-        if resamples is not None and resamples > 10_000:
-            raise serializers.ValidationError({"resamples": "at most 10,000"})
-        report, _, _ = cycle_report(cycle=cycle, run_id=number("run", None), n_resamples=resamples or 0,
-                                    seed=number("seed", 20260101) or 0)
-        return Response(report)
+class ReportVersionsAPIView(APIView):
+    """Every version of a cycle's report (without the report bodies); POST queues a new one for the worker."""
+
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(responses={200: SnapshotSerializer(many=True)})
+    def get(self, request: Request, pk: int) -> Response:
+        cycle = get_object_or_404(CalibrationCycle, pk=pk)
+        snapshots = ReportSnapshot.objects.filter(cycle=cycle).defer("payload", "rater_key").order_by("-version")
+        data = SnapshotSerializer(snapshots, many=True).data
+        for row in data:
+            row["report"] = None
+        return Response(data)
+
+    @extend_schema(request=SnapshotRequestSerializer, responses={202: SnapshotSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        cycle = get_object_or_404(CalibrationCycle, pk=pk)
+        incoming = SnapshotRequestSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        try:
+            snapshot = report_snapshot_start(
+                cycle=cycle, requested_by=request.user, run_id=incoming.validated_data.get("run"),
+                seed=incoming.validated_data["seed"], n_resamples=incoming.validated_data["n_resamples"],
+            )
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from exc
+        snapshot.refresh_from_db()
+        return Response(SnapshotSerializer(snapshot).data, status=202)

@@ -2,6 +2,7 @@ from django.urls import path
 
 from . import views
 from .adjudication import views as adjudication
+from .reports import views as reports
 
 app_name = "calibration"
 
@@ -11,8 +12,10 @@ urlpatterns = [
     path("cycles/draw/", views.draw, name="draw"),
     path("cycles/<int:pk>/", views.cycle, name="cycle"),
     path("cycles/<int:pk>/gold/", views.gold_export, name="gold_export"),
-    path("cycles/<int:pk>/report/", views.cycle_report, name="report"),
-    path("cycles/<int:pk>/report.<str:fmt>", views.cycle_report_export, name="report_export"),
+    path("cycles/<int:pk>/report/", reports.report, name="report"),
+    path("cycles/<int:pk>/report/versions/", reports.report_compute, name="report_compute"),
+    path("cycles/<int:pk>/report/versions/<int:version>/progress/", reports.report_progress, name="report_progress"),
+    path("cycles/<int:pk>/report.<str:fmt>", reports.report_download, name="report_export"),
     path("progress/", views.progress, name="progress"),
     # Adjudication is for panel leads and adjudicators as well as admins; the views check who may decide what.
     path("adjudication/", adjudication.queue, name="adjudication_queue"),

@@ -8,7 +8,7 @@ from collections import defaultdict
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -19,17 +19,6 @@ from evaluations.models import Dimension, Tradition
 from .adjudication.selectors import gold_labels
 from .forms import DrawForm, random_seed
 from .permissions import staff_required
-from .reports.build import overall
-from .reports.render import (
-    confusion_svg,
-    forest_plot_svg,
-    forest_rows,
-    rater_rows,
-    report_csv,
-    report_json,
-    report_pdf,
-)
-from .reports.selectors import cycle_report as cycle_report_build
 from .selectors import cycle_item_counts, cycle_latest, cycle_progress, panel_size_warnings, panels_with_sizes
 from .services import cycle_commit, cycle_draw_compute
 
@@ -154,47 +143,4 @@ def gold_export(request: AuthedRequest, pk: int) -> HttpResponse:
         response = HttpResponse(buffer.getvalue(), content_type="text/csv")
         fmt = "csv"
     response["Content-Disposition"] = f'attachment; filename="gold-labels-cycle-{cycle.pk}.{fmt}"'
-    return response
-
-
-REPORT_FORMATS = {"csv": "text/csv", "json": "application/json", "pdf": "application/pdf"}
-
-
-def _report_args(request: AuthedRequest) -> dict:
-    run = request.GET.get("run")
-    return {"run_id": int(run) if run and run.isdigit() else None}
-
-
-@staff_required
-@require_GET
-def cycle_report(request: AuthedRequest, pk: int) -> HttpResponse:
-    """The IRR report of a cycle: experts, judge vs majority and vs gold, with charts and verdicts."""
-    cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
-    report, inputs, run = cycle_report_build(cycle=cycle, **_report_args(request))
-    summary = overall(report)
-    return render(request, "calibration/report.html", {
-        "cycle": cycle, "run": run, "report": report, "overall": summary,
-        "raters": rater_rows(summary, inputs.rater_key),
-        "experts_plot": forest_plot_svg(forest_rows(report, "experts"), title="Experts among themselves: α (ordinal)"),
-        "judge_plot": forest_plot_svg(forest_rows(report, "judge_vs_majority"),
-                                      title="Judge against the expert majority: α (ordinal)"),
-        "gold_confusion": confusion_svg(summary["judge_vs_gold"]["confusion"], title="Judge vs adjudicated gold",
-                                        reference="gold"),
-        "majority_confusion": confusion_svg(summary["judge_vs_majority"]["confusion"],
-                                            title="Judge vs expert majority", reference="majority"),
-        "query": request.GET.urlencode(),
-    })
-
-
-@staff_required
-@require_GET
-def cycle_report_export(request: AuthedRequest, pk: int, fmt: str) -> HttpResponse:
-    """The same report as CSV (long format), JSON (everything) or PDF."""
-    if fmt not in REPORT_FORMATS:
-        raise Http404("Unknown format.")
-    cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
-    report, _, _ = cycle_report_build(cycle=cycle, **_report_args(request))
-    body = {"csv": report_csv, "json": report_json, "pdf": report_pdf}[fmt](report)
-    response = HttpResponse(body, content_type=REPORT_FORMATS[fmt])
-    response["Content-Disposition"] = f'attachment; filename="irr-report-cycle-{cycle.pk}.{fmt}"'
     return response

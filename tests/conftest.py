@@ -20,3 +20,9 @@ def rubric_v1(db):  # type: ignore[no-untyped-def]
     from evaluations.models import RubricVersion
 
     return RubricVersion.objects.get(version="1.0")
+
+
+@pytest.fixture
+def immediate_tasks(settings):
+    """Background tasks (report snapshots) run at once when their request commits, in-process."""
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}

@@ -1,6 +1,7 @@
 """The calibration app's models, one module per area, imported here by name so Django registers them.
 
 `delphi`: Delphi studies, rounds, responses and allocations (rubric weights by expert consensus).
+`snapshots`: immutable, versioned report snapshots and their stored files.
 Panels, cycles and their items belong to `annotations` (the work experts score); calibration holds the
 processes over them (sampling, adjudication rules, reliability reports, Delphi).
 """
@@ -13,8 +14,9 @@ from .delphi import (
     DelphiRound,
     DelphiStudy,
 )
+from .snapshots import ReportSnapshot, SnapshotFile
 
 __all__ = [
     "DEFAULT_PLANNED_ROUNDS", "DEFAULT_THRESHOLD", "METHODOLOGY_MIN_PANELISTS", "DelphiAllocation",
-    "DelphiResponse", "DelphiRound", "DelphiStudy",
+    "DelphiResponse", "DelphiRound", "DelphiStudy", "ReportSnapshot", "SnapshotFile",
 ]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,8 +210,12 @@ def calibration_report_build(
     n_resamples: int = 1000,
     seed: int = 0,
     meta: dict[str, Any] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """The whole report as JSON-ready data: one entry per group (overall, per facet value)."""
+    """The whole report as JSON-ready data: one entry per group (overall, per facet value).
+
+    `progress(done, total)` is called after each group, for a progress bar.
+    """
     gold = gold or {}
     all_units: dict[tuple[str, str], UnitInfo] = {u.key: u for u in units}
     expert_values: dict[tuple[str, tuple[str, str]], int] = {}
@@ -230,6 +234,7 @@ def calibration_report_build(
         grouped["difficulty"][unit.difficulty].append(unit)
 
     groups = []
+    total = sum(len(grouped[kind]) for kind in GROUP_KINDS)
     for kind in GROUP_KINDS:
         for value in sorted(grouped[kind]):
             members = grouped[kind][value]
@@ -237,6 +242,8 @@ def calibration_report_build(
             report = _group_report(members, expert_values, experts, judge, gold, n_resamples=n_resamples,
                                    seed=seed, stratify=spans_dimensions)
             groups.append({"kind": kind, "value": value, "stratified_by_dimension": spans_dimensions, **report})
+            if progress is not None:
+                progress(len(groups), total)
     return {
         "meta": {**(meta or {}), "seed": seed, "n_resamples": n_resamples, "level": "ordinal",
                  "categories": CATEGORIES, "targets": TARGETS,

@@ -4,13 +4,12 @@ from __future__ import annotations
 import platform
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any
 
 from annotations.models import Annotation, CalibrationCycle, CycleItem, GoldScore, SubScore
 from evaluations.judge.selectors import judge_decisive_raw_scores
 from evaluations.models import JudgeRun, RubricSubDimension
 
-from .build import Rating, UnitInfo, calibration_report_build
+from .build import Rating, UnitInfo
 
 NO_TRADITION = "none"
 
@@ -90,23 +89,3 @@ def software_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:  # pragma: no cover - all are in the lock file
             versions[package] = "unknown"
     return versions
-
-
-def cycle_report(*, cycle: CalibrationCycle, run_id: int | None = None, n_resamples: int = 1000,
-                 seed: int = 20260101) -> tuple[dict[str, Any], ReportInputs, JudgeRun | None]:
-    """The calibration report of a cycle against a judge run (the newest suitable one by default)."""
-    run = judge_run_for_cycle(cycle=cycle, run_id=run_id)
-    inputs = report_inputs(cycle=cycle, run=run)
-    meta = {
-        "cycle": cycle.name, "cycle_id": cycle.pk, "rubric_version": cycle.rubric.version,
-        "judge_run": run.pk if run else None,
-        "judge_models": {"primary": run.primary_model, "fallback": run.fallback_model,
-                         "secondary": run.secondary_model} if run else None,
-        "judge_score_used": "the decisive result per response: secondary judge when self-preference applies, "
-                            "else the fallback judge when the primary failed, else the primary judge",
-        "software": software_versions(),
-        "raters": "pseudonymous codes R01, R02, … (the key is shown to admins on the report page only)",
-    }
-    report = calibration_report_build(inputs.ratings, judge=inputs.judge, gold=inputs.gold, units=inputs.units,
-                                      n_resamples=n_resamples, seed=seed, meta=meta)
-    return report, inputs, run

@@ -39,6 +39,10 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
     from evaluations.models import JudgeRun
 
     judge_run = JudgeRun.objects.create(rubric=world.cycle.rubric, primary_model="j", base_url="http://127.0.0.1:9/v1")
+    from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
+
+    snapshot = report_snapshot_request(cycle=world.cycle, requested_by=world.admin, n_resamples=0)
+    report_snapshot_compute(snapshot_id=snapshot.pk)
     signed_in = roles("login", "allow", "allow", "allow", "allow")
     own_item = roles("login", "allow", "404", "404", "404")
     return [
@@ -85,7 +89,14 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("calibration:report", reverse("calibration:report", kwargs={"pk": world.cycle.pk}), staff_only),
         Case("calibration:report_export",
              reverse("calibration:report_export", kwargs={"pk": world.cycle.pk, "fmt": "json"}), staff_only),
+        Case("calibration:report_compute", reverse("calibration:report_compute", kwargs={"pk": world.cycle.pk}),
+             staff_only, method="post", data={"seed": "1", "n_resamples": "0"}),
+        Case("calibration:report_progress",
+             reverse("calibration:report_progress", kwargs={"pk": world.cycle.pk, "version": snapshot.version}),
+             staff_only),
         Case("api-cycle-report", reverse("api-cycle-report", kwargs={"pk": world.cycle.pk}),
+             roles("403", "403", "403", "403", "allow")),
+        Case("api-cycle-report-versions", reverse("api-cycle-report-versions", kwargs={"pk": world.cycle.pk}),
              roles("403", "403", "403", "403", "allow")),
         # adjudication: leads of the item's panel who did not rate it, and admins; raters get 404
         Case("calibration:adjudication_queue", reverse("calibration:adjudication_queue"),

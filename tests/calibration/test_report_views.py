@@ -13,6 +13,7 @@ from django.urls import reverse
 from annotations.models import Assignment, SubScore
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
 from calibration.adjudication.services import adjudication_record
+from calibration.models import ReportSnapshot
 from evaluations.models import JudgeResult, JudgeRun, JudgeScore
 from stats.alpha import krippendorff_alpha
 from stats.kappa import cohen_kappa
@@ -22,8 +23,21 @@ CATS = [0, 1, 2, 3]
 
 
 @pytest.fixture
-def scored(db):
+def scored(db, immediate_tasks):
     return scored_world()
+
+
+def compute(client, cycle, **form):
+    """Ask for a new report version through the page (the worker computes it on commit)."""
+    from django.test import TestCase
+
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        response = client.post(reverse("calibration:report_compute", args=[cycle.pk]),
+                               {"seed": 20260101, "n_resamples": 1000, **form})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    snapshot = ReportSnapshot.objects.filter(cycle=cycle).order_by("-version").first()
+    assert snapshot.status == ReportSnapshot.Status.READY, snapshot.error
+    return snapshot
 
 
 def scored_world():
@@ -67,6 +81,7 @@ def _expert_matrix(cycle):
 def test_report_page_numbers_equal_stats_on_the_same_ratings(scored, client):
     world, run = scored
     client.force_login(world.admin)
+    compute(client, world.cycle)
     page = client.get(reverse("calibration:report", args=[world.cycle.pk]))
     assert page.status_code == 200
     report = page.context["report"]
@@ -90,6 +105,7 @@ def test_report_page_numbers_equal_stats_on_the_same_ratings(scored, client):
 def test_exports_and_api_carry_the_same_report(scored, client):
     world, run = scored
     client.force_login(world.admin)
+    compute(client, world.cycle)
     j = client.get(reverse("calibration:report_export", args=[world.cycle.pk, "json"]))
     report = json.loads(j.content)
     assert report["meta"]["seed"] == 20260101 and "numpy" in report["meta"]["software"]
@@ -108,8 +124,8 @@ def test_exports_and_api_carry_the_same_report(scored, client):
     token = Token.objects.create(user=world.admin)
     api = client.get(reverse("api-cycle-report", args=[world.cycle.pk]), HTTP_AUTHORIZATION=f"Token {token.key}")
     assert api.status_code == 200
-    assert api.json()["groups"][0]["experts"]["alpha_ci"] == report["groups"][0]["experts"]["alpha_ci"]
-    bad = client.get(reverse("api-cycle-report", args=[world.cycle.pk]), {"resamples": "many"},
+    assert api.json()["report"]["groups"][0]["experts"]["alpha_ci"] == report["groups"][0]["experts"]["alpha_ci"]
+    bad = client.get(reverse("api-cycle-report", args=[world.cycle.pk]), {"version": "many"},
                      HTTP_AUTHORIZATION=f"Token {token.key}")
     assert bad.status_code == 400
     expert_token = Token.objects.create(user=world.expert)
@@ -127,10 +143,15 @@ def test_report_shows_agreement_before_adjudication_and_judge_against_gold_after
     keys = list(state.scores)
     before = None
     client.force_login(world.admin)
+    compute(client, world.cycle)
     before = client.get(reverse("calibration:report", args=[world.cycle.pk])).context["overall"]
     assert before["judge_vs_gold"]["n_units"] == 0
     adjudication_record(item_id=state.item_id, adjudicator=world.admin, scores=dict.fromkeys(keys, 2),
                         reason="rubric_ambiguity")
+    page = client.get(reverse("calibration:report", args=[world.cycle.pk]))
+    assert page.context["overall"] == before  # version 1 is frozen: the page says what changed instead
+    assert "1 new gold decision since version 1" in page.content.decode()
+    compute(client, world.cycle)
     after = client.get(reverse("calibration:report", args=[world.cycle.pk])).context["overall"]
     assert after["judge_vs_gold"]["n_units"] == len(keys)
     # Expert agreement is computed on the original scores: adjudication does not change it.

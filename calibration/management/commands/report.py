@@ -1,0 +1,130 @@
+"""List, compute and export IRR report snapshots from the command line (cron-friendly).
+
+    manage.py report --list
+    manage.py report CYCLE [--seed N] [--resamples N] [--run ID]      compute a new version (progress bar)
+    manage.py report CYCLE --version N --format pdf|csv|json|ratings|bundle --out PATH   export a stored one
+
+CYCLE is a cycle's id or its exact name. Exporting writes the stored bytes: the same file every time.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from annotations.models import CalibrationCycle
+from calibration.models import ReportSnapshot, SnapshotFile
+from calibration.reports.snapshots import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    report_snapshot_compute,
+    report_snapshot_request,
+    snapshot_file,
+    snapshot_file_name,
+    snapshot_for,
+)
+
+FORMATS = ["pdf", "csv", "json", "ratings", "bundle"]
+
+
+class Command(BaseCommand):
+    help = "List cycles with their latest report snapshot, compute a new snapshot, or export a stored one."
+
+    def add_base_argument(self, parser: CommandParser, *args: Any, **kwargs: Any) -> None:
+        if "--version" in args:  # ours is the report version; Django's own --version is `manage.py version`
+            return
+        super().add_base_argument(parser, *args, **kwargs)
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("cycle", nargs="?", help="Cycle id or exact name.")
+        parser.add_argument("--list", action="store_true", help="List cycles and their latest snapshot.")
+        parser.add_argument("--version", type=int, help="Export this stored version (default: compute a new one).")
+        parser.add_argument("--format", choices=FORMATS, help="What to export (with --version, or after computing).")
+        parser.add_argument("--out", help="Where to write the export (default: the file name in the current folder; "
+                                          "'-' for standard output).")
+        parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"Bootstrap seed (default {DEFAULT_SEED}).")
+        parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
+                            help=f"Bootstrap resamples (default {DEFAULT_RESAMPLES}; 0 turns intervals off).")
+        parser.add_argument("--run", type=int, help="Judge run id (default: the newest finished on the rubric).")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["list"]:
+            self._list()
+            return
+        if not options["cycle"]:
+            raise CommandError("name a cycle (id or name), or use --list")
+        cycle = self._cycle(options["cycle"])
+        if options["version"] is not None:
+            snapshot = snapshot_for(cycle=cycle, version=options["version"])
+            if snapshot is None:
+                raise CommandError(f"cycle {cycle.pk} ({cycle.name}) has no report version {options['version']}")
+            if not snapshot.is_ready:
+                raise CommandError(f"version {snapshot.version} is {snapshot.get_status_display().lower()}"
+                                   + (f": {snapshot.error}" if snapshot.error else ""))
+            self._export(snapshot, options["format"] or "bundle", options["out"])
+            return
+        snapshot = self._compute(cycle, options)
+        if options["format"]:
+            self._export(snapshot, options["format"], options["out"])
+
+    def _cycle(self, ref: str) -> CalibrationCycle:
+        cycle = (CalibrationCycle.objects.filter(pk=int(ref)).first() if ref.isdigit() else None) \
+            or CalibrationCycle.objects.filter(name=ref).first()
+        if cycle is None:
+            raise CommandError(f"no cycle with id or name {ref!r} (see: manage.py report --list)")
+        return cycle
+
+    def _list(self) -> None:
+        latest = {s.cycle_id: s for s in ReportSnapshot.objects.ready().defer("payload", "rater_key")
+                  .order_by("cycle_id", "version")}
+        self.stdout.write(f"{'id':>4}  {'cycle':<32} {'status':<7} {'latest report':<14} input hash")
+        for cycle in CalibrationCycle.objects.order_by("pk"):
+            snapshot = latest.get(cycle.pk)
+            described = (f"v{snapshot.version} {snapshot.finished_at:%Y-%m-%d}" if snapshot and snapshot.finished_at
+                         else "none")
+            self.stdout.write(f"{cycle.pk:>4}  {cycle.name[:32]:<32} {cycle.status:<7} {described:<14} "
+                              f"{snapshot.input_hash if snapshot else ''}")
+
+    def _compute(self, cycle: CalibrationCycle, options: dict[str, Any]) -> ReportSnapshot:
+        try:
+            snapshot = report_snapshot_request(cycle=cycle, requested_by=None, run_id=options["run"],
+                                               seed=options["seed"], n_resamples=options["resamples"])
+        except ValidationError as exc:
+            raise CommandError("; ".join(f"{field}: {' '.join(errors)}"
+                                         for field, errors in exc.message_dict.items())) from exc
+        bar = tqdm(total=100, desc=f"{cycle.name} v{snapshot.version}", unit="%", file=sys.stderr,
+                   disable=options["verbosity"] == 0)
+
+        def progress(percent: int, note: str) -> None:
+            bar.set_postfix_str(note)
+            bar.update(max(0, percent - bar.n))
+
+        snapshot = report_snapshot_compute(snapshot_id=snapshot.pk, progress=progress)
+        bar.update(100 - bar.n)
+        bar.close()
+        if snapshot.status != ReportSnapshot.Status.READY:
+            raise CommandError(f"version {snapshot.version} failed: {snapshot.error}")
+        self.stdout.write(self.style.SUCCESS(
+            f"cycle {cycle.pk} ({cycle.name}) report v{snapshot.version}: input hash {snapshot.input_hash}, "
+            f"seed {snapshot.seed}, {snapshot.n_resamples} resamples"))
+        return snapshot
+
+    def _export(self, snapshot: ReportSnapshot, fmt: str, out: str | None) -> None:
+        stored: SnapshotFile | None = snapshot_file(snapshot=snapshot, fmt=fmt)
+        if stored is None:
+            raise CommandError(f"version {snapshot.version} has no {fmt} file")
+        content = bytes(stored.content)
+        if out == "-":
+            sys.stdout.buffer.write(content)
+            sys.stdout.flush()
+            return
+        path = Path(out or snapshot_file_name(snapshot=snapshot, fmt=fmt))
+        try:
+            path.write_bytes(content)
+        except OSError as exc:
+            raise CommandError(f"cannot write {path}: {exc.strerror}") from exc
+        self.stderr.write(f"wrote {path} ({len(content):,} bytes, sha256 {stored.sha256})")

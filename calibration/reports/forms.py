@@ -1,0 +1,16 @@
+"""The form that asks for a new report version."""
+from __future__ import annotations
+
+from django import forms
+
+from .snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES
+
+
+class SnapshotRequestForm(forms.Form):
+    """Which judge run to compare with, and the bootstrap's seed and number of resamples."""
+
+    run = forms.IntegerField(required=False, min_value=1, label="Judge run id",
+                             help_text="Empty: the newest finished run on the cycle's rubric.")
+    seed = forms.IntegerField(initial=DEFAULT_SEED, min_value=0, max_value=2**63 - 1)
+    n_resamples = forms.IntegerField(initial=DEFAULT_RESAMPLES, min_value=0, max_value=MAX_RESAMPLES,
+                                     label="Bootstrap resamples", help_text="0 turns the intervals off.")

@@ -1,0 +1,148 @@
+"""Report pages and downloads. They render stored snapshots and never compute statistics in a request."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.http import AuthedRequest
+from annotations.models import CalibrationCycle
+
+from ..models import ReportSnapshot, SnapshotFile
+from ..permissions import staff_required
+from .build import overall
+from .forms import SnapshotRequestForm
+from .render import confusion_svg, forest_plot_svg, forest_rows, rater_rows
+from .snapshots import (
+    CONTENT_TYPES,
+    snapshot_changes,
+    snapshot_file,
+    snapshot_file_name,
+    snapshot_for,
+    snapshot_is_stale,
+)
+from .tasks import report_snapshot_start
+
+
+class BadParameter(Exception):
+    """A malformed query parameter: answered with 400 and the message."""
+
+
+def _version(request: HttpRequest) -> int | None:
+    raw = request.GET.get("version")
+    if raw is None or raw == "":
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise BadParameter(f"version: must be a whole number ≥ 1, got {raw[:20]!r}")
+    return int(raw)
+
+
+def _cycle(pk: int) -> CalibrationCycle:
+    return get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
+
+
+@staff_required
+@require_GET
+def report(request: AuthedRequest, pk: int) -> HttpResponse:
+    """The IRR report of a cycle: the chosen (or newest) snapshot, what changed since, every version."""
+    cycle = _cycle(pk)
+    try:
+        version = _version(request)
+    except BadParameter as exc:
+        return HttpResponseBadRequest(str(exc))
+    snapshot = snapshot_for(cycle=cycle, version=version)
+    if version is not None and snapshot is None:
+        raise Http404(f"This cycle has no report version {version}.")
+    versions = list(ReportSnapshot.objects.filter(cycle=cycle).select_related("requested_by", "judge_run")
+                    .defer("payload", "rater_key").order_by("-version"))
+    pending = next((s for s in versions if s.is_pending), None)
+    context: dict = {"cycle": cycle, "snapshot": snapshot, "versions": versions, "pending": pending,
+                     "pending_stale": bool(pending and snapshot_is_stale(snapshot=pending)),
+                     "form": SnapshotRequestForm()}
+    if snapshot is not None and snapshot.is_ready:
+        payload = snapshot.payload
+        summary = overall(payload)
+        changes = snapshot_changes(snapshot=snapshot)
+        context.update({
+            "report": payload, "overall": summary, "run": snapshot.judge_run, "changes": changes,
+            "changes_text": changes.describe(snapshot.version),
+            "raters": rater_rows(summary, snapshot.rater_key),
+            "experts_plot": forest_plot_svg(forest_rows(payload, "experts"),
+                                            title="Experts among themselves: α (ordinal)"),
+            "judge_plot": forest_plot_svg(forest_rows(payload, "judge_vs_majority"),
+                                          title="Judge against the expert majority: α (ordinal)"),
+            "gold_confusion": confusion_svg(summary["judge_vs_gold"]["confusion"], title="Judge vs adjudicated gold",
+                                            reference="gold"),
+            "majority_confusion": confusion_svg(summary["judge_vs_majority"]["confusion"],
+                                                title="Judge vs expert majority", reference="majority"),
+        })
+    return render(request, "calibration/report.html", context)
+
+
+@staff_required
+@require_POST
+def report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
+    """Queue a new version of the report; the worker computes it while the page shows progress."""
+    cycle = _cycle(pk)
+    form = SnapshotRequestForm(request.POST)
+    if form.is_valid():
+        try:
+            snapshot = report_snapshot_start(
+                cycle=cycle, requested_by=request.user, run_id=form.cleaned_data["run"],
+                seed=form.cleaned_data["seed"], n_resamples=form.cleaned_data["n_resamples"],
+            )
+        except ValidationError as exc:
+            for field, errors in exc.message_dict.items():
+                target = {"n_resamples": "n_resamples", "seed": "seed", "run": "run"}.get(field)
+                for error in errors:
+                    form.add_error(target, error)
+        else:
+            messages.success(request, f"Version {snapshot.version} is being computed.")
+            return redirect("calibration:report", pk=cycle.pk)
+    versions = list(ReportSnapshot.objects.filter(cycle=cycle).defer("payload", "rater_key").order_by("-version"))
+    return render(request, "calibration/report.html",
+                  {"cycle": cycle, "snapshot": None, "versions": versions, "form": form, "pending": None},
+                  status=422)
+
+
+@staff_required
+@require_GET
+def report_progress(request: AuthedRequest, pk: int, version: int) -> HttpResponse:
+    """The progress of one computing snapshot (htmx polls it; a finished one tells the page to reload)."""
+    snapshot = get_object_or_404(ReportSnapshot.objects.defer("payload", "rater_key"), cycle_id=pk, version=version)
+    response = render(request, "calibration/reports/_progress.html",
+                      {"pending": snapshot, "pending_stale": snapshot_is_stale(snapshot=snapshot)})
+    if not snapshot.is_pending:
+        response["HX-Refresh"] = "true"
+    return response
+
+
+@staff_required
+@require_GET
+def report_download(request: AuthedRequest, pk: int, fmt: str) -> HttpResponse:
+    """A stored file of a snapshot (?version=N, default the newest): the same bytes every time."""
+    if fmt == "zip":
+        fmt = SnapshotFile.Format.BUNDLE
+    if fmt not in SnapshotFile.Format.values:
+        raise Http404(f"Unknown format {fmt[:20]!r}: use json, csv, pdf, ratings or zip.")
+    cycle = _cycle(pk)
+    try:
+        version = _version(request)
+    except BadParameter as exc:
+        return HttpResponseBadRequest(str(exc))
+    snapshot = snapshot_for(cycle=cycle, version=version)
+    if snapshot is None:
+        raise Http404("No report version to download yet: compute one on the report page."
+                      if version is None else f"This cycle has no report version {version}.")
+    if not snapshot.is_ready:
+        raise Http404(f"Report version {snapshot.version} is {snapshot.get_status_display().lower()}.")
+    stored = snapshot_file(snapshot=snapshot, fmt=fmt)
+    if stored is None:  # pragma: no cover - a ready snapshot has every file (written in one transaction)
+        raise Http404("This file is missing from the snapshot.")
+    response = HttpResponse(bytes(stored.content), content_type=CONTENT_TYPES[fmt])
+    response["Content-Disposition"] = f'attachment; filename="{snapshot_file_name(snapshot=snapshot, fmt=fmt)}"'
+    response["ETag"] = f'"{stored.sha256}"'
+    response["X-Input-Hash"] = snapshot.input_hash
+    return response
