@@ -10,11 +10,13 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+from rest_framework_dataclasses.serializers import DataclassSerializer
 
 from annotations.models import CalibrationCycle
 from calibration.adjudication.selectors import gold_labels
 
 from .models import ReportSnapshot
+from .reports.schema import Report, report_from_dict
 from .reports.snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, snapshot_for
 from .reports.tasks import report_snapshot_start
 
@@ -55,6 +57,13 @@ class GoldLabelsAPIView(APIView):
         return Response(GoldLabelListSerializer({"results": gold_labels(cycle=cycle)}).data)
 
 
+class ReportSerializer(DataclassSerializer):
+    """Generated from the report's dataclass tree (calibration.reports.schema): the schema lists every field."""
+
+    class Meta:
+        dataclass = Report
+
+
 class SnapshotSerializer(serializers.Serializer):
     """A stored report version: what it was computed from, and (when ready) the report itself."""
 
@@ -71,8 +80,8 @@ class SnapshotSerializer(serializers.Serializer):
     software = serializers.DictField(child=serializers.CharField())
     requested_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
-    report = serializers.JSONField(source="payload", allow_null=True,
-                                   help_text="The report: meta, n_experts and one entry per group.")
+    report = ReportSerializer(source="typed_report", allow_null=True, read_only=True,
+                              help_text="The report (null until the version is ready).")
 
 
 class SnapshotRequestSerializer(serializers.Serializer):
@@ -102,6 +111,7 @@ class ReportAPIView(APIView):
         if snapshot is None:
             raise NotFound(f"cycle {pk} has no report version {raw}" if raw else
                            f"cycle {pk} has no computed report yet: POST to its versions endpoint")
+        snapshot.typed_report = report_from_dict(snapshot.payload) if snapshot.payload else None  # type: ignore[attr-defined]
         return Response(SnapshotSerializer(snapshot).data)
 
 
@@ -114,10 +124,9 @@ class ReportVersionsAPIView(APIView):
     def get(self, request: Request, pk: int) -> Response:
         cycle = get_object_or_404(CalibrationCycle, pk=pk)
         snapshots = ReportSnapshot.objects.filter(cycle=cycle).defer("payload", "rater_key").order_by("-version")
-        data = SnapshotSerializer(snapshots, many=True).data
-        for row in data:
-            row["report"] = None
-        return Response(data)
+        for snapshot in snapshots:
+            snapshot.typed_report = None  # type: ignore[attr-defined]  # bodies only from the version endpoint
+        return Response(SnapshotSerializer(snapshots, many=True).data)
 
     @extend_schema(request=SnapshotRequestSerializer, responses={202: SnapshotSerializer})
     def post(self, request: Request, pk: int) -> Response:
@@ -132,4 +141,5 @@ class ReportVersionsAPIView(APIView):
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from exc
         snapshot.refresh_from_db()
+        snapshot.typed_report = report_from_dict(snapshot.payload) if snapshot.payload else None  # type: ignore[attr-defined]
         return Response(SnapshotSerializer(snapshot).data, status=202)

@@ -9,6 +9,8 @@ from accounts.services import user_create
 from annotations.models import CalibrationCycle, Panel
 from evaluations.models import ModelResponse, Tradition
 
+from .models import ReportSnapshot
+from .reports.snapshots import report_snapshot_compute, report_snapshot_request
 from .sampling import DrawParams
 
 DEMO_PASSWORD = "faithbench-demo"  # noqa: S105 - local demo only, printed by load_demo
@@ -199,3 +201,12 @@ def demo_totp_activate() -> list[str]:
             TOTP.activate(user, generate_totp_secret())
         emails.append(user.email)
     return emails
+
+
+def demo_report_snapshot_create() -> ReportSnapshot | None:
+    """Version 1 of the demo cycle's IRR report, so the tour has a report to read (once; later runs keep it)."""
+    cycle = CalibrationCycle.objects.filter(name=DEMO_CYCLE_NAME).first()
+    if cycle is None or ReportSnapshot.objects.filter(cycle=cycle).exists():
+        return None
+    snapshot = report_snapshot_request(cycle=cycle, requested_by=None)
+    return report_snapshot_compute(snapshot_id=snapshot.pk)

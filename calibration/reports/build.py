@@ -124,7 +124,8 @@ def _against_reference(
     if n == 0:
         result.update({"alpha": None, "alpha_ci": None, "alpha_below_min_probability": None,
                        "quadratic_kappa": None, "exact_agreement": None, "confusion": None,
-                       "mean_signed_difference": None, "warnings": ["no unit has both a judge score and a reference"]})
+                       "mean_signed_difference": None, "warnings": ["no unit has both a judge score and a reference"],
+                       "verdicts": dict.fromkeys(("alpha", "kappa", "exact_agreement"), "undefined")})
         return result
     j, r = judge[both], reference[both]
     pair = np.vstack([j, r])

@@ -29,6 +29,7 @@ from evaluations.models import JudgeRun
 from ..models import ReportSnapshot, SnapshotFile
 from .build import Rating, UnitInfo, calibration_report_build
 from .render import report_csv, report_json, report_pdf
+from .schema import report_from_dict, report_to_dict
 from .selectors import ReportInputs, judge_run_for_cycle, report_inputs, software_versions
 
 logger = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ MAX_RESAMPLES = 10_000
 STALE_AFTER = timedelta(minutes=5)  # a running snapshot with no progress for this long lost its worker
 RATINGS_FIELDS = ["item", "sub_dimension", "dimension", "tradition", "difficulty", "source", "rater", "score"]
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same snapshot always zips to the same bytes
-CONTENT_TYPES = {
+CONTENT_TYPES: dict[str, str] = {
     SnapshotFile.Format.JSON: "application/json",
     SnapshotFile.Format.CSV: "text/csv; charset=utf-8",
     SnapshotFile.Format.PDF: "application/pdf",
@@ -220,11 +221,12 @@ def _compute(snapshot: ReportSnapshot, reporter: _ProgressReporter) -> None:
         "snapshot": {"version": snapshot.version, "input_hash": input_hash, "input_file": "ratings.csv",
                      "requested_at": snapshot.requested_at.isoformat()},
     }
-    report = calibration_report_build(
+    built = calibration_report_build(
         inputs.ratings, judge=inputs.judge, gold=inputs.gold, units=inputs.units, n_resamples=snapshot.n_resamples,
         seed=snapshot.seed, meta=meta,
         progress=lambda done, total: reporter(5 + int(85 * done / max(total, 1)), f"group {done} of {total}"),
     )
+    report = report_to_dict(report_from_dict(built))  # the typed tree: what is stored is what the schema says
     reporter(90, "rendering the files", force=True)
     files = snapshot_files_render(report=report, ratings=ratings, snapshot=snapshot, input_hash=input_hash)
     counts = {

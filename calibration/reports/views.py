@@ -62,7 +62,7 @@ def report(request: AuthedRequest, pk: int) -> HttpResponse:
                      "pending_stale": bool(pending and snapshot_is_stale(snapshot=pending)),
                      "form": SnapshotRequestForm()}
     if snapshot is not None and snapshot.is_ready:
-        payload = snapshot.payload
+        payload: dict = snapshot.payload or {}
         summary = overall(payload)
         changes = snapshot_changes(snapshot=snapshot)
         context.update({

@@ -1,9 +1,11 @@
-"""In real Chromium: an admin signs in with password and a TOTP code, and reads a cycle's IRR report."""
+"""In real Chromium: an admin signs in with password and a TOTP code, asks for a report version, watches the
+background worker compute it, and reads the IRR report."""
 from __future__ import annotations
 
 import re
 
 import pytest
+from django.core.management import call_command
 
 from evaluations.services import reference_data_ensure
 from tests.e2e.browser import ARTIFACTS, browser_ready, launch
@@ -46,6 +48,13 @@ def test_admin_signs_in_with_totp_and_reads_the_report(live_server, monkeypatch)
             page.press("input[name=code]", "Enter")
             page.wait_for_url(re.compile(rf"/calibration/cycles/{world.cycle.pk}/report/$"))
             expect(page.locator("h1")).to_contain_text("IRR report")
+            expect(page.locator("[data-testid=no-snapshot]")).to_be_visible()
+            page.get_by_role("button", name="Compute version 1").click()
+            progress = page.locator("[data-testid=snapshot-progress]")
+            expect(progress).to_contain_text("Waiting for the background worker")
+            # The worker (the same command production runs) takes the queued task; the page, polling, reloads.
+            call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", verbosity=0)
+            expect(page.locator("[data-testid=snapshot-line]")).to_contain_text("Version 1", timeout=20_000)
             expect(page.locator("[data-testid=experts-summary]")).to_contain_text("α =")
             expect(page.locator("[data-testid=judge-summary]")).to_contain_text("vs expert majority")
             assert page.locator("svg").count() >= 3  # two forest plots and the confusion matrices

@@ -3,7 +3,13 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from calibration.delphi.demo import demo_delphi_create
-from calibration.demo import FEATURED_EXPERT, demo_people_create, demo_scores_create, demo_totp_activate
+from calibration.demo import (
+    FEATURED_EXPERT,
+    demo_people_create,
+    demo_report_snapshot_create,
+    demo_scores_create,
+    demo_totp_activate,
+)
 from evaluations.demo import demo_benchmark_load
 from evaluations.judge.demo import judge_demo_run
 
@@ -35,6 +41,10 @@ class Command(BaseCommand):
             two_factor = demo_totp_activate()
         if scored:
             self.stdout.write(f"demo experts finished {scored} assignments; {FEATURED_EXPERT} has a fresh queue")
+        snapshot = demo_report_snapshot_create()
+        if snapshot is not None:
+            self.stdout.write(f"IRR report of the demo cycle: version {snapshot.version} ({snapshot.status}), "
+                              f"input hash {snapshot.input_hash[:16]}…")
         self.stdout.write("")
         self.stdout.write("Demo logins (http://127.0.0.1:8000/):")
         for role, email, password in logins:

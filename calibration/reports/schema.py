@@ -1,0 +1,234 @@
+"""The report's shape as a tree of dataclasses: what a snapshot stores and the API's OpenAPI schema shows.
+
+`report_from_dict` checks a built report against the tree strictly (an unknown or missing key is an
+error, so the stored payload, the JSON export and the API schema cannot drift apart), and
+`report_to_dict` gives back the JSON-ready dict. The API's serializers are generated from these
+dataclasses (djangorestframework-dataclasses), so the schema lists every field.
+"""
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+
+@dataclass
+class Targets:
+    alpha: float
+    kappa: float
+    exact_agreement: float
+
+
+@dataclass
+class JudgeModels:
+    primary: str
+    fallback: str
+    secondary: str
+
+
+@dataclass
+class SnapshotMeta:
+    """Which snapshot this is: its version and the hash of its input rows (ratings.csv)."""
+
+    version: int
+    input_hash: str
+    input_file: str
+    requested_at: str
+
+
+@dataclass
+class Meta:
+    """What the report was computed from and with."""
+
+    seed: int
+    n_resamples: int
+    level: str
+    categories: list[int]
+    targets: Targets
+    majority_rule: str
+    cycle: str | None = None
+    cycle_id: int | None = None
+    rubric_version: str | None = None
+    judge_run: int | None = None
+    judge_models: JudgeModels | None = None
+    judge_score_used: str | None = None
+    software: dict[str, str] = field(default_factory=dict)
+    raters: str | None = None
+    snapshot: SnapshotMeta | None = None
+
+
+@dataclass
+class Verdicts:
+    """pass / fail / uncertain / undefined against each target."""
+
+    alpha: str
+    kappa: str
+    exact_agreement: str
+
+
+@dataclass
+class Bootstrap:
+    n_resamples: int
+    n_degenerate: int
+    confidence: float
+    method: str
+    n_strata: int
+    seed: int
+
+
+@dataclass
+class GwetAC2:
+    linear: float | None
+    quadratic: float | None
+
+
+@dataclass
+class RaterInfluence:
+    rater: str
+    alpha_without: float | None
+    change: float | None
+
+
+@dataclass
+class PairwiseKappa:
+    raters: list[str]
+    n_units: int
+    quadratic_kappa: float | None
+    exact_agreement: float | None
+
+
+@dataclass
+class Experts:
+    """Agreement of the experts among themselves in one group."""
+
+    level: str
+    categories: list[int]
+    n_units: int
+    n_raters: int
+    n_ratings: int
+    n_pairable_units: int
+    n_unpairable_units: int
+    n_values_pairable: int
+    krippendorff_alpha: float | None
+    alpha_ci: list[float] | None
+    alpha_below_min_probability: float | None
+    alpha_min: float
+    bootstrap: Bootstrap | None
+    percent_agreement: float | None
+    within_one_agreement: float | None
+    fleiss_kappa: float | None
+    gwet_ac1: float | None
+    gwet_ac2: GwetAC2 | None
+    leave_one_rater_out: list[RaterInfluence]
+    warnings: list[str]
+    pairwise_kappa: list[PairwiseKappa]
+    mean_pairwise_quadratic_kappa: float | None
+    verdicts: Verdicts
+
+
+@dataclass
+class AgainstReference:
+    """The judge against a reference (the expert majority, or adjudicated gold) in one group."""
+
+    n_units: int
+    alpha: float | None
+    alpha_ci: list[float] | None
+    alpha_below_min_probability: float | None
+    quadratic_kappa: float | None
+    exact_agreement: float | None
+    confusion: list[list[int]] | None
+    mean_signed_difference: float | None
+    warnings: list[str]
+    verdicts: Verdicts
+
+
+@dataclass
+class Group:
+    """One group of units: overall, or one sub-dimension, dimension, tradition or difficulty."""
+
+    kind: str
+    value: str
+    stratified_by_dimension: bool
+    n_units: int
+    n_items: int
+    experts: Experts
+    judge_vs_majority: AgainstReference
+    judge_vs_gold: AgainstReference
+    panel_alpha_without_judge: float | None
+    panel_alpha_with_judge: float | None
+
+
+@dataclass
+class Report:
+    """A calibration report: its metadata, the number of experts, and every group."""
+
+    meta: Meta
+    n_experts: int
+    groups: list[Group]
+
+
+class ReportShapeError(ValueError):
+    """A built report does not have the documented shape (a key missing, unknown or of the wrong kind)."""
+
+
+def _convert(kind: Any, value: Any, path: str) -> Any:
+    origin = typing.get_origin(kind)
+    if origin in (Union, types.UnionType):
+        options = [k for k in typing.get_args(kind) if k is not type(None)]
+        if value is None:
+            if len(options) == len(typing.get_args(kind)):
+                raise ReportShapeError(f"{path}: must not be null")
+            return None
+        return _convert(options[0], value, path)
+    if origin is list:
+        if not isinstance(value, list):
+            raise ReportShapeError(f"{path}: expected a list, got {type(value).__name__}")
+        (item,) = typing.get_args(kind)
+        return [_convert(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ReportShapeError(f"{path}: expected an object, got {type(value).__name__}")
+        return dict(value)
+    if dataclasses.is_dataclass(kind):
+        return _dataclass(kind, value, path)  # type: ignore[arg-type]
+    if kind is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ReportShapeError(f"{path}: expected a number, got {type(value).__name__}")
+        return value
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ReportShapeError(f"{path}: expected {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def _dataclass(cls: type, value: Any, path: str) -> Any:
+    if not isinstance(value, dict):
+        raise ReportShapeError(f"{path}: expected an object, got {type(value).__name__}")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(value) - set(fields))
+    if unknown:
+        raise ReportShapeError(f"{path}: unknown key(s) {', '.join(unknown)}")
+    kwargs = {}
+    for name, spec in fields.items():
+        if name not in value:
+            if spec.default is dataclasses.MISSING and spec.default_factory is dataclasses.MISSING:
+                raise ReportShapeError(f"{path}.{name}: missing")
+            continue
+        kwargs[name] = _convert(hints[name], value[name], f"{path}.{name}")
+    return cls(**kwargs)
+
+
+def report_from_dict(payload: dict[str, Any]) -> Report:
+    """The typed report of a built (or stored) report dict; raises ReportShapeError naming the bad key."""
+    return _dataclass(Report, payload, "report")  # type: ignore[no-any-return]
+
+
+def report_to_dict(report: Report) -> dict[str, Any]:
+    """The JSON-ready dict of a typed report, keys in field order, optional metadata left out when unset."""
+    data = dataclasses.asdict(report)
+    meta = data["meta"]
+    for key in [k for k, v in meta.items() if v is None or v == {}]:
+        del meta[key]
+    return data
