@@ -40,8 +40,8 @@ def latest() -> list[Target]:
 
 def zero() -> list[Target]:
     """Unapply every project migration, and with them every third-party one that depends on ours
-    (allauth, admin, authtoken on the custom user). Django's own base apps stay: some third-party
-    migrations (django_tasks_database 0013) cannot be reversed, and none of them depend on ours."""
+    (admin, allauth, authtoken: they reference the custom user). Apps that do not depend on ours stay
+    applied (contenttypes, auth, sessions, django_tasks_database, whose 0013 cannot be reversed)."""
     return [(app, None) for app in PROJECT_APPS]
 
 
