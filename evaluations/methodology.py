@@ -14,14 +14,14 @@ from typing import NamedTuple
 class SubDimensionSpec(NamedTuple):
     key: str
     name: str
-    weight: int
+    weight: int | Decimal  # percentage points: whole in v1.0, decimal in rubrics proposed by Delphi rounds
     description: str
 
 
 class DimensionSpec(NamedTuple):
     key: str
     name: str
-    weight: int
+    weight: int | Decimal  # as SubDimensionSpec.weight
     description: str
     sub_dimensions: tuple[SubDimensionSpec, ...]
 
