@@ -24,7 +24,7 @@ class AccountAdapter(DefaultAccountAdapter):
         """No public sign-up: only a session that followed a valid invitation link may sign up."""
         return session_invitation(request) is not None
 
-    def save_user(self, request, user, form, commit=True):  # type: ignore[no-untyped-def]
+    def save_user(self, request, user, form, commit=True):
         from .services import invitation_accept
 
         invitation = session_invitation(request)

@@ -54,7 +54,7 @@ class InvitationAdmin(admin.ModelAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Invitation | None = None) -> bool:
         return False if obj is not None else super().has_change_permission(request, obj)
 
-    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+    def save_model(self, request, obj, form, change):
         # Through the service: a token is generated, only its hash stored, and the link emailed.
         try:
             created, _token = invitation_create(
@@ -66,13 +66,13 @@ class InvitationAdmin(admin.ModelAdmin):
         obj.pk = created.pk
         messages.success(request, f"Invitation emailed to {created.email}.")
 
-    def response_add(self, request, obj, post_url_continue=None):  # type: ignore[no-untyped-def]
+    def response_add(self, request, obj, post_url_continue=None):
         from django.shortcuts import redirect
 
         return redirect("admin:accounts_invitation_changelist")
 
     @admin.action(description="Send a new link (the old one stops working)")
-    def resend(self, request: HttpRequest, queryset) -> None:  # type: ignore[no-untyped-def]
+    def resend(self, request: HttpRequest, queryset) -> None:
         sent = 0
         for invitation in queryset:
             try:
@@ -83,7 +83,7 @@ class InvitationAdmin(admin.ModelAdmin):
         messages.success(request, f"{sent} invitation(s) sent again.")
 
     @admin.action(description="Revoke")
-    def revoke(self, request: HttpRequest, queryset) -> None:  # type: ignore[no-untyped-def]
+    def revoke(self, request: HttpRequest, queryset) -> None:
         for invitation in queryset:
             invitation_revoke(invitation=invitation)
         messages.success(request, "Revoked.")

@@ -27,7 +27,7 @@ class InvitedSignupForm(SignupForm):
 
     display_name = forms.CharField(max_length=150, required=False, label="Name as colleagues know you")
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["email"].widget.attrs["readonly"] = "readonly"
 
@@ -43,14 +43,14 @@ class InvitedSignupForm(SignupForm):
             raise forms.ValidationError("Sign up with the email address your invitation was sent to.")
         return email
 
-    def save(self, request):  # type: ignore[no-untyped-def]
+    def save(self, request):
         user = super().save(request)
         if self.cleaned_data.get("display_name"):
             user.display_name = self.cleaned_data["display_name"]
             user.save(update_fields=["display_name"])
         return user
 
-    def try_save(self, request):  # type: ignore[no-untyped-def]
+    def try_save(self, request):
         # One transaction: when the invitation was used by a concurrent sign-up, no account is left behind.
         try:
             with transaction.atomic():

@@ -10,5 +10,5 @@ from .models import User
 class AuthedRequest(HttpRequest):
     """A request of a signed-in user (after `login_required`), with django-htmx's `request.htmx`."""
 
-    user: User  # type: ignore[assignment]
+    user: User
     htmx: HtmxDetails

@@ -44,7 +44,7 @@ class User(AbstractUser):
         ADJUDICATOR = "adjudicator", "Adjudicator (panel lead)"
         ADMIN = "admin", "Admin"
 
-    username = None  # type: ignore[assignment]
+    username = None  # type: ignore[assignment]  # sign-in is by email: the username column is removed
     email = models.EmailField("email address", unique=True)
     display_name = models.CharField(max_length=150, blank=True)
     role = models.CharField(max_length=20, choices=Role.choices, default=Role.EXPERT)
@@ -52,7 +52,8 @@ class User(AbstractUser):
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []
 
-    objects = UserManager()  # type: ignore[misc, assignment]
+    # The stubs type AbstractUser.objects as contrib's UserManager, whose create_user needs a username.
+    objects: ClassVar[UserManager] = UserManager()  # type: ignore[assignment]
 
     class Meta:
         ordering = ["email"]

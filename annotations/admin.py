@@ -5,10 +5,10 @@ from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignmen
 
 
 class ReadOnlyMixin:
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request, obj=None):
         return False
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request, obj=None):
         return False
 
 
@@ -49,7 +49,7 @@ class AnnotationEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_filter = ["kind"]
     list_select_related = ["actor", "annotation__assignment"]
 
-    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_delete_permission(self, request, obj=None):
         return False  # the audit history is append-only
 
 
@@ -58,10 +58,10 @@ class GoldScoreInline(admin.TabularInline):
     extra = 0
     can_delete = False
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request, obj=None):
         return False  # decisions are superseded by new ones, never edited
 
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request, obj=None):
         return False
 
 
@@ -73,5 +73,5 @@ class AdjudicationDecisionAdmin(admin.ModelAdmin):
     readonly_fields = ["item", "adjudicator", "reason", "note", "is_current", "supersedes", "created_at"]
     inlines = [GoldScoreInline]
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False  # gold scores are recorded on the adjudication page, which enforces adjudicator ≠ rater

@@ -192,13 +192,14 @@ def demo_totp_activate() -> list[str]:
     an authenticator app, `manage.py demo_totp EMAIL` prints the current code (development only).
     """
     from allauth.mfa.models import Authenticator
-    from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
+
+    from accounts.totp import totp_activate, totp_secret_new
 
     emails = []
     for user in User.objects.filter(email__endswith="@faithbench.test").filter(
             Q(is_staff=True) | Q(role=User.Role.ADJUDICATOR)).order_by("email"):
         if not Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).exists():
-            TOTP.activate(user, generate_totp_secret())
+            totp_activate(user=user, secret=totp_secret_new())
         emails.append(user.email)
     return emails
 

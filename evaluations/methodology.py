@@ -1,8 +1,9 @@
 """Facts of the FaithBench methodology v1.0 that the application must honour exactly.
 
 Sources: methodology §4.2 (scale), §4.4 and §15.5 (rubric weights), §5.4.2 (difficulty weights),
-§6.1.1 (panel minimums). The rubric v1.0 data migration reads RUBRIC_V1 from here; later rubric
-versions are made by Delphi rounds and live only in the database.
+§6.1.1 (panel minimums). The rubric v1.0 data migration carries its own frozen copy of RUBRIC_V1 and
+TRADITIONS (tests/evaluations/test_reference_data.py keeps the two equal); later rubric versions are made
+by Delphi rounds and live only in the database.
 """
 from __future__ import annotations
 
@@ -13,14 +14,14 @@ from typing import NamedTuple
 class SubDimensionSpec(NamedTuple):
     key: str
     name: str
-    weight: int
+    weight: int | Decimal  # percentage points: whole in v1.0, decimal in rubrics proposed by Delphi rounds
     description: str
 
 
 class DimensionSpec(NamedTuple):
     key: str
     name: str
-    weight: int
+    weight: int | Decimal  # as SubDimensionSpec.weight
     description: str
     sub_dimensions: tuple[SubDimensionSpec, ...]
 

@@ -57,7 +57,7 @@ def check_level(level: str) -> Level:
     """
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; use one of {', '.join(LEVELS)}")
-    return level  # type: ignore[return-value]
+    return level
 
 
 def unit_coincidences(counts: npt.ArrayLike) -> FloatArray:

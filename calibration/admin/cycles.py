@@ -22,7 +22,7 @@ class PanelAdmin(admin.ModelAdmin):
     autocomplete_fields = ["lead"]
     search_fields = ["name"]
 
-    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+    def get_queryset(self, request):
         return super().get_queryset(request).select_related("tradition", "lead").annotate(n_members=Count("members"))
 
     @admin.display(description="experts / minimum")
@@ -31,13 +31,13 @@ class PanelAdmin(admin.ModelAdmin):
         flag = " ⚠ below minimum" if n_members < obj.min_size else ""
         return f"{n_members} / {obj.min_size}{flag}"
 
-    def changelist_view(self, request: HttpRequest, extra_context=None):  # type: ignore[no-untyped-def]
+    def changelist_view(self, request: HttpRequest, extra_context=None):
         if request.method == "GET":
             for warning in panel_size_warnings():
                 messages.warning(request, warning)
         return super().changelist_view(request, extra_context)
 
-    def save_related(self, request, form, formsets, change):  # type: ignore[no-untyped-def]
+    def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         for warning in panel_warnings(panel=form.instance):
             messages.warning(request, warning)
@@ -51,7 +51,7 @@ class CycleItemInline(admin.TabularInline):
     readonly_fields = ["response", "source"]
     show_change_link = False
 
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request, obj=None):
         return False
 
 
@@ -67,7 +67,7 @@ class CalibrationCycleAdmin(admin.ModelAdmin):
                        "created_by"]
     inlines = [CycleItemInline]
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False
 
     @admin.display(description="draw")
@@ -83,13 +83,13 @@ class CycleItemAdmin(admin.ModelAdmin):
     actions = ["mark_anchor", "unmark_anchor"]
     readonly_fields = ["cycle", "response", "source"]
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False
 
     @admin.action(description="Mark as anchor (kept in every following cycle)")
-    def mark_anchor(self, request: HttpRequest, queryset) -> None:  # type: ignore[no-untyped-def]
+    def mark_anchor(self, request: HttpRequest, queryset) -> None:
         messages.success(request, f"{queryset.update(is_anchor=True)} item(s) marked as anchors.")
 
     @admin.action(description="Unmark anchor")
-    def unmark_anchor(self, request: HttpRequest, queryset) -> None:  # type: ignore[no-untyped-def]
+    def unmark_anchor(self, request: HttpRequest, queryset) -> None:
         messages.success(request, f"{queryset.update(is_anchor=False)} item(s) no longer anchors.")

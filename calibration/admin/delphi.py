@@ -16,7 +16,7 @@ class DelphiRoundInline(admin.TabularInline):
     fields = readonly_fields = ("number", "status", "opened_at", "closed_at", "invited", "responded", "converged")
     show_change_link = True
 
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request, obj=None):
         return False
 
 
@@ -41,7 +41,7 @@ class DelphiAllocationInline(admin.TabularInline):
     fields = readonly_fields = ("key", "points", "rationale")
     can_delete = False
 
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request, obj=None):
         return False
 
 
@@ -52,7 +52,7 @@ class DelphiRoundAdmin(admin.ModelAdmin):
     readonly_fields = ["study", "number", "status", "opened_at", "closed_at", "closed_by", "invited", "responded",
                        "converged", "summary"]
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False
 
 
@@ -64,5 +64,5 @@ class DelphiResponseAdmin(admin.ModelAdmin):
     readonly_fields = ["round", "expert", "submitted_at", "updated_at"]
     inlines = [DelphiAllocationInline]
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request):
         return False

@@ -36,7 +36,7 @@ class StudyCreateForm(forms.Form):
         help_text="A weight has converged when its IQR is below this many points (§4.3: 10).",
     )
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         if not self.is_bound:
             try:

@@ -289,8 +289,8 @@ def delphi_proposal_approve(*, study: DelphiStudy, actor: Any = None, version: s
     structure = weight_structure(rubric=study.rubric)
     dimensions, subs = proposal_weights(study.proposal)
     specs = tuple(
-        DimensionSpec(d.key, d.name, dimensions[d.key], d.description, tuple(  # type: ignore[arg-type]
-            SubDimensionSpec(s.key.split(".", 1)[1], s.name, subs[d.key][s.key.split(".", 1)[1]], s.description)  # type: ignore[arg-type]
+        DimensionSpec(d.key, d.name, dimensions[d.key], d.description, tuple(
+            SubDimensionSpec(s.key.split(".", 1)[1], s.name, subs[d.key][s.key.split(".", 1)[1]], s.description)
             for s in structure.subs[d.key]
         ))
         for d in structure.dimensions

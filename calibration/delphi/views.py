@@ -119,7 +119,7 @@ def study(request: AuthedRequest, pk: int) -> HttpResponse:
     return render(request, "calibration/delphi/study_admin.html", context)
 
 
-def _proposal_levels(proposal: dict, structure) -> list[dict]:  # type: ignore[no-untyped-def]
+def _proposal_levels(proposal: dict, structure) -> list[dict]:
     """The stored proposal with readable names, in the rubric's order."""
     names = {d.key: d.name for d in structure.dimensions}
     names.update({s.key.split(".", 1)[1]: s.name for d in structure.dimensions for s in structure.subs[d.key]})

@@ -38,7 +38,7 @@ class ImportExportAdmin(admin.ModelAdmin):
     change_list_template = "admin/evaluations/change_list_import.html"
     actions = ["export_json", "export_jsonl", "export_csv"]
 
-    def get_urls(self):  # type: ignore[no-untyped-def]
+    def get_urls(self):
         info = self.model._meta.app_label, self.model._meta.model_name
         own = [path("import/", self.admin_site.admin_view(self.import_view), name=f"{info[0]}_{info[1]}_import")]
         return own + super().get_urls()
@@ -75,7 +75,7 @@ class ImportExportAdmin(admin.ModelAdmin):
         }
         return render(request, "admin/evaluations/import.html", context)
 
-    def _export(self, request: HttpRequest, queryset, fmt: str) -> StreamingHttpResponse:  # type: ignore[no-untyped-def]
+    def _export(self, request: HttpRequest, queryset, fmt: str) -> StreamingHttpResponse:
         include_held_out = request.user.is_superuser
         body = export_records(kind=self.import_kind, fmt=fmt, queryset=queryset, include_held_out=include_held_out)
         response = StreamingHttpResponse((piece.encode("utf-8") for piece in body), content_type=CONTENT_TYPES[fmt])
@@ -83,15 +83,15 @@ class ImportExportAdmin(admin.ModelAdmin):
         return response
 
     @admin.action(description="Export selected as JSON")
-    def export_json(self, request, queryset):  # type: ignore[no-untyped-def]
+    def export_json(self, request, queryset):
         return self._export(request, queryset, "json")
 
     @admin.action(description="Export selected as JSONL")
-    def export_jsonl(self, request, queryset):  # type: ignore[no-untyped-def]
+    def export_jsonl(self, request, queryset):
         return self._export(request, queryset, "jsonl")
 
     @admin.action(description="Export selected as CSV")
-    def export_csv(self, request, queryset):  # type: ignore[no-untyped-def]
+    def export_csv(self, request, queryset):
         return self._export(request, queryset, "csv")
 
 

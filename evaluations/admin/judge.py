@@ -66,7 +66,7 @@ class JudgeRunAdmin(admin.ModelAdmin):
     def progress(self, run: JudgeRun) -> str:
         return format_html('<a href="{}">{} / {}</a>', run.get_absolute_url(), run.processed_items, run.total_items)
 
-    def get_urls(self):  # type: ignore[no-untyped-def]
+    def get_urls(self):
         own = [path("start/", self.admin_site.admin_view(self.start_view), name="evaluations_judgerun_start")]
         return own + super().get_urls()
 

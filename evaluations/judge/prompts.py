@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:  # the prompts themselves need no Django; only the rubric readers below take a model
+    from ..models import RubricVersion
 
 
 class PromptSubDimension(NamedTuple):
@@ -82,17 +85,17 @@ def judge_user_message(
     return "\n\n".join(blocks)
 
 
-def rubric_prompt_sections(rubric: object) -> dict[str, tuple[PromptSubDimension, ...]]:
+def rubric_prompt_sections(rubric: RubricVersion) -> dict[str, tuple[PromptSubDimension, ...]]:
     """{dimension key: its sub-dimensions as prompt lines} for a RubricVersion, in rubric order."""
     sections: dict[str, tuple[PromptSubDimension, ...]] = {}
-    for dimension in rubric.dimensions.prefetch_related("sub_dimensions"):  # type: ignore[attr-defined]
+    for dimension in rubric.dimensions.prefetch_related("sub_dimensions"):
         sections[dimension.key] = tuple(
             PromptSubDimension(sub.key, sub.weight, sub.description) for sub in dimension.sub_dimensions.all()
         )
     return sections
 
 
-def judge_system_prompts(rubric: object) -> dict[str, str]:
+def judge_system_prompts(rubric: RubricVersion) -> dict[str, str]:
     """{dimension key: system prompt} for every dimension of a rubric version."""
     return {
         section: judge_system_prompt(section=section, sub_dimensions=subs)

@@ -202,7 +202,7 @@ def _rows_insert(model: type[models.Model], columns: Sequence[str], rows: list[t
                 for row in rows:
                     copy.write_row(row)
         return ids
-    objects = model._default_manager.bulk_create(  # type: ignore[attr-defined]
+    objects = model._default_manager.bulk_create(
         [model(**dict(zip(columns, row, strict=True))) for row in rows], batch_size=500
     )
     return [obj.pk for obj in objects]

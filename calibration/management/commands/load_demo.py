@@ -21,7 +21,7 @@ class Command(BaseCommand):
         "decisions; Delphi studies. Safe to run again."
     )
 
-    def add_arguments(self, parser) -> None:  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser) -> None:
         parser.add_argument("--no-judge", action="store_true", help="Skip the offline judge run.")
 
     def handle(self, *args, **options) -> None:

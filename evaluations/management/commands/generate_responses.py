@@ -80,7 +80,7 @@ class Command(BaseCommand):
         return models
 
     @contextlib.contextmanager
-    def _endpoint(self, options: dict[str, Any]):  # type: ignore[no-untyped-def]
+    def _endpoint(self, options: dict[str, Any]):
         if not options["fake_server"]:
             yield options["base_url"]
             return

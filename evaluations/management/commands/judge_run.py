@@ -91,7 +91,7 @@ class Command(BaseCommand):
             raise CommandError("; ".join(exc.messages)) from exc
 
     @contextlib.contextmanager
-    def _endpoint(self, options: dict[str, Any]):  # type: ignore[no-untyped-def]
+    def _endpoint(self, options: dict[str, Any]):
         if not options["fake_server"]:
             yield options["base_url"]
             return
