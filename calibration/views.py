@@ -85,7 +85,8 @@ def draw(request: AuthedRequest) -> HttpResponse:
     if not form.is_valid():
         return render(request, "calibration/draw.html", {"form": form}, status=422)
     params = form.params()
-    if request.POST.get("action") == "commit":
+    refused = None
+    if form.commit:
         try:
             cycle, report = cycle_commit(
                 name=form.cleaned_data["name"], params=params, previous=form.cleaned_data["previous"],
@@ -94,7 +95,7 @@ def draw(request: AuthedRequest) -> HttpResponse:
                 created_by=request.user, expected_fingerprint=form.cleaned_data["fingerprint"] or None,
             )
         except ValidationError as exc:
-            messages.error(request, " ".join(exc.messages))
+            refused = exc
         else:
             messages.success(request, f"{cycle} committed: {report.assignments} assignments for "
                                       f"{report.experts} experts.")
@@ -102,9 +103,10 @@ def draw(request: AuthedRequest) -> HttpResponse:
                 messages.warning(request, note)
             return redirect("calibration:cycle", pk=cycle.pk)
     result = cycle_draw_compute(params=params, previous=form.cleaned_data["previous"])
-    data = request.POST.copy()
-    data["fingerprint"] = result.fingerprint
-    context = {"form": DrawForm(data), "preview": True, "total": len(result.items),
+    preview_form = form.with_fingerprint(result.fingerprint)
+    if refused is not None:
+        preview_form.add_error(None, refused)  # e.g. the pool changed since the preview: here is the new one
+    context = {"form": preview_form, "preview": True, "total": len(result.items),
                "warnings": panel_size_warnings(), **_report_context(result.as_report())}
     return render(request, "calibration/draw.html", context)
 
