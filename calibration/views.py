@@ -1,9 +1,6 @@
 """Calibration pages for admins (staff): overview, panels, drawing a cycle (preview → commit), progress."""
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections import defaultdict
 
 from django.contrib import messages
@@ -12,7 +9,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from accounts.http import AuthedRequest
+from accounts.http import AuthedRequest, download_response
 from evaluations.models import Dimension, Tradition
 
 from .adjudication.selectors import gold_labels
@@ -20,15 +17,14 @@ from .forms import DrawForm, random_seed
 from .models import CalibrationCycle
 from .permissions import staff_required
 from .reports.build import overall
-from .reports.render import (
-    confusion_svg,
-    forest_plot_svg,
-    forest_rows,
-    rater_rows,
-    report_csv,
-    report_json,
-    report_pdf,
+from .reports.exporting import (
+    GOLD_EXPORTERS,
+    REPORT_EXPORTERS,
+    GoldLabelSet,
+    gold_filename_stem,
+    report_filename_stem,
 )
+from .reports.render import confusion_svg, forest_plot_svg, forest_rows, rater_rows
 from .reports.selectors import cycle_report as cycle_report_build
 from .selectors import cycle_item_counts, cycle_latest, cycle_progress, panel_size_warnings, panels_with_sizes
 from .services import cycle_commit, cycle_draw_compute
@@ -133,33 +129,15 @@ def progress(request: AuthedRequest) -> HttpResponse:
     return render(request, "calibration/progress.html", {"cycles": cycles, "selected": selected, "panels": rows})
 
 
-GOLD_FIELDS = ["cycle", "case", "model", "run_label", "dimension", "sub_dimension", "gold_score", "reason",
-               "decision_id", "adjudicated_at"]
-
-
 @staff_required
 @require_GET
 def gold_export(request: AuthedRequest, pk: int) -> HttpResponse:
     """Download a cycle's current gold labels (?format=csv or json) for the benchmark pipeline."""
-    cycle = get_object_or_404(CalibrationCycle, pk=pk)
-    rows = gold_labels(cycle=cycle)
-    fmt = request.GET.get("format", "csv")
-    if fmt == "json":
-        body = json.dumps({"cycle": cycle.name, "rubric_version": cycle.rubric.version, "gold_labels": rows},
-                          indent=2, ensure_ascii=False) + "\n"
-        response = HttpResponse(body, content_type="application/json")
-    else:
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=GOLD_FIELDS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        response = HttpResponse(buffer.getvalue(), content_type="text/csv")
-        fmt = "csv"
-    response["Content-Disposition"] = f'attachment; filename="gold-labels-cycle-{cycle.pk}.{fmt}"'
-    return response
-
-
-REPORT_FORMATS = {"csv": "text/csv", "json": "application/json", "pdf": "application/pdf"}
+    cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
+    exporter = GOLD_EXPORTERS.get(request.GET.get("format", "csv"), GOLD_EXPORTERS["csv"])
+    labels = GoldLabelSet(cycle=cycle.name, rubric_version=cycle.rubric.version, rows=gold_labels(cycle=cycle))
+    return download_response(exporter.render(labels), filename=exporter.filename(gold_filename_stem(cycle_id=cycle.pk)),
+                             content_type=exporter.content_type)
 
 
 def _report_args(request: AuthedRequest) -> dict:
@@ -192,11 +170,10 @@ def cycle_report(request: AuthedRequest, pk: int) -> HttpResponse:
 @require_GET
 def cycle_report_export(request: AuthedRequest, pk: int, fmt: str) -> HttpResponse:
     """The same report as CSV (long format), JSON (everything) or PDF."""
-    if fmt not in REPORT_FORMATS:
+    exporter = REPORT_EXPORTERS.get(fmt)
+    if exporter is None:
         raise Http404("Unknown format.")
     cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
     report, _, _ = cycle_report_build(cycle=cycle, **_report_args(request))
-    body = {"csv": report_csv, "json": report_json, "pdf": report_pdf}[fmt](report)
-    response = HttpResponse(body, content_type=REPORT_FORMATS[fmt])
-    response["Content-Disposition"] = f'attachment; filename="irr-report-cycle-{cycle.pk}.{fmt}"'
-    return response
+    return download_response(exporter.render(report), filename=exporter.filename(report_filename_stem(cycle_id=cycle.pk)),
+                             content_type=exporter.content_type)

@@ -6,30 +6,29 @@ carry their own allocations. Expert pages get plain dataclasses without other pe
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts.http import AuthedRequest
+from accounts.http import AuthedRequest, download_response
 
+from .exporting import JSON_CONTENT_TYPE, study_report_filename, study_report_json
 from .forms import AllocationForm, ApproveForm, StudyCreateForm
 from .models import DelphiStudy
 from .permissions import delphi_staff_required, require_delphi_admin
+from .report import delphi_report_build
 from .selectors import (
     allocation_prefill,
     expert_rounds,
     is_delphi_admin,
     is_panelist,
-    named_allocations,
     panelist_status,
     round_last_closed,
     round_open,
@@ -270,26 +269,5 @@ def report_json(request: AuthedRequest, pk: int) -> HttpResponse:
     """The whole study as JSON (staff): settings, warnings, round statistics, named allocations, proposal, re-scoring."""
     obj = study_for(user=request.user, pk=pk)
     require_delphi_admin(request.user)
-    structure = weight_structure(rubric=obj.rubric)
-    rounds = []
-    for r in obj.rounds.order_by("number"):
-        rounds.append({"number": r.number, "status": r.status, "opened_at": r.opened_at, "closed_at": r.closed_at,
-                       "invited": r.invited, "responded": r.responded, "converged": r.converged,
-                       "summary": r.summary, "allocations": named_allocations(round=r, structure=structure)})
-    data = {
-        "study": {"id": obj.pk, "name": obj.name, "tradition": obj.tradition.key if obj.tradition else None,
-                  "rubric": obj.rubric.version, "planned_rounds": obj.planned_rounds,
-                  "convergence_threshold": str(obj.convergence_threshold), "status": obj.status,
-                  "converged": obj.converged, "panelists": obj.panelists.count(),
-                  "proposed_rubric": obj.proposed_rubric.version if obj.proposed_rubric else None},
-        "warnings": study_warnings(study=obj),
-        "weights": [{"key": f.key, "name": f.name, "current": str(f.current)} for f in structure.fields],
-        "rounds": rounds,
-        "proposal": obj.proposal,
-        "rescoring": obj.rescoring,
-    }
-    response = HttpResponse(json.dumps(data, cls=DjangoJSONEncoder, indent=2, ensure_ascii=False),
-                            content_type="application/json; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="delphi-study-{obj.pk}.json"'
-    return response
-
+    return download_response(study_report_json(delphi_report_build(study=obj)),
+                             filename=study_report_filename(study_id=obj.pk), content_type=JSON_CONTENT_TYPE)
