@@ -20,8 +20,13 @@ BROKEN_NOTE_MAX_LENGTH = 500
 
 
 class SubDimensionLike(Protocol):
-    key: str
-    name: str
+    """A rubric sub-dimension, or the scoring page's view of one."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
 
 
 def score_field_name(key: str) -> str:
@@ -109,7 +114,7 @@ class ScoringForm(forms.Form):
         for name, errors in self.errors.items():
             label = self[name].label if name in self.fields else None
             for message in errors:
-                parts.append(f"{label}: {message}" if label else message)
+                parts.append(f"{label}: {message}" if label else str(message))
         return " ".join(parts)
 
 

@@ -40,9 +40,7 @@ class DrawForm(forms.Form):
 
     def with_fingerprint(self, fingerprint: str) -> DrawForm:
         """The same entries, bound again with the fingerprint of the draw just previewed (for "Commit")."""
-        data = self.data.copy()
-        data["fingerprint"] = fingerprint
-        return DrawForm(data)
+        return DrawForm({**self.data, "fingerprint": fingerprint})  # every field of this form is single-valued
 
     def params(self) -> DrawParams:
         data = self.cleaned_data

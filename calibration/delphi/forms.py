@@ -99,7 +99,7 @@ class PointsField(forms.DecimalField):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(min_value=Decimal("0"), max_value=HUNDRED, max_digits=None, decimal_places=1, **kwargs)
 
-    def to_python(self, value: Any) -> Decimal | None:
+    def to_python(self, value: Any) -> Any:  # Decimal | None (the stubs type DecimalField's as IntegerField's)
         if value in self.empty_values:
             return None
         text = str(value).strip().replace("\u2212", "-")
@@ -184,7 +184,7 @@ class AllocationForm(forms.Form):
         by_key = {w.key: w.field for w in self.structure.fields}
         for key, errors in exc.error_dict.items():
             if key.startswith("total:"):
-                self.add_total_error(key.removeprefix("total:"), [m for e in errors for m in e])
+                self.add_total_error(key.removeprefix("total:"), [m for e in errors for m in e.messages])
             else:
                 self.add_error(by_key.get(key), errors)
 
@@ -193,13 +193,13 @@ class AllocationForm(forms.Form):
 
     def general_errors(self) -> list[str]:
         """Errors of the whole form that are not about a level's total (e.g. the round just closed)."""
-        return [m for e in self._non_field(totals=False) for m in e]
+        return [m for e in self._non_field(totals=False) for m in e.messages]
 
     def groups(self, feedback: dict[str, Feedback]) -> list[AllocationGroup]:
         """The levels in the rubric's order, each with its rows (bound fields, feedback) and its total's errors."""
         totals: dict[str, list[str]] = {}
         for error in self._non_field(totals=True):
-            totals.setdefault(error.params["group"], []).extend(error.messages)  # type: ignore[index]
+            totals.setdefault((error.params or {})["group"], []).extend(error.messages)
 
         def rows(weights: tuple[WeightField, ...]) -> list[AllocationRow]:
             return [AllocationRow(w, self[w.field], self[w.rationale_field], feedback.get(w.key)) for w in weights]
