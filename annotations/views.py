@@ -65,7 +65,8 @@ def _render_item(
     form: ScoringForm | None = None, **view_kwargs: Any,
 ) -> HttpResponse:
     item = item_view(assignment=assignment, **view_kwargs)
-    form = form or ScoringForm(sub_dimensions=item.sub_dimensions)
+    if form is None:
+        form = ScoringForm(sub_dimensions=item.sub_dimensions)
     context = {
         "item": item,
         "form": form,

@@ -151,20 +151,18 @@ def respond(request: AuthedRequest, pk: int) -> HttpResponse:
     context: dict[str, Any] = {"study": obj, "round": current, "panelist": panelist, "structure": structure}
     if current is None:
         return render(request, "calibration/delphi/respond.html", context, status=409 if request.method == "POST" else 200)
-    if request.method == "POST":
-        form = AllocationForm(request.POST, structure=structure)
-        if form.is_valid():
-            try:
-                delphi_response_submit(round=current, expert=request.user, allocation=form.allocation())
-            except ValidationError as exc:
-                form.add_service_error(exc)
-            else:
-                messages.success(request, f"Your round {current.number} weights are saved. You can change them "
-                                          "until the round closes.")
-                return redirect("delphi:study", pk=obj.pk)
-        prefill = allocation_prefill(study=obj, round=current, expert=request.user, structure=structure)
-    else:
-        prefill = allocation_prefill(study=obj, round=current, expert=request.user, structure=structure)
+    form = AllocationForm(request.POST, structure=structure) if request.method == "POST" else None
+    if form is not None and form.is_valid():
+        try:
+            delphi_response_submit(round=current, expert=request.user, allocation=form.allocation())
+        except ValidationError as exc:
+            form.add_service_error(exc)
+        else:
+            messages.success(request, f"Your round {current.number} weights are saved. You can change them "
+                                      "until the round closes.")
+            return redirect("delphi:study", pk=obj.pk)
+    prefill = allocation_prefill(study=obj, round=current, expert=request.user, structure=structure)
+    if form is None:
         form = AllocationForm(initial=prefill.initial, structure=structure)
     context.update(
         form=form,
