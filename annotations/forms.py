@@ -1,32 +1,128 @@
-"""Parsing the scoring form: `score-<key>` radio values, rationale, broken-item flag."""
+"""Forms of the scoring pages: the scoring form (one 0–3 field per sub-dimension), skip, reopen, heartbeat.
+
+The scoring form is built from the rubric's sub-dimensions of the item, so its fields are exactly the
+radio groups the page shows (`score-<key>`); what the page's JavaScript and htmx send is unchanged.
+"""
 from __future__ import annotations
 
-from django import forms
-from django.http import QueryDict
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from .services import AnnotationInput
+from django import forms
+from django.core.exceptions import ValidationError
+
+from evaluations.methodology import SCALE
+
+from .services import RATIONALE_MAX_LENGTH, AnnotationInput, annotation_completeness_errors
 
 SCORE_PREFIX = "score-"
+BROKEN_NOTE_MAX_LENGTH = 500
 
 
-def annotation_input_parse(data: QueryDict) -> AnnotationInput:
-    """Turn the posted form into service input; a value that is not 0–3 is passed on for the service to reject."""
-    scores: dict[str, int] = {}
-    for name in data:
-        value = data.get(name, "") or ""
-        if not name.startswith(SCORE_PREFIX) or value == "":
-            continue
-        key = name[len(SCORE_PREFIX) :]
-        try:
-            scores[key] = int(value)
-        except ValueError:
-            scores[key] = -1  # rejected by the service with a clear message
-    return AnnotationInput(
-        scores=scores,
-        rationale=data.get("rationale", "").strip(),
-        flagged_broken=data.get("flagged_broken") in ("on", "1", "true"),
-        broken_note=data.get("broken_note", "").strip(),
-    )
+class SubDimensionLike(Protocol):
+    """A rubric sub-dimension, or the scoring page's view of one."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+def score_field_name(key: str) -> str:
+    return f"{SCORE_PREFIX}{key}"
+
+
+class ScoringForm(forms.Form):
+    """Scores 0–3 per sub-dimension (empty = not scored yet), rationale and the broken-item flag.
+
+    `complete=True` (submit) also asks for what a submission needs: every sub-dimension scored, and a
+    rationale when any score is 0 or 3 — the service's own rule (`annotation_completeness_errors`).
+    """
+
+    rationale = forms.CharField(required=False, max_length=RATIONALE_MAX_LENGTH, widget=forms.Textarea)
+    flagged_broken = forms.BooleanField(required=False)
+    broken_note = forms.CharField(required=False, max_length=BROKEN_NOTE_MAX_LENGTH)
+
+    def __init__(self, *args: Any, sub_dimensions: Sequence[SubDimensionLike], complete: bool = False,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.sub_dimensions = list(sub_dimensions)
+        self.complete = complete
+        for sub in self.sub_dimensions:
+            self.fields[score_field_name(sub.key)] = forms.TypedChoiceField(
+                label=sub.name, choices=[(level.score, level.label) for level in SCALE], coerce=int,
+                required=False, empty_value=None, widget=forms.RadioSelect,
+                error_messages={"invalid_choice": "Scores are whole numbers from 0 to 3."},
+            )
+
+    @property
+    def keys(self) -> list[str]:
+        return [sub.key for sub in self.sub_dimensions]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.complete and not self.errors:
+            for field, messages in annotation_completeness_errors(keys=self.keys, data=self.annotation_input()).items():
+                if field == "scores":
+                    self.add_error(None, messages)
+                    for key in self.keys:
+                        if data.get(score_field_name(key)) is None:
+                            self.add_error(score_field_name(key), "Score this sub-dimension.")
+                else:
+                    self.add_error(field, messages)
+        return data
+
+    def annotation_input(self) -> AnnotationInput:
+        """The cleaned values as the services take them (scores left empty are not in `scores`)."""
+        data = self.cleaned_data
+        scores = {key: data[score_field_name(key)] for key in self.keys
+                  if data.get(score_field_name(key)) is not None}
+        return AnnotationInput(scores=scores, rationale=data.get("rationale", ""),
+                               flagged_broken=bool(data.get("flagged_broken")), broken_note=data.get("broken_note", ""))
+
+    def entered(self) -> dict[str, Any]:
+        """What the expert entered, to show it again next to the errors (a value that is not valid is left out)."""
+        values: dict[str, Any] = {"scores": {}}
+        for name, field in self.fields.items():
+            try:
+                value = field.clean(field.widget.value_from_datadict(self.data, self.files, self.add_prefix(name)))
+            except ValidationError:
+                value = None if name.startswith(SCORE_PREFIX) else self.data.get(name, "")
+            if name.startswith(SCORE_PREFIX):
+                if value is not None:
+                    values["scores"][name[len(SCORE_PREFIX):]] = value
+            else:
+                values[name] = value
+        return values
+
+    def score_rows(self, sub_dimensions: Sequence[Any]) -> list[tuple[Any, forms.BoundField]]:
+        """(sub-dimension as shown, its score field) in the rubric's order, for the template."""
+        return [(sub, self[score_field_name(sub.key)]) for sub in sub_dimensions]
+
+    def add_service_error(self, exc: ValidationError) -> None:
+        """Put a service's validation error on the field it names (a rationale rule), else on the form."""
+        if hasattr(exc, "error_dict"):
+            for field, errors in exc.error_dict.items():
+                self.add_error(field if field in self.fields else None, errors)
+        else:
+            self.add_error(None, exc)
+
+    def error_text(self) -> str:
+        """Every error in one line, each named by its field, for the autosave status."""
+        parts = []
+        for name, errors in self.errors.items():
+            label = self[name].label if name in self.fields else None
+            for message in errors:
+                parts.append(f"{label}: {message}" if label else str(message))
+        return " ".join(parts)
+
+
+class SkipForm(forms.Form):
+    """"Outside my expertise": only the broken-item flag and note are kept."""
+
+    flagged_broken = forms.BooleanField(required=False)
+    broken_note = forms.CharField(required=False, max_length=BROKEN_NOTE_MAX_LENGTH)
 
 
 class ReopenForm(forms.Form):

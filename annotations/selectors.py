@@ -6,7 +6,7 @@ The querysets never join the evaluated model either: only `response.text` and th
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.db.models import Count, Q
 from django.http import Http404
@@ -82,7 +82,6 @@ class ItemView:
     broken_note: str
     is_locked: bool
     skip_label: str
-    errors: dict[str, list[str]] = field(default_factory=dict)
     reopen_message: str = ""  # the adjudicator's message when the annotation was reopened (no name shown)
 
     @property
@@ -155,7 +154,6 @@ def item_view(
     assignment: Assignment,
     annotation: Annotation | None = None,
     overrides: dict | None = None,
-    errors: dict[str, list[str]] | None = None,
 ) -> ItemView:
     """Build the blinded item; `overrides` re-displays what the expert typed when validation failed."""
     if annotation is None:
@@ -192,7 +190,6 @@ def item_view(
         broken_note=overrides["broken_note"] if overrides else (annotation.broken_note if annotation else ""),
         is_locked=bool(annotation and annotation.is_locked),
         skip_label=skip_label,
-        errors=errors or {},
         reopen_message=reopen_message,
     )
 

@@ -7,6 +7,8 @@ selectors build blinded dataclasses (see annotations/selectors.py).
 """
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -20,7 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import AuthedRequest
 
-from .forms import HeartbeatForm, ReopenForm, annotation_input_parse
+from .forms import HeartbeatForm, ReopenForm, ScoringForm, SkipForm
 from .models import Assignment
 from .selectors import (
     QUEUE_PAGE_SIZE,
@@ -30,6 +32,7 @@ from .selectors import (
     expert_queue_page,
     item_view,
     lead_reopenable_page,
+    sub_dimensions_for,
 )
 from .services import (
     annotation_draft_save,
@@ -51,16 +54,23 @@ def _page(request: AuthedRequest) -> int:
 
 
 def _record_seconds(request: AuthedRequest, assignment: Assignment) -> None:
-    form = HeartbeatForm({"seconds": request.POST.get("seconds", "0")})
+    """Active seconds sent with any request of the page; an invalid or missing value counts nothing."""
+    form = HeartbeatForm(request.POST)
     if form.is_valid() and form.cleaned_data["seconds"]:
         annotation_time_add(assignment=assignment, seconds=form.cleaned_data["seconds"])
 
 
 def _render_item(
-    request: AuthedRequest, assignment: Assignment, *, status: int = 200, message: str = "", **view_kwargs
+    request: AuthedRequest, assignment: Assignment, *, status: int = 200, message: str = "",
+    form: ScoringForm | None = None, **view_kwargs: Any,
 ) -> HttpResponse:
+    item = item_view(assignment=assignment, **view_kwargs)
+    if form is None:
+        form = ScoringForm(sub_dimensions=item.sub_dimensions)
     context = {
-        "item": item_view(assignment=assignment, **view_kwargs),
+        "item": item,
+        "form": form,
+        "score_rows": form.score_rows(item.sub_dimensions),
         "progress": expert_progress(expert=request.user),
         "message": message,
     }
@@ -124,20 +134,28 @@ def item(request: AuthedRequest, public_id: str) -> HttpResponse:
     return _render_item(request, assignment)
 
 
+def _scoring_form(request: AuthedRequest, assignment: Assignment, *, complete: bool = False) -> ScoringForm:
+    return ScoringForm(request.POST, sub_dimensions=sub_dimensions_for(assignment=assignment), complete=complete)
+
+
 @never_cache
 @login_required
 @require_POST
 def draft(request: AuthedRequest, public_id: str) -> HttpResponse:
-    """Autosave (htmx, on every change): returns the save-status fragment."""
+    """Autosave (htmx, on every change): returns the save-status fragment (422 with the form's errors)."""
     assignment = assignment_for_expert(expert=request.user, public_id=public_id)
     _record_seconds(request, assignment)
-    data = annotation_input_parse(request.POST)
-    try:
-        annotation_draft_save(assignment=assignment, actor=request.user, data=data)
-    except ValidationError as exc:
-        status = 409 if getattr(exc, "code", None) == "already_submitted" else 422
-        return render(request, f"{ITEM_TEMPLATE}#save-status", {"error": " ".join(exc.messages)}, status=status)
-    return render(request, f"{ITEM_TEMPLATE}#save-status", {"saved_at": timezone.now()})
+    form = _scoring_form(request, assignment)
+    status = 422
+    if form.is_valid():
+        try:
+            annotation_draft_save(assignment=assignment, actor=request.user, data=form.annotation_input())
+        except ValidationError as exc:
+            form.add_service_error(exc)
+            status = 409 if getattr(exc, "code", None) == "already_submitted" else 422
+        else:
+            return render(request, f"{ITEM_TEMPLATE}#save-status", {"saved_at": timezone.now()})
+    return render(request, f"{ITEM_TEMPLATE}#save-status", {"error": form.error_text()}, status=status)
 
 
 @never_cache
@@ -154,21 +172,22 @@ def heartbeat(request: AuthedRequest, public_id: str) -> HttpResponse:
 @login_required
 @require_POST
 def submit(request: AuthedRequest, public_id: str) -> HttpResponse:
-    """Submit and lock; on a validation error the page comes back with the messages (422)."""
+    """Submit and lock; when the form is not valid the page comes back with its errors (422)."""
     assignment = assignment_for_expert(expert=request.user, public_id=public_id)
     _record_seconds(request, assignment)
-    data = annotation_input_parse(request.POST)
-    try:
-        annotation_submit(assignment=assignment, actor=request.user, data=data)
-    except ValidationError as exc:
-        assignment.refresh_from_db(fields=["status"])
-        if getattr(exc, "code", None) in ("already_submitted", "conflict"):
-            return _render_item(request, assignment, status=409, message=" ".join(exc.messages))
-        errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
-        overrides = {"scores": data.scores, "rationale": data.rationale, "flagged_broken": data.flagged_broken,
-                     "broken_note": data.broken_note}
-        return _render_item(request, assignment, status=422, overrides=overrides, errors=errors)
-    return _after_finish(request, "Submitted.")
+    form = _scoring_form(request, assignment, complete=True)
+    if form.is_valid():
+        try:
+            annotation_submit(assignment=assignment, actor=request.user, data=form.annotation_input())
+        except ValidationError as exc:
+            if getattr(exc, "code", None) in ("already_submitted", "conflict"):
+                assignment.refresh_from_db(fields=["status"])
+                return _render_item(request, assignment, status=409, message=" ".join(exc.messages))
+            form.add_service_error(exc)
+        else:
+            return _after_finish(request, "Submitted.")
+    assignment.refresh_from_db(fields=["status"])
+    return _render_item(request, assignment, status=422, form=form, overrides=form.entered())
 
 
 @never_cache
@@ -178,10 +197,13 @@ def skip(request: AuthedRequest, public_id: str) -> HttpResponse:
     """"Outside my expertise": finish without scoring."""
     assignment = assignment_for_expert(expert=request.user, public_id=public_id)
     _record_seconds(request, assignment)
-    data = annotation_input_parse(request.POST)
+    form = SkipForm(request.POST)
+    if not form.is_valid():
+        scoring = _scoring_form(request, assignment)
+        scoring.is_valid()
+        return _render_item(request, assignment, status=422, form=scoring, overrides=scoring.entered())
     try:
-        annotation_skip(assignment=assignment, actor=request.user, flagged_broken=data.flagged_broken,
-                        broken_note=data.broken_note)
+        annotation_skip(assignment=assignment, actor=request.user, **form.cleaned_data)
     except ValidationError as exc:
         assignment.refresh_from_db(fields=["status"])
         return _render_item(request, assignment, status=409, message=" ".join(exc.messages))
@@ -195,6 +217,15 @@ def _lead_or_admin(user: object) -> bool:
     )
 
 
+def _render_lead(request: AuthedRequest, *, reopen_form: ReopenForm | None = None, reopen_id: str = "",
+                 status: int = 200) -> HttpResponse:
+    page = _page(request)
+    return render(request, "annotations/lead.html", {
+        "rows": lead_reopenable_page(user=request.user, page=page), "page": page,
+        "reopen_form": reopen_form, "reopen_id": reopen_id,
+    }, status=status)
+
+
 @never_cache
 @login_required
 @require_GET
@@ -202,31 +233,38 @@ def lead(request: AuthedRequest) -> HttpResponse:
     """Panel leads: the finished annotations of their panels, each with a "Reopen" button."""
     if not _lead_or_admin(request.user):
         raise PermissionDenied
-    page = _page(request)
-    return render(request, "annotations/lead.html",
-                  {"rows": lead_reopenable_page(user=request.user, page=page), "page": page})
+    return _render_lead(request)
 
 
-def reopen_from_post(request: AuthedRequest, *, public_id: str, within: QuerySet[Assignment], success: str) -> None:
-    """Reopen the posted assignment (its panel's lead or an admin; anyone else gets 404), reporting by message."""
+def reopen_from_post(
+    request: AuthedRequest, *, public_id: str, within: QuerySet[Assignment], success: str
+) -> ReopenForm | None:
+    """Reopen the posted assignment (its panel's lead or an admin; anyone else gets 404), reporting by message.
+
+    Returns the bound form when it is not valid (nothing was reopened), for the caller to show its errors.
+    """
     assignment = within.select_related("panel").filter(public_id=public_id).first()
     if assignment is None or not can_reopen(user=request.user, assignment=assignment):
         raise Http404("No such assignment.")
     form = ReopenForm(request.POST)
-    note = form.cleaned_data["note"] if form.is_valid() else ""
+    if not form.is_valid():
+        return form
     try:
-        annotation_reopen(assignment=assignment, actor=request.user, note=note)
+        annotation_reopen(assignment=assignment, actor=request.user, note=form.cleaned_data["note"])
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
         messages.success(request, success)
+    return None
 
 
 @never_cache
 @login_required
 @require_POST
 def reopen(request: AuthedRequest, public_id: str) -> HttpResponse:
-    """Unlock a finished annotation from the panel lead's list."""
-    reopen_from_post(request, public_id=public_id, within=Assignment.objects.all(),
-                     success=f"Reopened {public_id}; the expert can change it now.")
+    """Unlock a finished annotation from the panel lead's list (the list again, with the error, if the note is not valid)."""
+    form = reopen_from_post(request, public_id=public_id, within=Assignment.objects.all(),
+                            success=f"Reopened {public_id}; the expert can change it now.")
+    if form is not None:
+        return _render_lead(request, reopen_form=form, reopen_id=public_id, status=400)
     return redirect("annotations:lead")

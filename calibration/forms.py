@@ -32,6 +32,16 @@ class DrawForm(forms.Form):
                                            help_text="The panel that scores tradition-neutral items.")
     show_reference_answers = forms.BooleanField(required=False)
     fingerprint = forms.CharField(required=False, widget=forms.HiddenInput)
+    # Sent by the button pressed ("Preview the draw" or "Commit"), not rendered as a field.
+    action = forms.ChoiceField(choices=[("preview", "Preview"), ("commit", "Commit")], required=False)
+
+    @property
+    def commit(self) -> bool:
+        return self.cleaned_data.get("action") == "commit"
+
+    def with_fingerprint(self, fingerprint: str) -> DrawForm:
+        """The same entries, bound again with the fingerprint of the draw just previewed (for "Commit")."""
+        return DrawForm({**self.data, "fingerprint": fingerprint})  # every field of this form is single-valued
 
     def params(self) -> DrawParams:
         data = self.cleaned_data

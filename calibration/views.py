@@ -1,9 +1,6 @@
 """Calibration pages for admins (staff): overview, panels, drawing a cycle (preview → commit), progress."""
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections import defaultdict
 
 from django.contrib import messages
@@ -12,13 +9,14 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from accounts.http import AuthedRequest
+from accounts.http import AuthedRequest, download_response
 from annotations.models import CalibrationCycle
 from evaluations.models import Dimension, Tradition
 
 from .adjudication.selectors import gold_labels
 from .forms import DrawForm, random_seed
 from .permissions import staff_required
+from .reports.exporting import GOLD_EXPORTERS, GoldLabelSet, gold_filename_stem
 from .selectors import cycle_item_counts, cycle_latest, cycle_progress, panel_size_warnings, panels_with_sizes
 from .services import cycle_commit, cycle_draw_compute
 
@@ -74,7 +72,8 @@ def draw(request: AuthedRequest) -> HttpResponse:
     if not form.is_valid():
         return render(request, "calibration/draw.html", {"form": form}, status=422)
     params = form.params()
-    if request.POST.get("action") == "commit":
+    refused = None
+    if form.commit:
         try:
             cycle, report = cycle_commit(
                 name=form.cleaned_data["name"], params=params, previous=form.cleaned_data["previous"],
@@ -83,7 +82,7 @@ def draw(request: AuthedRequest) -> HttpResponse:
                 created_by=request.user, expected_fingerprint=form.cleaned_data["fingerprint"] or None,
             )
         except ValidationError as exc:
-            messages.error(request, " ".join(exc.messages))
+            refused = exc
         else:
             messages.success(request, f"{cycle} committed: {report.assignments} assignments for "
                                       f"{report.experts} experts.")
@@ -91,9 +90,10 @@ def draw(request: AuthedRequest) -> HttpResponse:
                 messages.warning(request, note)
             return redirect("calibration:cycle", pk=cycle.pk)
     result = cycle_draw_compute(params=params, previous=form.cleaned_data["previous"])
-    data = request.POST.copy()
-    data["fingerprint"] = result.fingerprint
-    context = {"form": DrawForm(data), "preview": True, "total": len(result.items),
+    preview_form = form.with_fingerprint(result.fingerprint)
+    if refused is not None:
+        preview_form.add_error(None, refused)  # e.g. the pool changed since the preview: here is the new one
+    context = {"form": preview_form, "preview": True, "total": len(result.items),
                "warnings": panel_size_warnings(), **_report_context(result.as_report())}
     return render(request, "calibration/draw.html", context)
 
@@ -120,27 +120,12 @@ def progress(request: AuthedRequest) -> HttpResponse:
     return render(request, "calibration/progress.html", {"cycles": cycles, "selected": selected, "panels": rows})
 
 
-GOLD_FIELDS = ["cycle", "case", "model", "run_label", "dimension", "sub_dimension", "gold_score", "reason",
-               "decision_id", "adjudicated_at"]
-
-
 @staff_required
 @require_GET
 def gold_export(request: AuthedRequest, pk: int) -> HttpResponse:
     """Download a cycle's current gold labels (?format=csv or json) for the benchmark pipeline."""
-    cycle = get_object_or_404(CalibrationCycle, pk=pk)
-    rows = gold_labels(cycle=cycle)
-    fmt = request.GET.get("format", "csv")
-    if fmt == "json":
-        body = json.dumps({"cycle": cycle.name, "rubric_version": cycle.rubric.version, "gold_labels": rows},
-                          indent=2, ensure_ascii=False) + "\n"
-        response = HttpResponse(body, content_type="application/json")
-    else:
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=GOLD_FIELDS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        response = HttpResponse(buffer.getvalue(), content_type="text/csv")
-        fmt = "csv"
-    response["Content-Disposition"] = f'attachment; filename="gold-labels-cycle-{cycle.pk}.{fmt}"'
-    return response
+    cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
+    exporter = GOLD_EXPORTERS.get(request.GET.get("format", "csv"), GOLD_EXPORTERS["csv"])
+    labels = GoldLabelSet(cycle=cycle.name, rubric_version=cycle.rubric.version, rows=gold_labels(cycle=cycle))
+    return download_response(exporter.render(labels), filename=exporter.filename(gold_filename_stem(cycle_id=cycle.pk)),
+                             content_type=exporter.content_type)

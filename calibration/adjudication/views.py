@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -14,36 +13,19 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.http import AuthedRequest
 from accounts.models import User
-from annotations.models import AdjudicationDecision, Assignment, Panel
+from annotations.forms import ReopenForm
+from annotations.models import Assignment, Panel
 from annotations.services import can_reopen
 from annotations.views import reopen_from_post
 
-from .selectors import adjudication_queue, adjudication_state_for, adjudication_view
+from .forms import DecisionForm, gold_field_name
+from .selectors import AdjudicationView, adjudication_queue, adjudication_state_for, adjudication_view
 from .services import adjudication_record
 
 
 def _may_see_queue(user: User) -> bool:
     return bool(user.is_staff or user.is_admin_role or user.role == User.Role.ADJUDICATOR
                 or Panel.objects.filter(lead=user).exists())
-
-
-class DecisionForm(forms.Form):
-    reason = forms.ChoiceField(choices=AdjudicationDecision.Reason.choices)
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=4000)
-
-    def __init__(self, *args: Any, keys: list[str], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.keys = keys
-        for key in keys:
-            self.fields[f"gold_{key}"] = forms.TypedChoiceField(
-                choices=[(i, str(i)) for i in range(4)], coerce=int, label=key, widget=forms.RadioSelect)
-
-    def rows(self, sub_dimensions: list[Any]) -> list[tuple[Any, forms.BoundField]]:
-        """(sub-dimension, its gold-score field), in the rubric's order, for the template."""
-        return [(sub, self[f"gold_{sub.key}"]) for sub in sub_dimensions]
-
-    def scores(self) -> dict[str, int]:
-        return {key: self.cleaned_data[f"gold_{key}"] for key in self.keys}
 
 
 @never_cache
@@ -58,6 +40,21 @@ def queue(request: AuthedRequest) -> HttpResponse:
     return render(request, "calibration/adjudication/queue.html", {"entries": entries, "show_decided": show_decided})
 
 
+def _render_item(request: AuthedRequest, *, view: AdjudicationView, form: DecisionForm, status: int = 200,
+                 reopen_form: ReopenForm | None = None, reopen_id: str = "") -> HttpResponse:
+    can_reopen_any = bool(view.experts) and can_reopen(
+        user=request.user, assignment=Assignment.objects.select_related("panel").get(public_id=view.experts[0].public_id))
+    return render(request, "calibration/adjudication/item.html",
+                  {"view": view, "form": form, "gold_rows": form.rows(view.sub_dimensions),
+                   "can_reopen": can_reopen_any and not view.history,
+                   "reopen_form": reopen_form, "reopen_id": reopen_id}, status=status)
+
+
+def _decision_form(view: AdjudicationView, data: Any = None) -> DecisionForm:
+    return DecisionForm(data, keys=[s.key for s in view.sub_dimensions],
+                        initial={gold_field_name(k): v for k, v in view.current.items()})
+
+
 @never_cache
 @login_required
 @require_http_methods(["GET", "POST"])
@@ -65,29 +62,19 @@ def item(request: AuthedRequest, item_id: int) -> HttpResponse:
     """Every expert's scores and rationale (as Expert A, B, C), the item, and the gold-score form."""
     state = adjudication_state_for(user=request.user, item_id=item_id)
     view = adjudication_view(state=state)
-    keys = [s.key for s in view.sub_dimensions]
-    form = DecisionForm(request.POST or None, keys=keys,
-                        initial={f"gold_{k}": v for k, v in view.current.items()})
-    status = 200
-    if request.method == "POST":
-        if form.is_valid():
-            try:
-                adjudication_record(item_id=item_id, adjudicator=request.user, scores=form.scores(),
-                                    reason=form.cleaned_data["reason"], note=form.cleaned_data["note"])
-            except ValidationError as exc:
-                for field, errors in exc.message_dict.items() if hasattr(exc, "error_dict") else [("__all__", exc.messages)]:
-                    form.add_error(None if field not in form.fields else field, errors)
-                status = 400
-            else:
-                messages.success(request, "Gold scores recorded. The experts' own scores are unchanged.")
-                return redirect("calibration:adjudication_queue")
+    if request.method != "POST":
+        return _render_item(request, view=view, form=_decision_form(view))
+    form = _decision_form(view, request.POST)
+    if form.is_valid():
+        try:
+            adjudication_record(item_id=item_id, adjudicator=request.user, scores=form.scores(),
+                                reason=form.cleaned_data["reason"], note=form.cleaned_data["note"])
+        except ValidationError as exc:
+            form.add_service_error(exc)
         else:
-            status = 400
-    can_reopen_any = bool(view.experts) and can_reopen(
-        user=request.user, assignment=Assignment.objects.select_related("panel").get(public_id=view.experts[0].public_id))
-    return render(request, "calibration/adjudication/item.html",
-                  {"view": view, "form": form, "gold_rows": form.rows(view.sub_dimensions),
-                   "can_reopen": can_reopen_any and not view.history}, status=status)
+            messages.success(request, "Gold scores recorded. The experts' own scores are unchanged.")
+            return redirect("calibration:adjudication_queue")
+    return _render_item(request, view=view, form=form, status=400)
 
 
 @never_cache
@@ -95,7 +82,11 @@ def item(request: AuthedRequest, item_id: int) -> HttpResponse:
 @require_POST
 def reopen(request: AuthedRequest, item_id: int, public_id: str) -> HttpResponse:
     """Send one expert's annotation back to them with a message (before any gold decision)."""
-    adjudication_state_for(user=request.user, item_id=item_id)
-    reopen_from_post(request, public_id=public_id, within=Assignment.objects.filter(item_id=item_id),
-                     success="Reopened; the expert will see your message in the item's history.")
+    state = adjudication_state_for(user=request.user, item_id=item_id)
+    form = reopen_from_post(request, public_id=public_id, within=Assignment.objects.filter(item_id=item_id),
+                            success="Reopened; the expert will see your message in the item's history.")
+    if form is not None:
+        view = adjudication_view(state=state)
+        return _render_item(request, view=view, form=_decision_form(view), status=400, reopen_form=form,
+                            reopen_id=public_id)
     return redirect("calibration:adjudication_item", item_id=item_id)

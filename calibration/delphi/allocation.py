@@ -1,20 +1,18 @@
 """Checking a Delphi allocation: points per weight and totals per level, in Decimal (never float).
 
 Pure functions (no database). A *group* is one level of the rubric: the six dimensions, or one
-dimension's sub-dimensions; the points of each group must total exactly 100. The form and the service
-call the same functions, so the server's answer never depends on the page's JavaScript.
+dimension's sub-dimensions; the points of each group must total exactly 100. The allocation form
+(`forms.AllocationForm`) and the service call the same `allocation_errors`, so the server's answer
+never depends on the page's JavaScript.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 HUNDRED = Decimal("100")
 MAX_RATIONALE = 2000
-# Digits with an optional decimal part; a comma is accepted as the decimal separator ("12,5").
-_NUMBER_RE = re.compile(r"^(?P<sign>[+-]?)(?P<int>\d*)(?:[.,](?P<frac>\d*))?$")
 
 
 @dataclass(frozen=True)
@@ -34,32 +32,8 @@ class AllocationInput:
     rationales: dict[str, str] = field(default_factory=dict)
 
 
-def points_parse(text: str | None) -> tuple[Decimal | None, str | None]:
-    """Parse one field: a whole number or one decimal, 0–100. Returns (value, None) or (None, message).
-
-    Example: "12.5" → 12.5; "12,5" → 12.5; "12.25" → error (two decimals); "-5" → error.
-    """
-    raw = (text or "").strip().replace("\u2212", "-")  # a typographic minus is still a minus
-    if not raw:
-        return None, "Enter the points for this weight (0 if none)."
-    match = _NUMBER_RE.match(raw)
-    if not match or not (match["int"] or match["frac"]):
-        return None, f"“{raw[:20]}” is not a number: enter a whole number or one decimal, e.g. 25 or 12.5."
-    if match["sign"] == "-" and Decimal(f"{match['int'] or 0}.{match['frac'] or 0}") != 0:
-        return None, "Points cannot be negative."
-    if match["frac"] is not None and len(match["frac"]) > 1:
-        return None, "Use at most one decimal place, e.g. 12.5."
-    try:
-        value = Decimal(f"{match['int'] or '0'}.{match['frac'] or '0'}")
-    except InvalidOperation:  # pragma: no cover - the pattern admits only digits
-        return None, "Enter a whole number or one decimal, e.g. 25 or 12.5."
-    if value > HUNDRED:
-        return None, "At most 100 points."
-    return value.quantize(Decimal("0.1")), None
-
-
 def value_error(value: Decimal) -> str | None:
-    """The same rules for a value already parsed (the service's check): 0–100, at most one decimal."""
+    """The points rules for a value already parsed (the service's check; `forms.PointsField` applies the same)."""
     if not value.is_finite():
         return "Enter a number."
     if value < 0:
@@ -108,29 +82,3 @@ def allocation_errors(points: Mapping[str, Decimal], groups: Sequence[WeightGrou
             if total != HUNDRED:
                 errors.setdefault(f"total:{group.id}", []).append(total_message(group, total))
     return errors
-
-
-def allocation_parse(
-    data: Mapping[str, str], groups: Sequence[WeightGroup], *, field_name: Mapping[str, str],
-    rationale_name: Mapping[str, str],
-) -> tuple[AllocationInput, dict[str, list[str]]]:
-    """Parse form data ({field name: text}) into an allocation; errors are keyed by weight key or "total:<group>"."""
-    points: dict[str, Decimal] = {}
-    rationales: dict[str, str] = {}
-    errors: dict[str, list[str]] = {}
-    for group in groups:
-        for key in group.keys:
-            value, message = points_parse(data.get(field_name[key]))
-            if message:
-                errors[key] = [message]
-            elif value is not None:
-                points[key] = value
-            rationale = (data.get(rationale_name[key]) or "").strip()
-            if len(rationale) > MAX_RATIONALE:
-                errors.setdefault(key, []).append(f"Keep the rationale under {MAX_RATIONALE} characters.")
-            elif rationale:
-                rationales[key] = rationale
-    for key, messages in allocation_errors(points, groups).items():
-        if key not in errors:  # a field already reported as unparseable is not reported twice
-            errors[key] = messages
-    return AllocationInput(points=points, rationales=rationales), errors

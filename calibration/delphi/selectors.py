@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -170,27 +170,6 @@ class Feedback:
     rationales: list[str]
 
 
-@dataclass
-class FormRow:
-    """One weight on the allocation form."""
-
-    weight: WeightField
-    value: str
-    rationale: str
-    errors: list[str]
-    feedback: Feedback | None = None
-
-
-@dataclass
-class FormGroup:
-    id: str
-    label: str
-    rows: list[FormRow]
-    errors: list[str] = field(default_factory=list)
-    name: str = ""
-    description: str = ""
-
-
 def own_allocations(*, round: DelphiRound, expert: Any) -> dict[str, DelphiAllocation]:
     """The expert's own allocations in a round, by weight key (one query)."""
     return {a.key: a for a in DelphiAllocation.objects.filter(response__round=round, response__expert=expert)}
@@ -230,33 +209,30 @@ def feedback_for(*, round: DelphiRound, expert: Any, structure: WeightStructure)
     return result
 
 
-def allocation_form(
-    *, study: DelphiStudy, round: DelphiRound, expert: Any, structure: WeightStructure,
-    data: dict[str, str] | None = None, errors: dict[str, list[str]] | None = None,
-) -> list[FormGroup]:
-    """The form's groups and rows: submitted data, else the expert's answer in this round, else their previous one."""
-    errors = errors or {}
+@dataclass
+class AllocationPrefill:
+    """Where the allocation form starts: its initial values (by field name) and last round's feedback (by key)."""
+
+    initial: dict[str, str]
+    feedback: dict[str, Feedback]
+
+
+def allocation_prefill(
+    *, study: DelphiStudy, round: DelphiRound, expert: Any, structure: WeightStructure
+) -> AllocationPrefill:
+    """The expert's answer in this round, else their previous round's points; the previous round's feedback."""
     previous = study.rounds.filter(number=round.number - 1, status=DelphiRound.Status.CLOSED).first()
     feedback = feedback_for(round=previous, expert=expert, structure=structure) if previous else {}
     current = own_allocations(round=round, expert=expert)
     prefill = current or (own_allocations(round=previous, expert=expert) if previous else {})
-
-    def row(f: WeightField) -> FormRow:
-        if data is not None:
-            value, rationale = data.get(f.field, ""), data.get(f.rationale_field, "")
-        else:
-            allocation = prefill.get(f.key)
-            value = points_str(allocation.points) if allocation else ""
-            rationale = allocation.rationale if allocation and current else ""
-        return FormRow(weight=f, value=value, rationale=rationale, errors=errors.get(f.key, []),
-                       feedback=feedback.get(f.key))
-
-    groups = [FormGroup(DIMENSION_GROUP, "The six dimensions", [row(d) for d in structure.dimensions],
-                        errors.get(f"total:{DIMENSION_GROUP}", []))]
-    for d in structure.dimensions:
-        groups.append(FormGroup(d.key, f"The sub-dimensions of {d.name}", [row(s) for s in structure.subs[d.key]],
-                                errors.get(f"total:{d.key}", []), name=d.name, description=d.description))
-    return groups
+    initial: dict[str, str] = {}
+    for f in structure.fields:
+        allocation = prefill.get(f.key)
+        if allocation is not None:
+            initial[f.field] = points_str(allocation.points)
+            if current:  # rationales are the round's own; last round's are not carried over
+                initial[f.rationale_field] = allocation.rationale
+    return AllocationPrefill(initial=initial, feedback=feedback)
 
 
 @dataclass

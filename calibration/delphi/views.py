@@ -6,31 +6,29 @@ carry their own allocations. Expert pages get plain dataclasses without other pe
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts.http import AuthedRequest
+from accounts.http import AuthedRequest, download_response
 
 from ..models import DelphiStudy
-from .allocation import allocation_parse
-from .forms import ApproveForm, StudyCreateForm
+from .exporting import JSON_CONTENT_TYPE, study_report_filename, study_report_json
+from .forms import AllocationForm, ApproveForm, StudyCreateForm
 from .permissions import delphi_staff_required, require_delphi_admin
+from .report import delphi_report_build
 from .selectors import (
-    allocation_form,
+    allocation_prefill,
     expert_rounds,
     is_delphi_admin,
     is_panelist,
-    named_allocations,
     panelist_status,
     round_last_closed,
     round_open,
@@ -97,13 +95,21 @@ def create(request: AuthedRequest) -> HttpResponse:
 def study(request: AuthedRequest, pk: int) -> HttpResponse:
     """The study: for staff its rounds, statistics, panelists' status and proposal; for a panelist their own view."""
     obj = study_for(user=request.user, pk=pk)
+    if is_delphi_admin(request.user):
+        return _render_study_admin(request, obj, approve_form=ApproveForm())
+    structure = weight_structure(rubric=obj.rubric)
+    context: dict[str, Any] = {"study": obj, "open_round": round_open(study=obj), "structure": structure,
+                               "rounds": expert_rounds(study=obj, expert=request.user, structure=structure),
+                               "n_panelists": obj.panelists.count()}
+    return render(request, "calibration/delphi/study_expert.html", context)
+
+
+def _render_study_admin(request: AuthedRequest, obj: DelphiStudy, *, approve_form: ApproveForm,
+                        status: int = 200) -> HttpResponse:
+    """The staff's study page: rounds, statistics, panelists' status, the proposal and the approval form."""
     structure = weight_structure(rubric=obj.rubric)
     current = round_open(study=obj)
     context: dict[str, Any] = {"study": obj, "open_round": current, "structure": structure}
-    if not is_delphi_admin(request.user):
-        context.update(rounds=expert_rounds(study=obj, expert=request.user, structure=structure),
-                       n_panelists=obj.panelists.count())
-        return render(request, "calibration/delphi/study_expert.html", context)
     rounds = list(obj.rounds.order_by("number"))
     rescoring = obj.rescoring if obj.status == obj.Status.APPROVED else (
         proposal_rescoring(study=obj) if obj.status == obj.Status.PROPOSED else None)
@@ -113,10 +119,10 @@ def study(request: AuthedRequest, pk: int) -> HttpResponse:
         panelists=panelist_status(study=obj, round=current or round_last_closed(study=obj)),
         status_round=current or round_last_closed(study=obj),
         proposal_levels=_proposal_levels(obj.proposal, structure) if obj.proposal else [],
-        rescoring=rescoring, approve_form=ApproveForm(),
+        rescoring=rescoring, approve_form=approve_form,
         dimension_names={d.key: d.name for d in structure.dimensions},
     )
-    return render(request, "calibration/delphi/study_admin.html", context)
+    return render(request, "calibration/delphi/study_admin.html", context, status=status)
 
 
 def _proposal_levels(proposal: dict, structure) -> list[dict]:
@@ -145,31 +151,25 @@ def respond(request: AuthedRequest, pk: int) -> HttpResponse:
     context: dict[str, Any] = {"study": obj, "round": current, "panelist": panelist, "structure": structure}
     if current is None:
         return render(request, "calibration/delphi/respond.html", context, status=409 if request.method == "POST" else 200)
-    data, errors, status = None, None, 200
-    if request.method == "POST":
-        data = request.POST.dict()
-        allocation, errors = allocation_parse(
-            data, structure.groups, field_name={f.key: f.field for f in structure.fields},
-            rationale_name={f.key: f.rationale_field for f in structure.fields},
-        )
-        if not errors:
-            try:
-                delphi_response_submit(round=current, expert=request.user, allocation=allocation)
-            except ValidationError as exc:
-                errors = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
-            else:
-                messages.success(request, f"Your round {current.number} weights are saved. You can change them "
-                                          "until the round closes.")
-                return redirect("delphi:study", pk=obj.pk)
-        status = 422
-    viewer = request.user
+    form = AllocationForm(request.POST, structure=structure) if request.method == "POST" else None
+    if form is not None and form.is_valid():
+        try:
+            delphi_response_submit(round=current, expert=request.user, allocation=form.allocation())
+        except ValidationError as exc:
+            form.add_service_error(exc)
+        else:
+            messages.success(request, f"Your round {current.number} weights are saved. You can change them "
+                                      "until the round closes.")
+            return redirect("delphi:study", pk=obj.pk)
+    prefill = allocation_prefill(study=obj, round=current, expert=request.user, structure=structure)
+    if form is None:
+        form = AllocationForm(initial=prefill.initial, structure=structure)
     context.update(
-        groups=allocation_form(study=obj, round=current, expert=viewer, structure=structure, data=data, errors=errors),
-        form_errors=(errors or {}).get("__all__", []),
-        has_errors=bool(errors),
-        answered=current.responses.filter(expert=viewer).values_list("updated_at", flat=True).first(),
+        form=form,
+        groups=form.groups(prefill.feedback),
+        answered=current.responses.filter(expert=request.user).values_list("updated_at", flat=True).first(),
     )
-    return render(request, "calibration/delphi/respond.html", context, status=status)
+    return render(request, "calibration/delphi/respond.html", context, status=422 if form.errors else 200)
 
 
 def _staff_action(
@@ -222,19 +222,29 @@ def study_close(request: AuthedRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def approve(request: AuthedRequest, pk: int) -> HttpResponse:
-    """Approve the proposal (staff): create the draft rubric version and the re-scoring report."""
+    """Approve the proposal (staff): create the draft rubric version and the re-scoring report.
+
+    A version name that is not valid (too long, taken) comes back on the study page next to its field.
+    """
+    obj = study_for(user=request.user, pk=pk)
+    require_delphi_admin(request.user)
     form = ApproveForm(request.POST)
-    requested = form.cleaned_data["version"] if form.is_valid() else ""
-
-    def approve_proposal(obj: DelphiStudy) -> list[tuple[int, str]]:
-        obj = delphi_proposal_approve(study=obj, actor=request.user, version=requested)
-        version = obj.proposed_rubric.version if obj.proposed_rubric else ""
-        notes = [(messages.SUCCESS, f"Rubric v{version} created as a draft.")]
-        if not obj.rescoring.get("available"):
-            notes.append((messages.WARNING, obj.rescoring.get("reason", "No re-scoring.")))
-        return notes
-
-    return _staff_action(request, pk, approve_proposal)
+    if form.is_valid():
+        try:
+            obj = delphi_proposal_approve(study=obj, actor=request.user, version=form.cleaned_data["version"])
+        except ValidationError as exc:
+            form.add_service_error(exc)
+            if "version" not in form.errors:  # not about the name: the study's state refused it
+                for message in _validation_messages(exc):
+                    messages.error(request, message)
+                return redirect("delphi:study", pk=obj.pk)
+        else:
+            version = obj.proposed_rubric.version if obj.proposed_rubric else ""
+            messages.success(request, f"Rubric v{version} created as a draft.")
+            if not obj.rescoring.get("available"):
+                messages.warning(request, obj.rescoring.get("reason", "No re-scoring."))
+            return redirect("delphi:study", pk=obj.pk)
+    return _render_study_admin(request, obj, approve_form=form, status=422)
 
 
 @never_cache
@@ -257,26 +267,5 @@ def report_json(request: AuthedRequest, pk: int) -> HttpResponse:
     """The whole study as JSON (staff): settings, warnings, round statistics, named allocations, proposal, re-scoring."""
     obj = study_for(user=request.user, pk=pk)
     require_delphi_admin(request.user)
-    structure = weight_structure(rubric=obj.rubric)
-    rounds = []
-    for r in obj.rounds.order_by("number"):
-        rounds.append({"number": r.number, "status": r.status, "opened_at": r.opened_at, "closed_at": r.closed_at,
-                       "invited": r.invited, "responded": r.responded, "converged": r.converged,
-                       "summary": r.summary, "allocations": named_allocations(round=r, structure=structure)})
-    data = {
-        "study": {"id": obj.pk, "name": obj.name, "tradition": obj.tradition.key if obj.tradition else None,
-                  "rubric": obj.rubric.version, "planned_rounds": obj.planned_rounds,
-                  "convergence_threshold": str(obj.convergence_threshold), "status": obj.status,
-                  "converged": obj.converged, "panelists": obj.panelists.count(),
-                  "proposed_rubric": obj.proposed_rubric.version if obj.proposed_rubric else None},
-        "warnings": study_warnings(study=obj),
-        "weights": [{"key": f.key, "name": f.name, "current": str(f.current)} for f in structure.fields],
-        "rounds": rounds,
-        "proposal": obj.proposal,
-        "rescoring": obj.rescoring,
-    }
-    response = HttpResponse(json.dumps(data, cls=DjangoJSONEncoder, indent=2, ensure_ascii=False),
-                            content_type="application/json; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="delphi-study-{obj.pk}.json"'
-    return response
-
+    return download_response(study_report_json(delphi_report_build(study=obj)),
+                             filename=study_report_filename(study_id=obj.pk), content_type=JSON_CONTENT_TYPE)

@@ -207,23 +207,28 @@ def report_pdf(report: dict[str, Any]) -> bytes:
     ]))
     story += [table, Spacer(1, 12), Paragraph("Experts' α by group", styles["Heading3"])]
 
-    plot_rows = forest_rows(report)
+    all_rows = forest_rows(report)
     width, row_h, left = 700, 12, 220
-    drawing = Drawing(width, row_h * len(plot_rows) + 30)
-    top = row_h * len(plot_rows) + 20
 
     def px(value: float) -> float:
         return left + (max(-0.2, min(1.0, value)) + 0.2) / 1.2 * (width - left - 80)
 
-    drawing.add(Line(px(TARGETS["alpha"]), 10, px(TARGETS["alpha"]), top, strokeColor=colors.HexColor("#27507a"),
-                     strokeDashArray=[3, 2]))
-    for i, row in enumerate(plot_rows):
-        y = top - (i + 1) * row_h
-        drawing.add(String(left - 6, y - 3, row["label"][:48], fontSize=6, textAnchor="end"))
-        if row["ci"]:
-            drawing.add(Line(px(row["ci"][0]), y, px(row["ci"][1]), y, strokeWidth=1.2))
-        if row["alpha"] is not None:
-            drawing.add(Circle(px(row["alpha"]), y, 2.2, fillColor=colors.black))
-    story.append(drawing)
+    # A drawing never splits across pages: one drawing per page-full of groups (a report with many
+    # groups otherwise fails with reportlab's LayoutError).
+    per_drawing = max(1, int((doc.height - 40) // row_h))
+    for start in range(0, len(all_rows), per_drawing):
+        plot_rows = all_rows[start:start + per_drawing]
+        drawing = Drawing(width, row_h * len(plot_rows) + 30)
+        top = row_h * len(plot_rows) + 20
+        drawing.add(Line(px(TARGETS["alpha"]), 10, px(TARGETS["alpha"]), top, strokeColor=colors.HexColor("#27507a"),
+                         strokeDashArray=[3, 2]))
+        for i, row in enumerate(plot_rows):
+            y = top - (i + 1) * row_h
+            drawing.add(String(left - 6, y - 3, row["label"][:48], fontSize=6, textAnchor="end"))
+            if row["ci"]:
+                drawing.add(Line(px(row["ci"][0]), y, px(row["ci"][1]), y, strokeWidth=1.2))
+            if row["alpha"] is not None:
+                drawing.add(Circle(px(row["alpha"]), y, 2.2, fillColor=colors.black))
+        story.append(drawing)
     doc.build(story)
     return buffer.getvalue()

@@ -28,7 +28,8 @@ from evaluations.models import JudgeRun
 
 from ..models import ReportSnapshot, SnapshotFile
 from .build import Rating, UnitInfo, calibration_report_build
-from .render import report_csv, report_json, report_pdf
+from .exporting import REPORT_EXPORTERS
+from .render import report_pdf
 from .schema import report_from_dict, report_to_dict
 from .selectors import ReportInputs, judge_run_for_cycle, report_inputs, software_versions
 
@@ -41,10 +42,10 @@ STALE_AFTER = timedelta(minutes=5)  # a running snapshot with no progress for th
 RATINGS_FIELDS = ["item", "sub_dimension", "dimension", "tradition", "difficulty", "source", "rater", "score"]
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same snapshot always zips to the same bytes
 CONTENT_TYPES: dict[str, str] = {
-    SnapshotFile.Format.JSON: "application/json",
-    SnapshotFile.Format.CSV: "text/csv; charset=utf-8",
-    SnapshotFile.Format.PDF: "application/pdf",
-    SnapshotFile.Format.RATINGS: "text/csv; charset=utf-8",
+    SnapshotFile.Format.JSON: REPORT_EXPORTERS["json"].content_type,
+    SnapshotFile.Format.CSV: REPORT_EXPORTERS["csv"].content_type,
+    SnapshotFile.Format.PDF: REPORT_EXPORTERS["pdf"].content_type,
+    SnapshotFile.Format.RATINGS: "text/csv",
     SnapshotFile.Format.BUNDLE: "application/zip",
 }
 FILE_NAMES = {
@@ -290,8 +291,8 @@ def snapshot_files_render(*, report: dict[str, Any], ratings: bytes, snapshot: R
                           input_hash: str) -> dict[str, bytes]:
     """Every file of a snapshot, rendered once: JSON, long CSV, PDF, ratings.csv and the zip bundle."""
     files: dict[str, bytes] = {
-        SnapshotFile.Format.JSON: report_json(report).encode("utf-8"),
-        SnapshotFile.Format.CSV: report_csv(report).encode("utf-8"),
+        SnapshotFile.Format.JSON: REPORT_EXPORTERS["json"].render(report),
+        SnapshotFile.Format.CSV: REPORT_EXPORTERS["csv"].render(report),
         SnapshotFile.Format.PDF: _pdf(report, version=snapshot.version, input_hash=input_hash),
         SnapshotFile.Format.RATINGS: ratings,
     }

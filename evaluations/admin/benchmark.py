@@ -47,7 +47,6 @@ class ImportExportAdmin(admin.ModelAdmin):
         if not self.has_add_permission(request):
             return HttpResponse(status=403)
         form = ImportForm(request.POST or None, request.FILES or None)
-        errors: list[str] = []
         if request.method == "POST" and form.is_valid():
             upload = form.cleaned_data["file"]
             suffix = Path(upload.name).suffix.lower()
@@ -59,7 +58,7 @@ class ImportExportAdmin(admin.ModelAdmin):
                     report = import_file(path=handle.name, kind=self.import_kind, name=upload.name,
                                          dry_run=form.cleaned_data["dry_run"], progress=False)
                 except ImportFailed as exc:
-                    errors = [str(e) for e in exc.errors]
+                    form.add_error("file", [str(e) for e in exc.errors])  # every bad row, next to the file
                 else:
                     prefix = "Dry run: " if form.cleaned_data["dry_run"] else ""
                     messages.success(request, prefix + str(report))
@@ -70,7 +69,6 @@ class ImportExportAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
             "title": f"Import {self.model._meta.verbose_name_plural}",
             "form": form,
-            "errors": errors,
             "kind": self.import_kind,
         }
         return render(request, "admin/evaluations/import.html", context)

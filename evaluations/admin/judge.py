@@ -33,6 +33,12 @@ class JudgeRunStartForm(forms.Form):
     limit = forms.IntegerField(required=False, min_value=1, help_text="At most this many responses.")
     label = forms.CharField(required=False, max_length=100, help_text="A name for the run.")
 
+    # The service's refusals that are about one field (e.g. a case filter it cannot read) go on that field.
+    SERVICE_ERROR_FIELDS = {"bad_case_filter": "cases", "unknown_model": "models", "bad_limit": "limit"}
+
+    def add_service_error(self, exc: ValidationError) -> None:
+        self.add_error(self.SERVICE_ERROR_FIELDS.get(str(exc.code)), exc)
+
 
 class JudgeScoreInline(admin.TabularInline):
     model = JudgeScore
@@ -82,7 +88,7 @@ class JudgeRunAdmin(admin.ModelAdmin):
                     cases=data["cases"], run_label=data["run_label"] or None, limit=data["limit"], label=data["label"],
                 )
             except ValidationError as exc:
-                form.add_error(None, exc)
+                form.add_service_error(exc)
             else:
                 messages.success(request, f"Judge run {run.pk} queued ({run.total_items} items). "
                                           "A worker (manage.py db_worker) executes it.")

@@ -1,12 +1,14 @@
 """Sign-in by email (no usernames), rate-limited failures, password reset, mandatory email verification."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from allauth.account.models import EmailAddress
 from django.core import mail
 from django.urls import reverse
 
-from accounts.models import User
+from accounts.models import ExpertProfile, User
 from accounts.services import user_create
 from tests.annotations.factories import person
 
@@ -62,3 +64,17 @@ def test_expert_edits_their_own_qualifications(client) -> None:  # type: ignore[
     expert.expert_profile.refresh_from_db()
     assert expert.expert_profile.language_list == ["Greek", "Hebrew"]
     assert expert.expert_profile.degree == "M.Div."
+
+
+def test_a_too_long_profile_entry_is_shown_with_its_error_and_nothing_is_saved(client) -> None:  # type: ignore[no-untyped-def]
+    expert = person()
+    client.force_login(expert)
+    before = ExpertProfile.objects.get(user=expert)
+    response = client.post(reverse("accounts:profile"), {"degree": "D" * 201, "institution": "Princeton Seminary",
+                                                         "languages": "Greek", "qualifications": ""})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert re.search(r'<ul class="errorlist" id="id_degree_error"><li>Ensure this value has at most 200 characters '
+                     r'\(it has 201\).</li></ul>\s*<p>\s*<label for="id_degree">', html)
+    after = ExpertProfile.objects.get(user=expert)
+    assert (after.degree, after.institution, after.updated_at) == (before.degree, before.institution, before.updated_at)

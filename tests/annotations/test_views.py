@@ -1,6 +1,8 @@
 """The scoring pages over HTTP: queue, full page vs htmx partial, autosave, submit, skip, reopen."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -9,6 +11,7 @@ from annotations.models import Annotation, AnnotationEvent, Assignment
 from annotations.selectors import QUEUE_PAGE_SIZE
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
 from evaluations.methodology import SCALE
+from evaluations.models import RubricSubDimension
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -159,3 +162,78 @@ def test_queue_is_paginated(expert_client, world) -> None:  # type: ignore[no-un
     response = expert_client.get(reverse("annotations:queue"), {"page": "2"})
     assert response.status_code == 200 and response.context["rows"] == []
     assert len(world.assignments(world.expert)) <= QUEUE_PAGE_SIZE
+
+
+# --- invalid posts: the form's field errors on the page, nothing saved ------------------------------------
+
+
+def field_errors(html: str, dom_id: str) -> str:
+    """The text of the error list with this id (the one next to its field)."""
+    match = re.search(rf'<ul class="errorlist[^"]*" id="{re.escape(dom_id)}">(.*?)</ul>', html, re.S)
+    assert match, f"no error list #{dom_id}"
+    return match.group(1)
+
+
+def test_submit_with_a_score_outside_the_scale_shows_the_error_next_to_that_sub_dimension(expert_client, world) -> None:  # type: ignore[no-untyped-def]
+    assignment = world.assignments(world.expert)[0]
+    keys = sub_dimension_keys(assignment=assignment)
+    data = form_data(keys, 2)
+    data[f"score-{keys[1]}"] = "7"
+    response = expert_client.post(url("submit", assignment), data)
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert "Scores are whole numbers from 0 to 3." in field_errors(html, f"err-{keys[1]}")
+    assert f'id="err-{keys[0]}"' not in html  # the valid ones carry no error
+    assert response.context["form"].errors[f"score-{keys[1]}"] == ["Scores are whole numbers from 0 to 3."]
+    assert not Annotation.objects.filter(assignment=assignment).exists()
+    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.PENDING
+
+
+def test_submit_without_the_required_rationale_marks_the_rationale_and_each_missing_score(expert_client, world) -> None:  # type: ignore[no-untyped-def]
+    assignment = world.assignments(world.expert)[0]
+    keys = sub_dimension_keys(assignment=assignment)
+    response = expert_client.post(url("submit", assignment), {f"score-{keys[0]}": "0", "rationale": "   "}, **HX)
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert "A rationale is required when any score is 0 or 3." in field_errors(html, "err-rationale")
+    assert f"Score every sub-dimension before submitting ({len(keys) - 1} missing)." in html
+    for key in keys[1:]:
+        assert "Score this sub-dimension." in field_errors(html, f"err-{key}")
+    assert f'id="err-{keys[0]}"' not in html
+    assert not Annotation.objects.filter(assignment=assignment).exists()
+
+
+def test_autosave_of_a_bad_value_names_the_field_and_saves_nothing(expert_client, world) -> None:  # type: ignore[no-untyped-def]
+    assignment = world.assignments(world.expert)[0]
+    keys = sub_dimension_keys(assignment=assignment)
+    name = RubricSubDimension.objects.get(dimension__rubric=world.cycle.rubric, key=keys[0]).name
+    response = expert_client.post(url("draft", assignment), {f"score-{keys[0]}": "three", f"score-{keys[1]}": "2"}, **HX)
+    assert response.status_code == 422
+    assert f"{name}: Scores are whole numbers from 0 to 3." in response.content.decode()
+    long_note = expert_client.post(url("draft", assignment), {"flagged_broken": "on", "broken_note": "x" * 501}, **HX)
+    assert long_note.status_code == 422
+    assert "Broken note: Ensure this value has at most 500 characters (it has 501)." in long_note.content.decode()
+    assert not Annotation.objects.filter(assignment=assignment).exists()
+
+
+def test_skip_with_a_too_long_note_shows_the_error_next_to_the_note_and_does_not_skip(expert_client, world) -> None:  # type: ignore[no-untyped-def]
+    assignment = world.assignments(world.expert)[0]
+    response = expert_client.post(url("skip", assignment), {"flagged_broken": "on", "broken_note": "y" * 600}, **HX)
+    html = response.content.decode()
+    assert response.status_code == 422 and 'id="scoring"' in html
+    assert "at most 500 characters" in field_errors(html, "err-broken_note")
+    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.PENDING
+    assert not Annotation.objects.filter(assignment=assignment).exists()
+
+
+def test_reopen_with_a_too_long_note_shows_the_error_on_that_row_and_reopens_nothing(client, world) -> None:  # type: ignore[no-untyped-def]
+    mine = [a for a in world.assignments(world.expert) if a.panel_id == world.catholic.pk]
+    annotation_submit(assignment=mine[0], actor=world.expert,
+                      data=AnnotationInput(scores=dict.fromkeys(sub_dimension_keys(assignment=mine[0]), 2)))
+    client.force_login(world.lead)
+    response = client.post(url("reopen", mine[0]), {"note": "z" * 501})
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "at most 500 characters" in field_errors(html, f"err-note-{mine[0].public_id}")
+    assert Annotation.objects.get(assignment=mine[0]).status == "submitted"
+    assert not AnnotationEvent.objects.filter(kind="reopened").exists()

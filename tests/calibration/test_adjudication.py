@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -202,3 +203,42 @@ def test_adjudication_queue_query_count_does_not_grow_with_disputed_items(db, cl
     assert len(adjudication_queue(user=world.lead)) == len(items)
     with django_assert_max_num_queries(15):
         assert client.get(reverse("calibration:adjudication_queue")).status_code == 200
+
+
+def test_an_incomplete_decision_shows_each_fields_error_next_to_it_and_records_nothing(setup, client):
+    world, items, emails = setup
+    score_item(world, items[0], {emails[0]: [0, 1, 2, 3], emails[1]: [3, 1, 2, 3], emails[2]: [1, 1, 2, 3]})
+    client.force_login(world.lead)
+    url = reverse("calibration:adjudication_item", args=[items[0]])
+    data = {"gold_doctrinalAccuracy": "1", "gold_traditionFidelity": "5", "gold_nuanceRecognition": "2",
+            "reason": "other", "note": ""}  # sourceGrounding missing, 5 is off the scale
+    response = client.post(url, data)
+    assert response.status_code == 400
+    form = response.context["form"]
+    assert form.errors["gold_sourceGrounding"] == ["This field is required."]
+    assert "Select a valid choice." in form.errors["gold_traditionFidelity"][0]
+    html = response.content.decode()
+    for field in ("gold_sourceGrounding", "gold_traditionFidelity"):
+        assert re.search(rf'<ul class="errorlist" id="id_{field}_error"><li>', html), field
+    assert 'id="id_gold_doctrinalAccuracy_error"' not in html
+    # With the scores right, the service's rule ("other" needs a note) comes back on the note field.
+    data.update(gold_traditionFidelity="1", gold_sourceGrounding="3")
+    response = client.post(url, data)
+    assert response.status_code == 400
+    assert response.context["form"].errors["note"] == ["a note is required when the reason is 'other'"]
+    assert re.search(r'<ul class="errorlist" id="id_note_error"><li>a note is required', response.content.decode())
+    assert not AdjudicationDecision.objects.filter(item_id=items[0]).exists()
+
+
+def test_reopen_from_the_adjudication_page_with_a_too_long_message_is_refused_on_that_expert(setup, client):
+    world, items, emails = setup
+    score_item(world, items[0], {emails[0]: [0, 1, 2, 3], emails[1]: [3, 1, 2, 3], emails[2]: [1, 1, 2, 3]})
+    mine = Assignment.objects.get(item_id=items[0], expert=world.expert)
+    client.force_login(world.lead)
+    response = client.post(reverse("calibration:adjudication_reopen", args=[items[0], mine.public_id]),
+                           {"note": "n" * 501})
+    html = response.content.decode()
+    assert response.status_code == 400 and "Gold score" in html
+    error = re.search(rf'<ul class="errorlist" id="err-note-{mine.public_id}">(.*?)</ul>', html, re.S)
+    assert error and "at most 500 characters" in error.group(1)
+    assert Assignment.objects.get(pk=mine.pk).status == Assignment.Status.SUBMITTED

@@ -167,3 +167,21 @@ def test_renderings_carry_the_same_numbers():
     assert all(f">{count}<" in confusion_svg(matrix, title="m") for row in matrix for count in row)
     pdf = report_pdf(report)
     assert pdf.startswith(b"%PDF") and len(pdf) > 2000
+
+
+def test_the_pdf_of_a_report_with_more_groups_than_a_page_holds_is_built():
+    """The demo's cycle has ~40 groups: the forest plot is split per page instead of failing with a LayoutError."""
+    from reportlab.platypus.doctemplate import LayoutError
+
+    from calibration.reports.render import forest_rows, report_pdf
+
+    ratings, judge, units = synthetic()
+    report = calibration_report_build(ratings, judge=judge, units=units, n_resamples=0, seed=2, meta={})
+    groups = report["groups"]
+    report["groups"] = [{**group, "value": f"{group['value']} #{n}"} for n in range(100) for group in groups][:90]
+    assert len(forest_rows(report)) == 90
+    try:
+        pdf = report_pdf(report)
+    except LayoutError as exc:  # pragma: no cover - the failure this test guards against
+        pytest.fail(f"the PDF does not lay out: {exc}")
+    assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page\n") >= 3

@@ -1,6 +1,7 @@
 """Admin pages of calibration: draw preview → commit, cycle page, panels, progress with medians."""
 from __future__ import annotations
 
+import re
 import statistics
 
 import pytest
@@ -93,3 +94,26 @@ def admin_client_world(client):  # type: ignore[no-untyped-def]
     world = world_build()
     client.force_login(world.admin)
     return client, world
+
+
+def test_an_invalid_draw_shows_the_errors_next_to_their_fields_and_stores_nothing(admin_client_world) -> None:  # type: ignore[no-untyped-def]
+    client, world = admin_client_world
+    response = client.post(reverse("calibration:draw"),
+                           draw_data(action="preview", seed="-1", refresh_fraction="1.5", name=world.cycle.name))
+    assert response.status_code == 422
+    html = response.content.decode()
+    for field, message in (("seed", "Ensure this value is greater than or equal to 0."),
+                           ("refresh_fraction", "Ensure this value is less than or equal to 1."),
+                           ("name", "A cycle with this name exists.")):
+        assert re.search(rf'<ul class="errorlist" id="id_{field}_error"><li>{re.escape(message)}</li></ul>\s*'
+                         rf'<input[^>]* name="{field}"', html), field
+    assert "Stratification" not in html  # no preview was computed
+    assert CalibrationCycle.objects.count() == 1
+
+
+def test_an_unknown_action_is_refused_by_the_form(admin_client_world) -> None:  # type: ignore[no-untyped-def]
+    client, _ = admin_client_world
+    response = client.post(reverse("calibration:draw"), draw_data(action="delete"))
+    assert response.status_code == 422 and "Select a valid choice. delete is not one of the available choices." in \
+        response.content.decode()
+    assert not CalibrationCycle.objects.filter(name="Cycle two").exists()

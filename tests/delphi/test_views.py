@@ -169,3 +169,59 @@ def test_index_and_study_page_query_counts_are_bounded(dworld, django_assert_max
         admin.get(reverse("delphi:study", args=[dworld.study.pk]))
     with django_assert_max_num_queries(20):
         expert.get(respond_url(dworld))
+
+
+# --- invalid posts: the form's field errors next to their fields, nothing saved ---------------------------
+
+
+def test_an_invalid_allocation_shows_each_error_next_to_its_field_and_the_total_with_its_level(dworld) -> None:  # type: ignore[no-untyped-def]
+    data = form_data(dworld.structure, allocation(dworld.structure))
+    data["w__textual__lexicalAccuracy"] = "abc"
+    data["w__historical"] = "16"  # the dimensions then total 101
+    data["r__apologetics"] = "r" * 2001
+    page = as_user(dworld.expert).post(respond_url(dworld), data)
+    html = page.content.decode()
+    assert page.status_code == 422
+    form = page.context["form"]
+    assert form.errors["w__textual__lexicalAccuracy"] == [
+        "“abc” is not a number: enter a whole number or one decimal, e.g. 25 or 12.5."]
+    assert form.errors["r__apologetics"] == ["Keep the rationale under 2000 characters."]
+    assert re.search(r'id="w-textual-lexicalAccuracy"\s+value="abc"[^>]*aria-invalid="true">\s*'
+                     r'<div class="hint"[^>]*></div>\s*<ul class="errorlist" id="err-w-textual-lexicalAccuracy">'
+                     r"<li>“abc” is not a number", html)
+    assert re.search(r'<ul class="errorlist" id="err-r-w-apologetics"><li>Keep the rationale under 2000', html)
+    total = "The six dimensions total 101 points; they must total exactly 100 (1 too many)."
+    assert re.search(rf'<ul class="errorlist" id="err-total-dimensions"><li>{re.escape(total)}</li>', html)
+    assert 'id="err-total-textual"' not in html  # its total is not checked while one of its fields is wrong
+    assert not DelphiResponse.objects.exists()
+
+
+def test_create_study_with_bad_fields_shows_the_errors_next_to_them(dworld) -> None:  # type: ignore[no-untyped-def]
+    response = as_user(dworld.admin).post(reverse("delphi:create"), {
+        "name": "Catholic weights", "rubric": dworld.rubric.pk, "panel": dworld.panel.pk, "planned_rounds": "0",
+        "convergence_threshold": "10.555",
+    })
+    html = response.content.decode()
+    assert response.status_code == 422
+    for field, message in (("name", "A Delphi study with this name exists."),
+                           ("planned_rounds", "Ensure this value is greater than or equal to 1."),
+                           ("convergence_threshold", "Ensure that there are no more than 2 decimal places.")):
+        assert re.search(rf'name="{field}"[^>]*>\s*<ul class="errorlist" id="id_{field}_error"><li>'
+                         rf"{re.escape(message)}</li>", html), field
+    assert DelphiStudy.objects.count() == 1
+
+
+def test_approval_with_a_taken_or_too_long_version_name_comes_back_on_the_version_field(dworld) -> None:  # type: ignore[no-untyped-def]
+    submit_all(dworld, dworld.round(1), [-2, -1, 0, 1, 2])
+    close(dworld.round(1), dworld)
+    admin = as_user(dworld.admin)
+    admin.post(reverse("delphi:study_close", args=[dworld.study.pk]))
+    for version, message in (("1.0", "Rubric version 1.0 exists already."),
+                             ("v" * 21, "Ensure this value has at most 20 characters (it has 21).")):
+        response = admin.post(reverse("delphi:approve", args=[dworld.study.pk]), {"version": version})
+        html = response.content.decode()
+        assert response.status_code == 422
+        assert re.search(rf'name="version" value="{version}"[^>]*> <ul class="errorlist" id="id_version_error">'
+                         rf"<li>{re.escape(message)}</li>", html), version
+    dworld.study.refresh_from_db()
+    assert dworld.study.status == DelphiStudy.Status.PROPOSED and dworld.study.proposed_rubric is None

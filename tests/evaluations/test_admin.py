@@ -1,6 +1,8 @@
 """Admin: every model listed with search and filters; imports through the admin; held-out text read-only."""
 from __future__ import annotations
 
+import re
+
 from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -41,6 +43,10 @@ def test_admin_import_lists_every_bad_row_and_writes_nothing(db, client):
     assert response.status_code == 200
     content = response.content.decode()
     assert "bad.jsonl:1:dimension" in content and "bad.jsonl:2:question_type" in content
+    assert "2 problems; nothing was imported." in content
+    errors = response.context["form"].errors["file"]  # the rows' problems are the file field's errors
+    assert len(errors) == 2 and errors[0].startswith("bad.jsonl:1:dimension")
+    assert re.search(r'<ul class="errorlist" id="id_file_error"><li>bad\.jsonl:1:dimension', content)
     assert TestCase.objects.count() == 0
 
     good = b'{"external_id": "B-1", "dimension": "textual", "difficulty": "easy", "question_type": "factual_recall", "prompt": "Q?"}\n'

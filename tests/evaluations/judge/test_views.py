@@ -160,8 +160,11 @@ def test_admin_start_form_queues_a_task_and_opens_the_progress_page(client, user
     assert run.total_items == 3 and run.status == "queued" and run.created_by == users["superuser"]
     task = DBTaskResult.objects.get(id=run.__class__.objects.get(pk=run.pk).task_id)
     assert task.task_path == "evaluations.tasks.judge_run_execute_task" and task.args_kwargs["args"] == [run.pk]
+    runs = JudgeRun.objects.count()
     bad = client.post(reverse("admin:evaluations_judgerun_start"), {"rubric": rubric_v1.pk, "cases": "colour=red"})
     assert bad.status_code == 200 and b"bad case filter" in bad.content
+    assert "bad case filter" in bad.context["form"].errors["cases"][0]  # on the field, next to it
+    assert JudgeRun.objects.count() == runs
 
 
 def test_admin_actions_cancel_and_resume(client, users, rubric_v1, finished_run, judge_admin,

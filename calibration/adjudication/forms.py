@@ -1,0 +1,41 @@
+"""The adjudicator's decision form: a 0–3 gold score per sub-dimension, a reason and a note."""
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from annotations.models import AdjudicationDecision
+
+
+def gold_field_name(key: str) -> str:
+    return f"gold_{key}"
+
+
+class DecisionForm(forms.Form):
+    reason = forms.ChoiceField(choices=AdjudicationDecision.Reason.choices)
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=4000)
+
+    def __init__(self, *args: Any, keys: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.keys = keys
+        for key in keys:
+            self.fields[gold_field_name(key)] = forms.TypedChoiceField(
+                choices=[(i, str(i)) for i in range(4)], coerce=int, label=key, widget=forms.RadioSelect)
+
+    def rows(self, sub_dimensions: list[Any]) -> list[tuple[Any, forms.BoundField]]:
+        """(sub-dimension, its gold-score field), in the rubric's order, for the template."""
+        return [(sub, self[gold_field_name(sub.key)]) for sub in sub_dimensions]
+
+    def scores(self) -> dict[str, int]:
+        return {key: self.cleaned_data[gold_field_name(key)] for key in self.keys}
+
+    def add_service_error(self, exc: ValidationError) -> None:
+        """The service's errors on the fields they name (a sub-dimension key is its gold field), the rest on the form."""
+        if not hasattr(exc, "error_dict"):
+            self.add_error(None, exc)
+            return
+        for name, errors in exc.error_dict.items():
+            field = gold_field_name(name) if name in self.keys else name
+            self.add_error(field if field in self.fields else None, errors)
