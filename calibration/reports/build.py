@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from stats.alpha import krippendorff_alpha
+from stats.alpha import DEFAULT_ALPHA_MIN, krippendorff_alpha
 from stats.kappa import cohen_kappa
 from stats.matrix import UndefinedCoefficientError
 from stats.reliability import reliability_summary
@@ -164,8 +164,15 @@ def _group_report(
     data, raters = data[rated], [e for e, keep in zip(experts, rated, strict=True) if keep]
     strata = [u.dimension for u in units] if stratify else None
     if len(raters) == 0:
-        panel: dict[str, Any] = {"n_units": len(units), "n_raters": 0, "krippendorff_alpha": None,
-                                 "warnings": ["no expert scored these units"]}
+        # The same fields as a computed summary, all empty: a report has one shape (calibration/reports/schema.py).
+        panel: dict[str, Any] = {
+            "level": "ordinal", "categories": CATEGORIES, "n_units": len(units), "n_raters": 0, "n_ratings": 0,
+            "n_pairable_units": 0, "n_unpairable_units": len(units), "n_values_pairable": 0,
+            "krippendorff_alpha": None, "alpha_ci": None, "alpha_below_min_probability": None,
+            "alpha_min": DEFAULT_ALPHA_MIN, "bootstrap": None, "percent_agreement": None, "within_one_agreement": None,
+            "fleiss_kappa": None, "gwet_ac1": None, "gwet_ac2": None, "leave_one_rater_out": [],
+            "warnings": ["no expert scored these units"],
+        }
     else:
         panel = reliability_summary(data, level="ordinal", categories=CATEGORIES, rater_labels=raters,
                                     n_resamples=n_resamples, strata=strata, seed=seed)

@@ -28,6 +28,7 @@ def synthetic(n_items: int, n_raters: int, *, judge: bool = True, gold: bool = T
     (12, 3, False, False, 0),     # no judge, no gold, no intervals
     (3, 1, True, False, 20),      # one rater: nothing pairable
     (30, 6, True, True, 100),
+    (4, 0, True, False, 10),      # nobody has scored yet
 ])
 def test_every_built_report_fits_the_tree_and_round_trips(n_items, n_raters, judge, gold, resamples) -> None:
     ratings, units, judged, golds = synthetic(n_items, n_raters, judge=judge, gold=gold)
