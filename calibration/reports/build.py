@@ -91,9 +91,12 @@ def _matrix(units: list[tuple[str, str]], raters: list[str], values: dict[tuple[
 
 def _safe(compute: Any) -> float | None:
     try:
-        value = float(compute())
+        raw = compute()
     except UndefinedCoefficientError:
         return None
+    if raw is None:  # e.g. α of the judge alone, before any expert has scored
+        return None
+    value = float(raw)
     return value if math.isfinite(value) else None
 
 
