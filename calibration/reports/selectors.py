@@ -10,6 +10,7 @@ from annotations.models import Annotation, CalibrationCycle, CycleItem, GoldScor
 from evaluations.judge.selectors import judge_decisive_raw_scores
 from evaluations.models import JudgeRun, RubricSubDimension
 
+from ..selectors import cycle_assignment_completeness
 from .build import Rating, UnitInfo, calibration_report_build
 
 NO_TRADITION = "none"
@@ -109,4 +110,5 @@ def cycle_report(*, cycle: CalibrationCycle, run_id: int | None = None, n_resamp
     }
     report = calibration_report_build(inputs.ratings, judge=inputs.judge, gold=inputs.gold, units=inputs.units,
                                       n_resamples=n_resamples, seed=seed, meta=meta)
+    report["completeness"] = cycle_assignment_completeness(cycle=cycle)  # withdrawn assignments counted by reason
     return report, inputs, run
