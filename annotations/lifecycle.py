@@ -193,7 +193,7 @@ def assignment_reassign(*, assignment: Assignment, to_expert: User, actor: User)
     current = Assignment.objects.select_related("panel").get(pk=assignment.pk)
     if not can_reassign(user=actor, panel=current.panel):
         raise PermissionDenied("only the panel's lead or staff can reassign its assignments")
-    list(Panel.objects.select_for_update().filter(pk=current.panel_id))
+    Panel.objects.select_for_update().get(pk=current.panel_id)
     item = CycleItem.objects.select_for_update().get(pk=current.item_id)
     old = Assignment.objects.select_for_update(of=("self",)).select_related("cycle").get(pk=assignment.pk)
     if old.status not in (Assignment.Status.PENDING, Assignment.Status.DRAFT, Assignment.Status.WITHDRAWN):
