@@ -1,8 +1,13 @@
 """Parsing the scoring form: `score-<key>` radio values, rationale, broken-item flag."""
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
+from django.db.models import QuerySet
 from django.http import QueryDict
+
+from accounts.models import User
 
 from .services import AnnotationInput
 
@@ -35,3 +40,21 @@ class ReopenForm(forms.Form):
 
 class HeartbeatForm(forms.Form):
     seconds = forms.IntegerField(min_value=0, max_value=3600)
+
+
+
+class ExpertChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: User) -> str:  # type: ignore[override]
+        return f"{obj.display_name} <{obj.email}>" if obj.display_name else obj.email
+
+
+class ReassignForm(forms.Form):
+    """Choose the member of the assignment's panel who takes it over (only qualified members are offered)."""
+
+    to_expert = ExpertChoiceField(queryset=User.objects.none(), label="Give it to", empty_label=None)
+
+    def __init__(self, *args: Any, candidates: QuerySet[User], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["to_expert"]
+        assert isinstance(field, ExpertChoiceField)
+        field.queryset = candidates
