@@ -365,3 +365,15 @@ def test_withdrawn_assignments_are_counted_by_reason_apart_from_progress(world, 
     assert panel.panel.withdrawn == catholic_count + 1
     row = next(r for r in panel.experts if "alice@faithbench.test" in r.label)
     assert (row.total, row.withdrawn) == (0, catholic_count)
+
+
+def test_the_report_counts_withdrawn_assignments_by_reason(world) -> None:  # type: ignore[no-untyped-def]
+    from calibration.reports.selectors import cycle_report
+
+    panel_member_remove(panel=world.catholic, expert=world.expert, actor=world.admin)
+    report, _, _ = cycle_report(cycle=world.cycle, n_resamples=20)
+    completeness = report["completeness"]
+    removed = Assignment.objects.filter(expert=world.expert, panel=world.catholic).count()
+    assert completeness["withdrawn"] == completeness["withdrawn_by_reason"][W.REMOVED_FROM_PANEL] == removed
+    assert completeness["assignments"] == Assignment.objects.filter(cycle=world.cycle).count()
+    assert completeness["open"] + completeness["withdrawn"] == completeness["assignments"]
