@@ -39,7 +39,7 @@ def test_a_closed_cycle_answers_409_and_the_page_says_why(world) -> None:  # typ
     page = client.get(url("item", first))
     html = page.content.decode()
     assert page.status_code == 200 and message in html and 'data-testid="unavailable-message"' in html
-    assert 'data-locked="true"' in html and 'id="submit-button"' not in html and "annotations:draft" not in html
+    assert 'data-locked="true"' in html and 'id="submit-button"' not in html and url("draft", first) not in html
 
     autosave = client.post(url("draft", first), {**form_data(first), "rationale": "late"}, **HX)
     assert autosave.status_code == 409
