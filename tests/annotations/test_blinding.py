@@ -175,8 +175,9 @@ def crawl_as_expert(world: World) -> list[tuple[str, object]]:
     post(a("skip", second))
     get(reverse("annotations:queue"))
     # Error pages: another expert's assignment, unknown paths, forbidden pages, wrong methods.
-    for name in ("item", "draft", "heartbeat", "submit", "skip", "reopen"):
+    for name in ("item", "draft", "heartbeat", "submit", "skip", "reopen", "reassign"):
         (get if name == "item" else post)(a(name, theirs))
+    get(a("reassign", theirs))
     get("/scoring/a/" + "x" * 22 + "/")
     get("/no-such-page/")
     get(a("draft", first))  # 405
@@ -277,3 +278,15 @@ def test_a_reassigned_item_shows_the_new_rater_nothing_of_the_previous_raters_wo
     found = [f"{label} → {leak}" for label, response in responses for leak in leaks(response, markers)]
     assert found == [], "\n" + "\n".join(found)
     assert [label for label, response in responses if response.status_code >= 500] == []
+
+
+def test_the_refusals_of_a_closed_cycle_leak_nothing_either(scene) -> None:  # type: ignore[no-untyped-def]
+    """Every 409 page of a closed cycle (autosave, submit, skip) is searched like the rest."""
+    from annotations.lifecycle import cycle_close
+
+    cycle_close(cycle=scene.cycle, actor=scene.admin, reason="end of the round")
+    markers = forbidden_markers(scene)
+    responses = crawl_as_expert(scene)
+    assert sum(response.status_code == 409 for _, response in responses) >= 4
+    found = [f"{label} → {leak}" for label, response in responses for leak in leaks(response, markers)]
+    assert found == [], "\n" + "\n".join(found)
