@@ -1,4 +1,7 @@
-"""Admin views of assignments and annotations: read-only; changes go through the services (audited)."""
+"""Admin views of assignments and annotations: read-only; changes go through the services (audited).
+
+Withdrawing and reassigning assignments: the panel lead's pages (annotations/lead_views.py).
+"""
 from django.contrib import admin
 
 from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignment, GoldScore, SubScore
@@ -14,8 +17,8 @@ class ReadOnlyMixin:
 
 @admin.register(Assignment)
 class AssignmentAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ["public_id", "expert", "cycle", "panel", "position", "status", "updated_at"]
-    list_filter = ["cycle", "panel", "status"]
+    list_display = ["public_id", "expert", "cycle", "panel", "position", "status", "withdrawn_reason", "updated_at"]
+    list_filter = ["cycle", "panel", "status", "withdrawn_reason"]
     search_fields = ["public_id", "expert__email"]
     list_select_related = ["expert", "cycle", "panel"]
 

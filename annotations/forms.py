@@ -10,7 +10,9 @@ from typing import Any, Protocol
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
 
+from accounts.models import User
 from evaluations.methodology import SCALE
 
 from .services import RATIONALE_MAX_LENGTH, AnnotationInput, annotation_completeness_errors
@@ -131,3 +133,21 @@ class ReopenForm(forms.Form):
 
 class HeartbeatForm(forms.Form):
     seconds = forms.IntegerField(min_value=0, max_value=3600)
+
+
+
+class ExpertChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: User) -> str:
+        return f"{obj.display_name} <{obj.email}>" if obj.display_name else obj.email
+
+
+class ReassignForm(forms.Form):
+    """Choose the member of the assignment's panel who takes it over (only qualified members are offered)."""
+
+    to_expert = ExpertChoiceField(queryset=User.objects.none(), label="Give it to", empty_label=None)
+
+    def __init__(self, *args: Any, candidates: QuerySet[User], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["to_expert"]
+        assert isinstance(field, ExpertChoiceField)
+        field.queryset = candidates

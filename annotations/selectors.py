@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Case, Count, Exists, OuterRef, Q, QuerySet, When
 from django.http import Http404
 from django.utils.safestring import SafeString
 
@@ -16,7 +16,8 @@ from accounts.models import User
 from evaluations.methodology import SCALE, ScaleLevel
 from evaluations.models import Dimension, RubricSubDimension
 
-from .models import Annotation, AnnotationEvent, Assignment
+from .lifecycle import assignment_scoring_refusal
+from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignment, CalibrationCycle
 from .rendering import markdown_to_safe_html
 
 QUEUE_PAGE_SIZE = 50
@@ -24,8 +25,8 @@ DONE = [Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED]
 
 # The only columns of the joined rows that the scoring pages read (no model, no provider, no run label).
 _ITEM_FIELDS = (
-    "id", "public_id", "expert_id", "cycle_id", "item_id", "panel_id", "position", "status",
-    "cycle__rubric_id", "cycle__show_reference_answers",
+    "id", "public_id", "expert_id", "cycle_id", "item_id", "panel_id", "position", "status", "withdrawn_reason",
+    "cycle__rubric_id", "cycle__show_reference_answers", "cycle__status",
     "item__response", "item__response__test_case", "item__response__test_case__tradition",
     "item__response__text",
     "item__response__test_case__prompt", "item__response__test_case__dimension",
@@ -83,6 +84,7 @@ class ItemView:
     is_locked: bool
     skip_label: str
     reopen_message: str = ""  # the adjudicator's message when the annotation was reopened (no name shown)
+    unavailable_message: str = ""  # why an unfinished item cannot be scored: closed cycle, withdrawn, …
 
     @property
     def rationale_required(self) -> bool:
@@ -94,37 +96,50 @@ class ItemView:
 
 
 def expert_progress(*, expert: object) -> Progress:
-    """Done (submitted or skipped) and total assignments of an expert: one aggregate query."""
-    row = Assignment.objects.for_expert(expert).aggregate(total=Count("id"), done=Count("id", filter=Q(status__in=DONE)))
+    """Done (submitted or skipped) and total assignments of an expert, withdrawn ones left out: one query."""
+    row = Assignment.objects.for_expert(expert).active().aggregate(
+        total=Count("id"), done=Count("id", filter=Q(status__in=DONE)))
     return Progress(done=row["done"], total=row["total"])
 
 
 def expert_queue_page(*, expert: object, page: int) -> list[QueueRow]:
-    """One page of the expert's queue, in their shuffled order (one query, whatever the queue length)."""
+    """One page of the expert's queue, in their shuffled order (one query, whatever the queue length).
+
+    Withdrawn assignments are left out; unfinished items of a closed cycle say so.
+    """
     start = (max(page, 1) - 1) * QUEUE_PAGE_SIZE
     rows = (
-        Assignment.objects.for_expert(expert).in_queue_order()
+        Assignment.objects.for_expert(expert).active().in_queue_order()
         .values_list("public_id", "status", "item__response__test_case__dimension",
-                     "item__response__test_case__tradition__name")[start : start + QUEUE_PAGE_SIZE]
+                     "item__response__test_case__tradition__name", "cycle__status")[start : start + QUEUE_PAGE_SIZE]
     )
     labels = dict(Assignment.Status.choices)
     dimensions = dict(Dimension.choices)
+
+    def label(status: str, cycle_status: str) -> str:
+        closed = cycle_status == CalibrationCycle.Status.CLOSED and status not in DONE
+        return f"{labels[status]} · cycle closed" if closed else labels[status]
+
     return [
         QueueRow(public_id, start + index + 1, dimensions.get(dim, dim), tradition or "Tradition-neutral",
-                 status, labels[status])
-        for index, (public_id, status, dim, tradition) in enumerate(rows)
+                 status, label(status, cycle_status))
+        for index, (public_id, status, dim, tradition, cycle_status) in enumerate(rows)
     ]
 
 
 def assignment_next_open(*, expert: object) -> str | None:
-    """Public id of the first unfinished assignment in queue order: where the expert left off."""
+    """Public id of the first unfinished assignment of an open cycle, in queue order: where the expert left off."""
     return (
-        Assignment.objects.for_expert(expert).open().in_queue_order().values_list("public_id", flat=True).first()
+        Assignment.objects.for_expert(expert).open().filter(cycle__status=CalibrationCycle.Status.OPEN)
+        .in_queue_order().values_list("public_id", flat=True).first()
     )
 
 
 def assignment_for_expert(*, expert: object, public_id: str) -> Assignment:
-    """The expert's own assignment, or 404 — the same answer whether it belongs to someone else or not at all."""
+    """The expert's own assignment, or 404 — the same answer whether it belongs to someone else or not at all.
+
+    A withdrawn assignment is still found, so that its page and late saves can say why it is not scorable.
+    """
     assignment = (
         Assignment.objects.for_expert(expert).filter(public_id=public_id)
         .select_related("cycle", "item__response__test_case__tradition").only(*_ITEM_FIELDS).first()
@@ -173,6 +188,7 @@ def item_view(
     skip_label = ""
     if annotation and annotation.status == Annotation.Status.SKIPPED:
         skip_label = dict(Annotation.SkipReason.choices).get(annotation.skip_reason, "")
+    refusal = None if assignment.status in DONE else assignment_scoring_refusal(assignment=assignment)
     return ItemView(
         public_id=assignment.public_id,
         status=assignment.status,
@@ -188,9 +204,10 @@ def item_view(
         rationale=overrides["rationale"] if overrides else (annotation.rationale if annotation else ""),
         flagged_broken=overrides["flagged_broken"] if overrides else bool(annotation and annotation.flagged_broken),
         broken_note=overrides["broken_note"] if overrides else (annotation.broken_note if annotation else ""),
-        is_locked=bool(annotation and annotation.is_locked),
+        is_locked=bool(annotation and annotation.is_locked) or refusal is not None,
         skip_label=skip_label,
         reopen_message=reopen_message,
+        unavailable_message=" ".join(refusal.messages) if refusal is not None else "",
     )
 
 
@@ -215,3 +232,43 @@ def lead_reopenable_page(*, user: User, page: int, per_page: int = 50) -> list[L
     )[start : start + per_page]
     labels = dict(Assignment.Status.choices)
     return [LeadRow(pid, panel, email, status, labels[status], at) for pid, panel, email, status, at in rows]
+
+
+@dataclass(frozen=True)
+class ReassignRow:
+    public_id: str
+    cycle: str
+    panel: str
+    expert: str
+    status: str
+    status_label: str
+
+
+def reassignable_assignments(*, user: User) -> QuerySet[Assignment]:
+    """Open or withdrawn assignments of open cycles that a lead (their panels) or staff (all) may reassign.
+
+    Left out: items with a gold decision, and assignments already handed to someone else.
+    """
+    qs = Assignment.objects.filter(
+        Q(status__in=[Assignment.Status.PENDING, Assignment.Status.DRAFT])
+        | Q(status=Assignment.Status.WITHDRAWN) & ~Q(withdrawn_reason=Assignment.WithdrawnReason.AFTER_ADJUDICATION),
+        cycle__status=CalibrationCycle.Status.OPEN,
+    ).exclude(Exists(AdjudicationDecision.objects.filter(item_id=OuterRef("item_id")))).exclude(
+        Exists(Assignment.objects.filter(reassigned_from=OuterRef("pk"))))
+    if not (getattr(user, "is_staff", False) or getattr(user, "is_admin_role", False)):
+        qs = qs.filter(panel__lead=user)
+    return qs
+
+
+def lead_reassignable_page(*, user: User, page: int, per_page: int = 50) -> list[ReassignRow]:
+    """One page of what `user` may reassign: withdrawn ones first, then by cycle, panel and expert."""
+    start = (max(page, 1) - 1) * per_page
+    rows = reassignable_assignments(user=user).order_by(
+        Case(When(status=Assignment.Status.WITHDRAWN, then=0), default=1), "cycle_id", "panel__name", "expert__email", "position", "id",
+    ).values_list("public_id", "cycle__name", "panel__name", "expert__email", "status", "withdrawn_reason")[
+        start : start + per_page]
+    labels = dict(Assignment.Status.choices)
+    reasons = dict(Assignment.WithdrawnReason.choices)
+    return [ReassignRow(pid, cycle, panel, email, status, f"{labels[status]}: {reasons[reason].lower()}"
+                        if reason else labels[status])
+            for pid, cycle, panel, email, status, reason in rows]

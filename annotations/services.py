@@ -2,6 +2,8 @@
 
 Every write locks the assignment row first (`select_for_update`), so two requests for one assignment
 run one after the other on PostgreSQL; the unique constraint on Annotation.assignment is the backstop.
+Then the lifecycle is asked (annotations/lifecycle.py): a withdrawn assignment, a closed cycle, an
+adjudicated item or an expert no longer on the panel refuses every write here.
 """
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ from django.utils import timezone
 from accounts.models import User
 from evaluations.models import RubricSubDimension
 
-from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignment, SubScore
+from .lifecycle import CYCLE_CLOSED_MESSAGE, assignment_scoring_refusal
+from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignment, CalibrationCycle, SubScore
 
 HEARTBEAT_MAX_SECONDS = 30  # the page reports every 15 s; a larger claim in one heartbeat is capped
 RATIONALE_MAX_LENGTH = 10_000
@@ -117,6 +120,12 @@ def _log(annotation: Annotation, actor: User, kind: str, changes: dict, note: st
     AnnotationEvent.objects.create(annotation=annotation, actor=actor, kind=kind, changes=changes, note=note)
 
 
+def _refuse_unless_scorable(assignment: Assignment) -> None:
+    refusal = assignment_scoring_refusal(assignment=assignment)
+    if refusal is not None:
+        raise refusal
+
+
 def _refuse_if_locked(annotation: Annotation | None) -> None:
     if annotation is not None and annotation.is_locked:
         raise ValidationError(
@@ -128,6 +137,7 @@ def _refuse_if_locked(annotation: Annotation | None) -> None:
 def annotation_draft_save(*, assignment: Assignment, actor: User, data: AnnotationInput) -> Annotation:
     """Autosave: store whatever is entered so far (partial scores allowed); refused once submitted."""
     assignment = _lock(assignment)
+    _refuse_unless_scorable(assignment)
     keys = sub_dimension_keys(assignment=assignment)
     _validate_values(keys=keys, data=data)
     annotation = _current(assignment)
@@ -147,6 +157,7 @@ def annotation_draft_save(*, assignment: Assignment, actor: User, data: Annotati
 def annotation_submit(*, assignment: Assignment, actor: User, data: AnnotationInput) -> Annotation:
     """Submit and lock: every sub-dimension scored 0–3, a rationale when any score is 0 or 3."""
     assignment = _lock(assignment)
+    _refuse_unless_scorable(assignment)
     keys = sub_dimension_keys(assignment=assignment)
     _validate_values(keys=keys, data=data)
     annotation = _current(assignment)
@@ -176,6 +187,7 @@ def annotation_skip(
     if reason not in Annotation.SkipReason.values:
         raise ValidationError("unknown skip reason", code="invalid_reason")
     assignment = _lock(assignment)
+    _refuse_unless_scorable(assignment)
     annotation = _current(assignment)
     _refuse_if_locked(annotation)
     if annotation is None:
@@ -214,6 +226,8 @@ def annotation_reopen(*, assignment: Assignment, actor: User, note: str = "") ->
     annotation = _current(assignment)
     if annotation is None or not annotation.is_locked:
         raise ValidationError("only a submitted or skipped annotation can be reopened", code="not_locked")
+    if CalibrationCycle.objects.filter(pk=assignment.cycle_id, status=CalibrationCycle.Status.CLOSED).exists():
+        raise ValidationError(CYCLE_CLOSED_MESSAGE, code="cycle_closed")
     if AdjudicationDecision.objects.filter(item_id=assignment.item_id).exists():
         raise ValidationError(
             "this item has been adjudicated: its expert scores are kept unchanged as evidence", code="adjudicated"
@@ -232,11 +246,13 @@ def annotation_reopen(*, assignment: Assignment, actor: User, note: str = "") ->
 
 @transaction.atomic
 def annotation_time_add(*, assignment: Assignment, seconds: int) -> int:
-    """Add active seconds reported by the page (capped per heartbeat); ignored once the item is finished."""
+    """Add active seconds reported by the page (capped per heartbeat); ignored once finished or no longer scorable."""
     seconds = max(0, min(int(seconds), HEARTBEAT_MAX_SECONDS))
     if seconds == 0:
         return 0
     assignment = _lock(assignment)
+    if assignment_scoring_refusal(assignment=assignment) is not None:
+        return 0
     annotation = _current(assignment)
     if annotation is None:
         annotation = _create(assignment)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import lead_views, views
 
 app_name = "annotations"
 
@@ -9,10 +9,12 @@ urlpatterns = [
     path("", views.queue, name="queue"),
     path("next/", views.next_item, name="next"),
     path("lead/", views.lead, name="lead"),
+    path("lead/assignments/", lead_views.assignments, name="lead_assignments"),
     path("a/<str:public_id>/", views.item, name="item"),
     path("a/<str:public_id>/draft/", views.draft, name="draft"),
     path("a/<str:public_id>/heartbeat/", views.heartbeat, name="heartbeat"),
     path("a/<str:public_id>/submit/", views.submit, name="submit"),
     path("a/<str:public_id>/skip/", views.skip, name="skip"),
     path("a/<str:public_id>/reopen/", views.reopen, name="reopen"),
+    path("a/<str:public_id>/reassign/", lead_views.reassign, name="reassign"),
 ]

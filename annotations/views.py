@@ -19,10 +19,12 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import reswap, retarget
 
 from accounts.http import AuthedRequest
 
 from .forms import HeartbeatForm, ReopenForm, ScoringForm, SkipForm
+from .lifecycle import REFUSAL_CODES
 from .models import Assignment
 from .selectors import (
     QUEUE_PAGE_SIZE,
@@ -76,6 +78,15 @@ def _render_item(
     }
     template = f"{ITEM_TEMPLATE}#scoring" if request.htmx else ITEM_TEMPLATE
     return render(request, template, context, status=status)
+
+
+def _refused(request: AuthedRequest, assignment: Assignment, exc: ValidationError) -> HttpResponse:
+    """409: the item can no longer be scored (closed cycle, withdrawn, …); the page comes back read-only, saying why."""
+    assignment.refresh_from_db(fields=["status", "withdrawn_reason"])
+    response = _render_item(request, assignment, status=409, message=" ".join(exc.messages))
+    if request.htmx:  # autosave targets the save-status line: replace the whole scoring section instead
+        reswap(retarget(response, "#scoring"), "outerHTML")
+    return response
 
 
 def _after_finish(request: AuthedRequest, message: str) -> HttpResponse:
@@ -151,6 +162,8 @@ def draft(request: AuthedRequest, public_id: str) -> HttpResponse:
         try:
             annotation_draft_save(assignment=assignment, actor=request.user, data=form.annotation_input())
         except ValidationError as exc:
+            if getattr(exc, "code", None) in REFUSAL_CODES:
+                return _refused(request, assignment, exc)
             form.add_service_error(exc)
             status = 409 if getattr(exc, "code", None) == "already_submitted" else 422
         else:
@@ -180,6 +193,8 @@ def submit(request: AuthedRequest, public_id: str) -> HttpResponse:
         try:
             annotation_submit(assignment=assignment, actor=request.user, data=form.annotation_input())
         except ValidationError as exc:
+            if getattr(exc, "code", None) in REFUSAL_CODES:
+                return _refused(request, assignment, exc)
             if getattr(exc, "code", None) in ("already_submitted", "conflict"):
                 assignment.refresh_from_db(fields=["status"])
                 return _render_item(request, assignment, status=409, message=" ".join(exc.messages))
@@ -205,6 +220,8 @@ def skip(request: AuthedRequest, public_id: str) -> HttpResponse:
     try:
         annotation_skip(assignment=assignment, actor=request.user, **form.cleaned_data)
     except ValidationError as exc:
+        if getattr(exc, "code", None) in REFUSAL_CODES:
+            return _refused(request, assignment, exc)
         assignment.refresh_from_db(fields=["status"])
         return _render_item(request, assignment, status=409, message=" ".join(exc.messages))
     return _after_finish(request, "Skipped as outside your expertise.")

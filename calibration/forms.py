@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from django import forms
 
@@ -56,3 +57,13 @@ class DrawForm(forms.Form):
             raise forms.ValidationError("A cycle with this name exists.")
         return name
 
+
+
+class CycleReasonForm(forms.Form):
+    """Why a cycle is being closed or reopened; written to the cycle's audit trail (required to reopen)."""
+
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=2000)
+
+    def __init__(self, *args: Any, reason_required: bool = True, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["reason"].required = reason_required

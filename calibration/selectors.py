@@ -116,6 +116,7 @@ class ProgressRow:
     done: int
     total: int
     median_seconds: float | None
+    withdrawn: int = 0  # kept as records, left out of done / total
 
     @property
     def percent(self) -> int:
@@ -129,12 +130,14 @@ class PanelProgress:
 
 
 def cycle_progress(*, cycle: CalibrationCycle) -> list[PanelProgress]:
-    """Per panel and per expert: done / total and the median active seconds per finished item."""
+    """Per panel and per expert: done / total (withdrawn counted apart) and the median active seconds per finished item."""
     done = Q(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED])
+    withdrawn = Q(status=Assignment.Status.WITHDRAWN)
     counts = (
         Assignment.objects.filter(cycle=cycle)
         .values("panel_id", "panel__name", "expert_id", "expert__email", "expert__display_name")
-        .annotate(total=Count("id"), done=Count("id", filter=done))
+        .annotate(total=Count("id", filter=~withdrawn), done=Count("id", filter=done),
+                  withdrawn=Count("id", filter=withdrawn))
         .order_by("panel__name", "expert__email")
     )
     seconds: dict[tuple[int, int], list[int]] = defaultdict(list)
@@ -155,12 +158,34 @@ def cycle_progress(*, cycle: CalibrationCycle) -> list[PanelProgress]:
         if row["expert__display_name"]:
             label = f"{row['expert__display_name']} <{row['expert__email']}>"
         entry.experts.append(
-            ProgressRow(label, row["done"], row["total"], median(seconds[(row["panel_id"], row["expert_id"])]))
+            ProgressRow(label, row["done"], row["total"], median(seconds[(row["panel_id"], row["expert_id"])]),
+                        row["withdrawn"])
         )
         entry.panel.done += row["done"]
         entry.panel.total += row["total"]
+        entry.panel.withdrawn += row["withdrawn"]
     for panel_id, entry in panels.items():
         entry.panel.median_seconds = median(
             [s for (p, _e), values in seconds.items() if p == panel_id for s in values]
         )
     return list(panels.values())
+
+
+def cycle_assignment_completeness(*, cycle: CalibrationCycle) -> dict[str, object]:
+    """A cycle's assignments by status, withdrawn ones by reason (kept as records, never scored): one query."""
+    rows = (Assignment.objects.filter(cycle=cycle).values_list("status", "withdrawn_reason")
+            .annotate(n=Count("id")).order_by())
+    by_status = dict.fromkeys(Assignment.Status.values, 0)
+    by_reason = dict.fromkeys(Assignment.WithdrawnReason.values, 0)
+    for status, reason, n in rows:
+        by_status[status] += n
+        if status == Assignment.Status.WITHDRAWN:
+            by_reason[reason] += n
+    return {
+        "assignments": sum(by_status.values()),
+        "submitted": by_status[Assignment.Status.SUBMITTED],
+        "skipped": by_status[Assignment.Status.SKIPPED],
+        "open": by_status[Assignment.Status.PENDING] + by_status[Assignment.Status.DRAFT],
+        "withdrawn": by_status[Assignment.Status.WITHDRAWN],
+        "withdrawn_by_reason": by_reason,
+    }

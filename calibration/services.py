@@ -143,8 +143,3 @@ def cycle_assignments_create(*, cycle: CalibrationCycle) -> AssignmentReport:
 def cycle_items_mark_anchor(*, cycle: CalibrationCycle, response_ids: list[int], anchor: bool = True) -> int:
     """Mark (or unmark) items as anchors, kept in every following cycle."""
     return CycleItem.objects.filter(cycle=cycle, response_id__in=response_ids).update(is_anchor=anchor)
-
-
-def cycle_close(*, cycle: CalibrationCycle) -> None:
-    """Close a cycle for scoring."""
-    CalibrationCycle.objects.filter(pk=cycle.pk).update(status=CalibrationCycle.Status.CLOSED)

@@ -1,14 +1,14 @@
 """The annotations app's models, one module per area, imported here by name so Django registers them.
 
-`cycles`: panels of experts, calibration cycles and their drawn items (the work to be scored).
+`cycles`: panels of experts, calibration cycles, their drawn items and their lifecycle audit trail.
 `scoring`: assignments of items to experts, their blind annotations, sub-dimension scores, audit events.
 `adjudication`: gold decisions on disagreed items and their scores.
 """
 from .adjudication import AdjudicationDecision, GoldScore
-from .cycles import DEFAULT_MIN_PANEL_SIZE, CalibrationCycle, CycleItem, Panel
+from .cycles import DEFAULT_MIN_PANEL_SIZE, CalibrationCycle, CycleEvent, CycleItem, Panel
 from .scoring import Annotation, AnnotationEvent, Assignment, SubScore, public_id_new
 
 __all__ = [
     "DEFAULT_MIN_PANEL_SIZE", "AdjudicationDecision", "Annotation", "AnnotationEvent", "Assignment",
-    "CalibrationCycle", "CycleItem", "GoldScore", "Panel", "SubScore", "public_id_new",
+    "CalibrationCycle", "CycleEvent", "CycleItem", "GoldScore", "Panel", "SubScore", "public_id_new",
 ]

@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 DEFAULT_MIN_PANEL_SIZE = 3
 
@@ -147,3 +148,37 @@ class CycleItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.cycle} · response {self.response_id}"
+
+
+class CycleEvent(models.Model):
+    """The audit trail of a cycle's lifecycle: closing, reopening (with a reason), withdrawals, reassignments.
+
+    Written only by annotations/lifecycle.py; never edited or deleted through the admin.
+    """
+
+    class Kind(models.TextChoices):
+        CLOSED = "closed", "Closed"
+        REOPENED = "reopened", "Reopened"
+        WITHDRAWN = "withdrawn", "Assignments withdrawn"
+        REASSIGNED = "reassigned", "Assignment reassigned"
+
+    cycle = models.ForeignKey(CalibrationCycle, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="+")
+    at = models.DateTimeField(default=timezone.now)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    reason = models.TextField(blank=True, help_text="Why (required to reopen a closed cycle).")
+    details = models.JSONField(default=dict, blank=True, help_text="What changed: assignment ids, counts, the reason code.")
+
+    class Meta:
+        ordering = ["cycle", "at", "id"]
+        verbose_name = "cycle event"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=["closed", "reopened", "withdrawn", "reassigned"]), name="cycle_event_kind_valid"
+            ),
+            models.CheckConstraint(condition=~Q(kind="reopened") | ~Q(reason=""), name="cycle_event_reopen_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.cycle}: {self.get_kind_display()} at {self.at:%Y-%m-%d %H:%M}"

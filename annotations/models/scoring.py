@@ -24,18 +24,36 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
     def done(self) -> AssignmentQuerySet:
         return self.filter(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED])
 
+    def active(self) -> AssignmentQuerySet:
+        """Everything but withdrawn assignments: what queues, progress and completeness count."""
+        return self.exclude(status=Assignment.Status.WITHDRAWN)
+
+    def withdrawn(self) -> AssignmentQuerySet:
+        return self.filter(status=Assignment.Status.WITHDRAWN)
+
     def in_queue_order(self) -> AssignmentQuerySet:
         return self.order_by("cycle_id", "position", "id")
 
 
 class Assignment(models.Model):
-    """One cycle item for one expert, at a shuffled position in that expert's queue."""
+    """One cycle item for one expert, at a shuffled position in that expert's queue.
+
+    An open assignment can be *withdrawn* (annotations/lifecycle.py): the item got its gold decision, the
+    expert left the panel, or a lead reassigned it. A withdrawn assignment and its draft are kept as
+    records; it can no longer be scored.
+    """
 
     class Status(models.TextChoices):
         PENDING = "pending", "Not started"
         DRAFT = "draft", "Draft"
         SUBMITTED = "submitted", "Submitted"
         SKIPPED = "skipped", "Skipped (outside expertise)"
+        WITHDRAWN = "withdrawn", "Withdrawn"
+
+    class WithdrawnReason(models.TextChoices):
+        AFTER_ADJUDICATION = "after_adjudication", "Withdrawn after adjudication"
+        REMOVED_FROM_PANEL = "removed_from_panel", "Expert removed from the panel"
+        REASSIGNED = "reassigned", "Reassigned to another expert"
 
     public_id = models.CharField(max_length=22, unique=True, default=public_id_new, editable=False)
     expert = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
@@ -44,6 +62,12 @@ class Assignment(models.Model):
     panel = models.ForeignKey("annotations.Panel", on_delete=models.PROTECT, related_name="assignments")
     position = models.PositiveIntegerField(help_text="Place in the expert's queue (shuffled per expert, seeded).")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    withdrawn_reason = models.CharField(max_length=20, choices=WithdrawnReason.choices, blank=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    reassigned_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reassigned_to",
+        help_text="The assignment this one replaces (a lead's reassignment). Never shown to experts.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -54,7 +78,17 @@ class Assignment(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["item", "expert"], name="assignment_one_per_item_expert"),
             models.CheckConstraint(
-                condition=Q(status__in=["pending", "draft", "submitted", "skipped"]), name="assignment_status_valid"
+                condition=Q(status__in=["pending", "draft", "submitted", "skipped", "withdrawn"]),
+                name="assignment_status_valid",
+            ),
+            # Withdrawn exactly when a reason and a time are recorded.
+            models.CheckConstraint(
+                condition=(
+                    Q(status="withdrawn", withdrawn_at__isnull=False,
+                      withdrawn_reason__in=["after_adjudication", "removed_from_panel", "reassigned"])
+                    | (~Q(status="withdrawn") & Q(withdrawn_at__isnull=True, withdrawn_reason=""))
+                ),
+                name="assignment_withdrawn_has_reason",
             ),
         ]
         indexes = [
@@ -68,6 +102,10 @@ class Assignment(models.Model):
     @property
     def is_done(self) -> bool:
         return self.status in (self.Status.SUBMITTED, self.Status.SKIPPED)
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in (self.Status.PENDING, self.Status.DRAFT)
 
 
 class Annotation(models.Model):

@@ -75,8 +75,8 @@ def item_states(*, cycle_ids: list[int] | None = None, item_ids: list[int] | Non
         if state is None:
             state = states[item_id] = ItemState(item_id, cycle_id, panel_id, rule,
                                                 cycle_status == CalibrationCycle.Status.CLOSED)
-        state.rater_ids.add(expert_id)
-        if status not in DONE:
+        state.rater_ids.add(expert_id)  # withdrawn raters too: they saw the item, so they may not decide it
+        if status not in DONE and status != Assignment.Status.WITHDRAWN:
             state.unfinished += 1
     for item_id, key, score in scores.values_list("annotation__assignment__item_id", "key", "score"):
         if item_id in states:

@@ -1,11 +1,16 @@
-"""Writes for adjudication: record gold scores (never touching the experts' own scores)."""
+"""Writes for adjudication: record gold scores (never touching the experts' own scores).
+
+A gold decision withdraws the item's remaining open assignments through the lifecycle service, so a late
+submission is refused rather than stored.
+"""
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from accounts.models import User
-from annotations.models import AdjudicationDecision, CycleItem, GoldScore
+from annotations.lifecycle import item_open_assignments_withdraw
+from annotations.models import AdjudicationDecision, Assignment, CycleItem, GoldScore
 from evaluations.models import RubricSubDimension
 
 from .selectors import item_states, may_adjudicate
@@ -17,6 +22,9 @@ def adjudication_record(
 ) -> AdjudicationDecision:
     """Record the gold score of every sub-dimension of an item; a later decision supersedes this one."""
     item = CycleItem.objects.select_for_update().select_related("cycle", "response__test_case").get(pk=item_id)
+    # Lock the item's assignments before reading its state: a submission in flight is either seen here or,
+    # once this commits, refused (its assignment is withdrawn).
+    list(Assignment.objects.filter(item_id=item.pk).select_for_update().order_by("pk").values_list("pk", flat=True))
     state = item_states(item_ids=[item.pk]).get(item.pk)
     if state is None or not may_adjudicate(user=adjudicator, state=state):
         raise PermissionDenied("only an adjudicator of the item's panel who did not rate it, or an admin, may decide it")
@@ -49,6 +57,7 @@ def adjudication_record(
         item=item, adjudicator=adjudicator, reason=reason, note=note.strip(), supersedes=previous
     )
     GoldScore.objects.bulk_create(GoldScore(decision=decision, key=key, score=scores[key]) for key in keys)
+    item_open_assignments_withdraw(item=item, reason=Assignment.WithdrawnReason.AFTER_ADJUDICATION, actor=adjudicator)
     return decision
 
 

@@ -1,16 +1,24 @@
-"""Admin for panels (with size warnings) and cycles (items can be marked as anchors).
+"""Admin for panels (with size warnings) and cycles (items can be marked as anchors; close and reopen).
 
 The models belong to `annotations`; their admin lives here because it uses calibration's panel
-warnings and sampling vocabulary (calibration may import annotations, not the reverse).
+warnings and sampling vocabulary (calibration may import annotations, not the reverse). Lifecycle
+changes — removing a panel member, closing or reopening a cycle — go through annotations.lifecycle,
+the same services every other entry point uses.
 """
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count
-from django.http import HttpRequest
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html
 
-from annotations.models import CalibrationCycle, CycleItem, Panel
+from accounts.models import User
+from annotations.lifecycle import cycle_close, cycle_reopen, panel_member_remove
+from annotations.models import CalibrationCycle, CycleEvent, CycleItem, Panel
 
+from ..forms import CycleReasonForm
 from ..selectors import panel_size_warnings, panel_warnings
 
 
@@ -38,6 +46,14 @@ class PanelAdmin(admin.ModelAdmin):
         return super().changelist_view(request, extra_context)
 
     def save_related(self, request, form, formsets, change):
+        # A member taken off the panel goes through the service, which withdraws their open assignments.
+        if change and "members" in form.cleaned_data:
+            kept = {user.pk for user in form.cleaned_data["members"]}
+            for expert in User.objects.filter(panels=form.instance).exclude(pk__in=kept).order_by("email"):
+                withdrawn = panel_member_remove(panel=form.instance, expert=expert, actor=request.user)
+                if withdrawn:
+                    messages.info(request, f"{expert.email} left {form.instance}: {withdrawn} open assignment(s) "
+                                           "withdrawn; a lead can reassign them.")
         super().save_related(request, form, formsets, change)
         for warning in panel_warnings(panel=form.instance):
             messages.warning(request, warning)
@@ -55,20 +71,95 @@ class CycleItemInline(admin.TabularInline):
         return False
 
 
+class CycleEventInline(admin.TabularInline):
+    model = CycleEvent
+    extra = 0
+    can_delete = False
+    fields = ["at", "kind", "actor", "reason", "details"]
+    readonly_fields = ["at", "kind", "actor", "reason", "details"]
+    verbose_name_plural = "audit trail"
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(CalibrationCycle)
 class CalibrationCycleAdmin(admin.ModelAdmin):
-    """Cycles are created on the draw page (preview, then commit); here anchors and status are edited."""
+    """Cycles are created on the draw page (preview, then commit); here anchors are edited, and the cycle is
+    closed or reopened (with a reason) through the lifecycle services — status is never edited directly."""
 
     list_display = ["name", "status", "seed", "min_per_dimension", "previous", "created_at", "page"]
     list_filter = ["status"]
-    fields = ["name", "status", "rubric", "previous", "seed", "min_per_dimension", "refresh_fraction",
+    fields = ["name", "status", "lifecycle", "rubric", "previous", "seed", "min_per_dimension", "refresh_fraction",
               "edge_fraction", "show_reference_answers", "neutral_panel", "created_by"]
-    readonly_fields = ["rubric", "previous", "seed", "min_per_dimension", "refresh_fraction", "edge_fraction",
-                       "created_by"]
-    inlines = [CycleItemInline]
+    readonly_fields = ["status", "lifecycle", "rubric", "previous", "seed", "min_per_dimension", "refresh_fraction",
+                       "edge_fraction", "created_by"]
+    inlines = [CycleItemInline, CycleEventInline]
+    actions = ["close_cycles"]
 
     def has_add_permission(self, request):
         return False
+
+    def get_urls(self):
+        info = self.model._meta.app_label, self.model._meta.model_name
+        own = [
+            path("<int:pk>/close/", self.admin_site.admin_view(self.close_view), name=f"{info[0]}_{info[1]}_close"),
+            path("<int:pk>/reopen/", self.admin_site.admin_view(self.reopen_view), name=f"{info[0]}_{info[1]}_reopen"),
+        ]
+        return own + super().get_urls()
+
+    @admin.display(description="lifecycle")
+    def lifecycle(self, obj: CalibrationCycle) -> str:
+        if obj.status == CalibrationCycle.Status.CLOSED:
+            return format_html('<a class="button" href="{}">Reopen with a reason…</a>',
+                               reverse("admin:annotations_calibrationcycle_reopen", args=[obj.pk]))
+        return format_html('<a class="button" href="{}">Close for scoring…</a>',
+                           reverse("admin:annotations_calibrationcycle_close", args=[obj.pk]))
+
+    @admin.action(description="Close the selected cycles for scoring")
+    def close_cycles(self, request: HttpRequest, queryset) -> None:
+        for cycle in queryset:
+            try:
+                cycle_close(cycle=cycle, actor=request.user, reason="")  # type: ignore[arg-type]
+            except (ValidationError, PermissionDenied) as exc:
+                messages.error(request, " ".join(getattr(exc, "messages", [str(exc)])))
+            else:
+                messages.success(request, f"{cycle} closed for scoring.")
+
+    def close_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        return self._lifecycle_view(request, pk, reopen=False)
+
+    def reopen_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        return self._lifecycle_view(request, pk, reopen=True)
+
+    def _lifecycle_view(self, request: HttpRequest, pk: int, *, reopen: bool) -> HttpResponse:
+        """A form with the reason (required to reopen); the service checks who may and records the event."""
+        cycle = get_object_or_404(CalibrationCycle, pk=pk)
+        if not self.has_change_permission(request, cycle):
+            raise PermissionDenied
+        form = CycleReasonForm(request.POST or None, reason_required=reopen)
+        status = 200
+        if request.method == "POST":
+            status = 400
+            if form.is_valid():
+                service = cycle_reopen if reopen else cycle_close
+                try:
+                    service(cycle=cycle, actor=request.user, reason=form.cleaned_data["reason"])  # type: ignore[arg-type]
+                except ValidationError as exc:
+                    form.add_error(None, exc)
+                    status = 409
+                else:
+                    messages.success(request, f"{cycle} {'reopened' if reopen else 'closed for scoring'}; "
+                                              "the audit trail has the reason.")
+                    return HttpResponseRedirect(reverse("admin:annotations_calibrationcycle_change", args=[cycle.pk]))
+        verb = "Reopen" if reopen else "Close"
+        return TemplateResponse(request, "admin/annotations/calibrationcycle/lifecycle.html", {
+            **self.admin_site.each_context(request), "opts": self.model._meta, "original": cycle,
+            "title": f"{verb} {cycle}", "form": form, "verb": verb, "reopen": reopen,
+        }, status=status)
 
     @admin.display(description="draw")
     def page(self, obj: CalibrationCycle) -> str:

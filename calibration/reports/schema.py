@@ -161,12 +161,32 @@ class Group:
 
 
 @dataclass
+class WithdrawnByReason:
+    after_adjudication: int
+    removed_from_panel: int
+    reassigned: int
+
+
+@dataclass
+class Completeness:
+    """The cycle's assignments when the snapshot read it: finished, open, and withdrawn (kept, by reason)."""
+
+    assignments: int
+    submitted: int
+    skipped: int
+    open: int
+    withdrawn: int
+    withdrawn_by_reason: WithdrawnByReason
+
+
+@dataclass
 class Report:
-    """A calibration report: its metadata, the number of experts, and every group."""
+    """A calibration report: its metadata, the number of experts, every group, and (for a cycle) completeness."""
 
     meta: Meta
     n_experts: int
     groups: list[Group]
+    completeness: Completeness | None = None
 
 
 class ReportShapeError(ValueError):
@@ -231,4 +251,6 @@ def report_to_dict(report: Report) -> dict[str, Any]:
     meta = data["meta"]
     for key in [k for k, v in meta.items() if v is None or v == {}]:
         del meta[key]
+    if data["completeness"] is None:
+        del data["completeness"]
     return data

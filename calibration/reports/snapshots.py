@@ -27,6 +27,7 @@ from annotations.models import AdjudicationDecision, AnnotationEvent, Calibratio
 from evaluations.models import JudgeRun
 
 from ..models import ReportSnapshot, SnapshotFile
+from ..selectors import cycle_assignment_completeness
 from .build import Rating, UnitInfo, calibration_report_build
 from .exporting import REPORT_EXPORTERS
 from .render import report_pdf
@@ -206,6 +207,7 @@ def _compute(snapshot: ReportSnapshot, reporter: _ProgressReporter) -> None:
     with transaction.atomic():  # one consistent read of the cycle (a snapshot of the rows on PostgreSQL too)
         watermark = _watermark(cycle)
         inputs = report_inputs(cycle=cycle, run=run)
+        completeness = cycle_assignment_completeness(cycle=cycle)
     ratings = ratings_csv(inputs)
     input_hash = hashlib.sha256(ratings).hexdigest()
     software = software_versions()
@@ -227,6 +229,7 @@ def _compute(snapshot: ReportSnapshot, reporter: _ProgressReporter) -> None:
         seed=snapshot.seed, meta=meta,
         progress=lambda done, total: reporter(5 + int(85 * done / max(total, 1)), f"group {done} of {total}"),
     )
+    built["completeness"] = completeness  # withdrawn assignments are kept and counted, never scored
     report = report_to_dict(report_from_dict(built))  # the typed tree: what is stored is what the schema says
     reporter(90, "rendering the files", force=True)
     files = snapshot_files_render(report=report, ratings=ratings, snapshot=snapshot, input_hash=input_hash)

@@ -31,6 +31,7 @@ def clients(world) -> dict[str, Client]:  # type: ignore[no-untyped-def]
 def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
     mine = world.assignments(world.expert)
     item, skip_item = mine[0].public_id, mine[1].public_id
+    catholic = next(m.public_id for m in mine if m.panel_id == world.catholic.pk)
 
     def a(name: str, public_id: str = item) -> str:
         return reverse(f"annotations:{name}", kwargs={"public_id": public_id})
@@ -76,6 +77,12 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("annotations:reopen", a("reopen", skip_item), roles("login", "404", "404", "allow", "allow"),
              method="post"),
         Case("annotations:draft", a("draft"), roles("login", "405", "405", "405", "405")),  # GET on a POST URL
+        # reassignment: the panel's lead and staff; everyone else gets 404 for the assignment, 403 for the list
+        Case("annotations:lead_assignments", reverse("annotations:lead_assignments"),
+             roles("login", "403", "403", "allow", "allow")),
+        Case("annotations:reassign", a("reassign", catholic), roles("login", "404", "404", "allow", "allow")),
+        Case("annotations:reassign", a("reassign", catholic), roles("login", "404", "404", "allow", "allow"),
+             method="post"),  # no choice posted: a form error (422), nothing changes
         # calibration: staff only
         Case("calibration:index", reverse("calibration:index"), staff_only),
         Case("calibration:panels", reverse("calibration:panels"), staff_only),

@@ -175,8 +175,9 @@ def crawl_as_expert(world: World) -> list[tuple[str, object]]:
     post(a("skip", second))
     get(reverse("annotations:queue"))
     # Error pages: another expert's assignment, unknown paths, forbidden pages, wrong methods.
-    for name in ("item", "draft", "heartbeat", "submit", "skip", "reopen"):
+    for name in ("item", "draft", "heartbeat", "submit", "skip", "reopen", "reassign"):
         (get if name == "item" else post)(a(name, theirs))
+    get(a("reassign", theirs))
     get("/scoring/a/" + "x" * 22 + "/")
     get("/no-such-page/")
     get(a("draft", first))  # 405
@@ -237,3 +238,55 @@ def test_reference_answers_appear_only_when_the_cycle_enables_them(db) -> None: 
     client.force_login(world.expert)
     page = client.get(reverse("annotations:item", kwargs={"public_id": world.assignments(world.expert)[0].public_id}))
     assert REFERENCE_MARKER in page.content.decode()
+
+
+PREVIOUS_RATER_NOTE_MARKER = "ZQ-PREVIOUS-RATER-BROKEN-NOTE-5150"
+
+
+def test_a_reassigned_item_shows_the_new_rater_nothing_of_the_previous_raters_work(db) -> None:  # type: ignore[no-untyped-def]
+    """The lead hands two of another expert's drafted items to a newcomer; the newcomer's whole crawl
+    (pages, fragments, actions, error pages) carries no trace of the previous rater or their draft."""
+    import dataclasses
+
+    from annotations.lifecycle import assignment_reassign
+    from annotations.services import annotation_draft_save
+    from tests.annotations.factories import person, tradition
+
+    world = world_build()
+    newcomer = person(tradition=tradition("catholic"), name="Nina Newcomer", email="nina@faithbench.test")
+    world.catholic.members.add(newcomer)
+    previous = list(Assignment.objects.filter(expert=world.other_expert, panel=world.catholic).order_by("position"))[:2]
+    for assignment in previous:
+        keys = sub_dimension_keys(assignment=assignment)
+        annotation_draft_save(assignment=assignment, actor=world.other_expert, data=AnnotationInput(
+            scores=dict.fromkeys(keys, 3), rationale=f"{OTHER_RATIONALE_MARKER} draft by {world.other_expert.email}",
+            flagged_broken=True, broken_note=PREVIOUS_RATER_NOTE_MARKER))
+        assignment_reassign(assignment=assignment, to_expert=newcomer, actor=world.lead)
+    as_newcomer = dataclasses.replace(world, expert=newcomer)
+    markers = forbidden_markers(as_newcomer) + [Marker("previous rater's broken-item note", PREVIOUS_RATER_NOTE_MARKER)]
+    assert {m.value for m in markers} >= {a.public_id for a in previous}
+
+    client = Client()
+    client.force_login(newcomer)
+    for assignment in as_newcomer.assignments(newcomer):
+        page = client.get(reverse("annotations:item", kwargs={"public_id": assignment.public_id})).content.decode()
+        # The previous rater's scores (all 3) are not pre-filled: the form starts empty.
+        assert " checked" not in page and 'class="subdim scored"' not in page
+        assert "Flag this item as broken" in page and 'name="flagged_broken" checked' not in page
+
+    responses = crawl_as_expert(as_newcomer)
+    found = [f"{label} → {leak}" for label, response in responses for leak in leaks(response, markers)]
+    assert found == [], "\n" + "\n".join(found)
+    assert [label for label, response in responses if response.status_code >= 500] == []
+
+
+def test_the_refusals_of_a_closed_cycle_leak_nothing_either(scene) -> None:  # type: ignore[no-untyped-def]
+    """Every 409 page of a closed cycle (autosave, submit, skip) is searched like the rest."""
+    from annotations.lifecycle import cycle_close
+
+    cycle_close(cycle=scene.cycle, actor=scene.admin, reason="end of the round")
+    markers = forbidden_markers(scene)
+    responses = crawl_as_expert(scene)
+    assert sum(response.status_code == 409 for _, response in responses) >= 4
+    found = [f"{label} → {leak}" for label, response in responses for leak in leaks(response, markers)]
+    assert found == [], "\n" + "\n".join(found)

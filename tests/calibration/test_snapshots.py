@@ -70,7 +70,7 @@ def test_a_snapshot_is_frozen_while_scores_change_and_the_page_says_what_changed
     assert v2.version == 2 and v2.input_hash != v1.input_hash
     assert downloads(client, world.cycle, 1) == first  # version 1 is still there, unchanged
     page = client.get(reverse("calibration:report", args=[world.cycle.pk])).content.decode()
-    assert "No changes since version 2" in page
+    assert "No changes since version 2" in page and 'data-testid="completeness"' in page
 
 
 def test_the_bundle_is_citable_and_the_report_reproduces_from_its_own_ratings(scored, client):

@@ -1,0 +1,69 @@
+"""Panel lead pages of the lifecycle: open and withdrawn assignments, and handing one to another member.
+
+The rule lives in `annotations.lifecycle.assignment_reassign`; these views parse, call it and render.
+"""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods
+
+from accounts.http import AuthedRequest
+from accounts.models import User
+
+from .forms import ReassignForm
+from .lifecycle import assignment_reassign, can_reassign, reassign_candidates
+from .models import Assignment, Panel
+from .selectors import lead_reassignable_page
+
+
+def _may_lead(user: User) -> bool:
+    return bool(user.is_staff or user.is_admin_role or user.is_adjudicator or Panel.objects.led_by(user).exists())
+
+
+def _page(request: AuthedRequest) -> int:
+    value = request.GET.get("page", "1")
+    return max(1, int(value)) if value.isdigit() else 1
+
+
+@never_cache
+@login_required
+@require_GET
+def assignments(request: AuthedRequest) -> HttpResponse:
+    """Open and withdrawn assignments of the lead's panels (staff: all), each with a "Reassign" link."""
+    if not _may_lead(request.user):
+        raise PermissionDenied
+    page = _page(request)
+    return render(request, "annotations/lead_assignments.html",
+                  {"rows": lead_reassignable_page(user=request.user, page=page), "page": page})
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def reassign(request: AuthedRequest, public_id: str) -> HttpResponse:
+    """Give one open or withdrawn assignment to another qualified member of its panel (404 unless lead or staff)."""
+    assignment = (Assignment.objects.select_related("panel", "cycle", "expert")
+                  .filter(public_id=public_id).first())
+    if assignment is None or not can_reassign(user=request.user, panel=assignment.panel):
+        raise Http404("No such assignment.")
+    form = ReassignForm(request.POST or None, candidates=reassign_candidates(assignment=assignment))
+    status = 200
+    if request.method == "POST":
+        status = 422
+        if form.is_valid():
+            try:
+                new = assignment_reassign(assignment=assignment, to_expert=form.cleaned_data["to_expert"],
+                                          actor=request.user)
+            except ValidationError as exc:
+                form.add_error(None, exc)
+                status = 409
+            else:
+                messages.success(request, f"{public_id} reassigned to {new.expert.email} as {new.public_id}; "
+                                          "they start from an empty form.")
+                return redirect("annotations:lead_assignments")
+    return render(request, "annotations/reassign.html", {"assignment": assignment, "form": form}, status=status)
