@@ -5,6 +5,8 @@ import csv
 import io
 import json
 from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -194,7 +196,9 @@ def cycle_report_export(request: AuthedRequest, pk: int, fmt: str) -> HttpRespon
         raise Http404("Unknown format.")
     cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
     report, _, _ = cycle_report_build(cycle=cycle, **_report_args(request))
-    body = {"csv": report_csv, "json": report_json, "pdf": report_pdf}[fmt](report)
+    renderers: dict[str, Callable[[dict[str, Any]], str | bytes]] = {
+        "csv": report_csv, "json": report_json, "pdf": report_pdf}
+    body = renderers[fmt](report)
     response = HttpResponse(body, content_type=REPORT_FORMATS[fmt])
     response["Content-Disposition"] = f'attachment; filename="irr-report-cycle-{cycle.pk}.{fmt}"'
     return response
