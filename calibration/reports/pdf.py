@@ -3,14 +3,16 @@
 What the report page shows, on paper: the overall summary, both forest plots, the table of all groups,
 the raters' leave-one-out α, the pairwise κ of the overall group, both confusion matrices and the notes.
 Numbers are formatted as the page formats them (Django's ``floatformat``). Long tables are
-``LongTable``s that repeat their header row on every page; a forest plot is cut into chunks that each
-fit a page, drawn on one common scale, with the labels at 7 pt. Every page carries the cycle, the
-snapshot version and the input hash (— until snapshots exist) in its header.
+``LongTable``s that repeat their header row on every page (narrow ones — raters, rater pairs — side by
+side in columns, a page-high sheet at a time); a forest plot is cut into chunks that each fit a page,
+drawn on one common scale, with the labels at 7 pt. Every page carries the cycle, the snapshot version
+and the input hash (— until snapshots exist) in its header.
 
 Text is set in DejaVu Sans when the system has it (Greek, Hebrew and the α/κ/≥ signs); otherwise in the
-builtin Helvetica, with those signs spelled out. Hebrew is drawn in logical order: reportlab has no
-bidirectional layout without extra packages. The output is invariant (no creation date, fixed document
-id), so the same report renders to the same bytes.
+builtin Helvetica, with those signs spelled out. reportlab draws characters in the order given, so
+right-to-left runs are put in drawing order by :func:`visual_order`, a small stand-in for the Unicode
+bidi algorithm. The output is invariant (no creation date, fixed document id), so the same report
+renders to the same bytes.
 """
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ LABEL_PT = 7.0  # the smallest text in the document
 ROW_PT = 12.0  # one forest-plot row
 TABLE_ROW_PT = 11.0  # one table row
 VERDICT_COLOURS = {"pass": "#2d7a46", "fail": "#a33a2b", "uncertain": "#b7791f", "undefined": "#8a94a3"}
-FONT_DIRECTORIES = ("/usr/share/fonts", "/usr/local/share/fonts", "/usr/share/fonts/truetype", "/Library/Fonts")
+FONT_DIRECTORIES = ("/usr/share/fonts", "/usr/local/share/fonts", "/Library/Fonts")
 FALLBACK_SIGNS = {"α": "alpha", "κ": "kappa", "≥": ">=", "≤": "<=", "−": "-", "Δ": "delta", "…": "..."}
 
 
@@ -79,7 +81,7 @@ def visual_order(text: str) -> str:
         else:
             clusters.append(ch)
     rtl = [unicodedata.bidirectional(c[0]) in ("R", "AL") for c in clusters]
-    neutral = [unicodedata.bidirectional(c[0]) in ("WS", "ON", "CS", "ES", "ET", "NSM") for c in clusters]
+    neutral = [unicodedata.bidirectional(c[0]) in ("WS", "ON", "CS", "ES", "ET") for c in clusters]
     out: list[str] = []
     i = 0
     while i < len(clusters):
@@ -278,7 +280,7 @@ def _groups_table(report: dict[str, Any], fonts: Fonts, width: float) -> LongTab
     for group in report["groups"]:
         e, m, g = group["experts"], group["judge_vs_majority"], group["judge_vs_gold"]
         rows.append([
-            _fit(fonts.text(_label(group)), fonts.regular, LABEL_PT, widths[0] - 6), group["n_units"],
+            _fit(_label(group), fonts.regular, LABEL_PT, widths[0] - 6), group["n_units"],  # _table sets the text
             _fmt(e.get("krippendorff_alpha")), _ci(e.get("alpha_ci"), 2), (e.get("verdicts") or {}).get("alpha", ""),
             _fmt(e.get("percent_agreement")), _fmt(m.get("alpha")), _ci(m.get("alpha_ci"), 2),
             (m.get("verdicts") or {}).get("alpha", "undefined"), _fmt(m.get("quadratic_kappa")),

@@ -119,11 +119,15 @@ def test_every_page_carries_cycle_version_and_input_hash(large):
         assert f"page {number}" in page
 
 
-def test_without_a_snapshot_the_header_shows_dashes():
+def test_without_a_snapshot_the_header_shows_dashes_and_hebrew_labels_read_back():
     report = synthetic_cycle(n_raters=8, n_dimensions=1, n_traditions=2, items_per_cell=3, seed=2,
                              cycle_name="tiny").report(n_resamples=20)
+    tradition = next(g for g in report["groups"] if g["kind"] == "tradition")
+    tradition["value"] = "מסורת"  # a tradition named in Hebrew, in the table and the forest plots
     pages = pdf_pages(report_pdf(report))
     assert pages and all("cycle: tiny" in p and "snapshot version — · input hash —" in p for p in pages)
+    lines = [line for page in pages for line in page.splitlines()]
+    assert sum(line.startswith("tradition: מסורת ") for line in lines) == 3  # table, both forest plots
 
 
 def test_long_tables_continue_across_pages_and_columns_with_their_header(large):
