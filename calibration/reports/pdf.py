@@ -51,6 +51,8 @@ FALLBACK_SIGNS = {"α": "alpha", "κ": "kappa", "≥": ">=", "≤": "<=", "−":
 
 @dataclass(frozen=True)
 class Fonts:
+    """The report's regular and bold font names, and whether they cover Greek and Hebrew."""
+
     regular: str
     bold: str
     unicode: bool  # False: the builtin Helvetica, which has no Greek or Hebrew

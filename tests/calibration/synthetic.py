@@ -32,6 +32,8 @@ DIFFICULTIES = ["easy", "medium", "hard", "expert"]
 
 @dataclass
 class SyntheticCycle:
+    """The builder's inputs for one synthetic cycle, and the rater codes in panel order."""
+
     ratings: list[Rating]
     judge: dict[tuple[str, str], int]
     gold: dict[tuple[str, str], int]
