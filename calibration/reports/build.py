@@ -23,6 +23,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -48,7 +49,7 @@ class UnitInfo:
     tradition: str  # "none" for tradition-neutral cases
     difficulty: str
 
-    @property
+    @cached_property  # asked for tens of thousands of times per report; a frozen dataclass has a __dict__
     def key(self) -> tuple[str, str]:
         return (self.item, self.sub_dimension)
 
