@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -101,6 +102,17 @@ def main() -> None:
     import django
 
     django.setup()
+    try:
+        run(args)
+    finally:
+        from django.db import connection
+
+        connection.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(args: argparse.Namespace) -> None:
+    """The timings; the database is the throwaway SQLite file set up by main."""
     from calibration.reports import build
     from calibration.reports.selectors import cycle_report
     from tests.calibration.synthetic import synthetic_cycle
