@@ -25,6 +25,7 @@ from stats.matrix import FloatArray, IntArray, as_reliability_matrix, resolve_ca
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS: tuple[Level, ...] = ("nominal", "ordinal", "interval", "ratio")
 DEFAULT_ALPHA_MIN = 0.667  # Krippendorff (2004) Content Analysis, 2nd ed., p. 241: lowest conceivable limit
+_LOO_CELLS = 4_000_000  # raters × units × categories held at once by leave_one_rater_out
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,9 @@ def _alpha_result(data: FloatArray, counts: IntArray, cats: FloatArray, level: L
             "disagreement is 0 and agreement cannot be told apart from chance"
         )
         return result(None)
-    return result(float(krippendorff.alpha(reliability_data=data, value_domain=cats, level_of_measurement=level)))
+    # The counts are what krippendorff.alpha would build from the data itself (same int64 table), so the
+    # value is the same to the last bit and the package does not count again.
+    return result(float(krippendorff.alpha(value_counts=counts, value_domain=cats, level_of_measurement=level)))
 
 
 def leave_one_rater_out(
@@ -192,6 +195,10 @@ def leave_one_rater_out(
 
     A large positive change flags a rater who lowers the panel's reliability. Source: the "alpha if item
     deleted" diagnostic of classical test theory, applied to raters instead of items; α by Krippendorff (2011).
+    Without rater r a unit's value counts are n_u − e_ru (e_ru: r's own rating as a one-hot row), so every
+    rater's coincidence matrix is one batched product Σ_u (n_u − e_ru)(n_u − e_ru)ᵀ / (m_u − 1) (minus the
+    diagonal term), and α follows from it as in :func:`alpha_from_coincidences` — equal to
+    ``krippendorff.alpha`` on the matrix without the row to 1e-12, without one call per rater.
     Example: three raters where one rates at random → removing that rater gives the largest positive change.
     """
     level = check_level(level)
@@ -200,13 +207,30 @@ def leave_one_rater_out(
     labels = list(rater_labels) if rater_labels is not None else [str(i) for i in range(data.shape[0])]
     if len(labels) != data.shape[0]:
         raise ValueError("rater_labels must name every row of the matrix")
-    full = _alpha_result(data, value_counts(data, cats), cats, level).alpha
+    counts = value_counts(data, cats)
+    full = _alpha_result(data, counts, cats, level).alpha
+    n_raters, n_units = data.shape
+    alphas: list[float | None] = []
+    batch = max(1, _LOO_CELLS // max(n_units * cats.size, 1))  # raters per step, to bound the memory
+    for first in range(0, n_raters if n_raters > 1 else 0, batch):
+        rows = data[first:first + batch]
+        without = counts[np.newaxis] - (rows[:, :, np.newaxis] == cats).astype(np.int64)  # raters × units × V
+        m_u = without.sum(axis=2)
+        pairable = m_u >= 2
+        scale = np.where(pairable, 1.0 / np.maximum(m_u - 1.0, 1.0), 0.0)
+        weighted = without * scale[:, :, np.newaxis]
+        coincidences = np.matmul(weighted.transpose(0, 2, 1), without)
+        idx = np.arange(cats.size)
+        coincidences[:, idx, idx] -= weighted.sum(axis=1)
+        values = alpha_from_coincidences(coincidences, cats, level)
+        # Defined exactly when _alpha_result would give a value: two categories among the pairable units.
+        n_used = ((without * pairable[:, :, np.newaxis]).sum(axis=1) > 0).sum(axis=1)
+        alphas.extend(float(a) if used >= 2 and np.isfinite(a) else None
+                      for a, used in zip(values, n_used, strict=True))
     out: list[RaterInfluence] = []
-    for i, label in enumerate(labels):
-        rest = np.delete(data, i, axis=0)
-        without = _alpha_result(rest, value_counts(rest, cats), cats, level).alpha if rest.shape[0] else None
-        change = without - full if without is not None and full is not None else None
-        out.append(RaterInfluence(rater=label, alpha_without=without, change=change))
+    for label, without_alpha in zip(labels, alphas or [None] * n_raters, strict=True):
+        change = without_alpha - full if without_alpha is not None and full is not None else None
+        out.append(RaterInfluence(rater=label, alpha_without=without_alpha, change=change))
     return out
 
 

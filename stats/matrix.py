@@ -62,7 +62,10 @@ def value_counts(matrix: FloatArray, categories: FloatArray) -> IntArray:
     n_uc; Gwet (2014) calls it the distribution of raters r_ik.
     Example: ``value_counts(np.array([[1., 2.], [1., np.nan]]), np.array([1., 2.]))`` → ``[[2, 0], [0, 1]]``.
     """
-    return (matrix.T[:, :, np.newaxis] == categories[np.newaxis, np.newaxis, :]).sum(axis=1).astype(np.int64)
+    if categories.size == 0:
+        return np.zeros((matrix.shape[1], 0), dtype=np.int64)
+    # One pass per category over the raters × units matrix: no units × raters × categories temporary.
+    return np.stack([(matrix == c).sum(axis=0) for c in categories], axis=1).astype(np.int64)
 
 
 def _fmt(value: float) -> str:

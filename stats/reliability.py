@@ -14,12 +14,20 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from stats.agreement import percent_agreement, within_one_agreement
+from stats.agreement import weighted_observed_agreement
 from stats.alpha import DEFAULT_ALPHA_MIN, Level, check_level, krippendorff_alpha, leave_one_rater_out
 from stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, bootstrap_alpha
-from stats.gwet import gwet_ac
-from stats.kappa import cohen_kappa, fleiss_kappa
-from stats.matrix import UndefinedCoefficientError, as_reliability_matrix, resolve_categories
+from stats.gwet import gwet_ac_from_counts
+from stats.kappa import fleiss_kappa_from_counts
+from stats.matrix import (
+    FloatArray,
+    UndefinedCoefficientError,
+    as_reliability_matrix,
+    resolve_categories,
+    value_counts,
+)
+from stats.pairwise import KappaWeights, cohen_kappa_from_confusion, pairwise_confusion
+from stats.weights import tolerance_weights
 
 
 def reliability_summary(
@@ -101,25 +109,24 @@ def reliability_summary(
             return None
         return value
 
-    summary["percent_agreement"] = coefficient("percent_agreement", lambda: percent_agreement(data, cat_list))
-    summary["within_one_agreement"] = coefficient(
-        "within_one_agreement", lambda: within_one_agreement(data, cat_list)
+    # The same functions as percent_agreement, fleiss_kappa and gwet_ac, on one table of value counts.
+    counts = value_counts(data, cats)
+    summary["percent_agreement"] = coefficient(
+        "percent_agreement", lambda: weighted_observed_agreement(counts, tolerance_weights(cats, 0.0))
     )
-    summary["fleiss_kappa"] = coefficient("fleiss_kappa", lambda: fleiss_kappa(data, cat_list))
-    summary["gwet_ac1"] = coefficient("gwet_ac1", lambda: gwet_ac(data, cat_list, "identity"))
+    summary["within_one_agreement"] = coefficient(
+        "within_one_agreement", lambda: weighted_observed_agreement(counts, tolerance_weights(cats, 1.0))
+    )
+    summary["fleiss_kappa"] = coefficient("fleiss_kappa", lambda: fleiss_kappa_from_counts(counts))
+    summary["gwet_ac1"] = coefficient("gwet_ac1", lambda: gwet_ac_from_counts(counts, cats, "identity"))
     summary["gwet_ac2"] = {
-        "linear": coefficient("gwet_ac2 (linear)", lambda: gwet_ac(data, cat_list, "linear")),
-        "quadratic": coefficient("gwet_ac2 (quadratic)", lambda: gwet_ac(data, cat_list, "quadratic")),
+        "linear": coefficient("gwet_ac2 (linear)", lambda: gwet_ac_from_counts(counts, cats, "linear")),
+        "quadratic": coefficient("gwet_ac2 (quadratic)", lambda: gwet_ac_from_counts(counts, cats, "quadratic")),
     }
 
     rated = np.flatnonzero(rated_rows)
     if rated.size == 2:
-        a, b = data[rated[0]], data[rated[1]]
-        summary["cohen_kappa"] = {
-            "unweighted": coefficient("cohen_kappa (unweighted)", lambda: cohen_kappa(a, b, cat_list)),
-            "linear": coefficient("cohen_kappa (linear)", lambda: cohen_kappa(a, b, cat_list, "linear")),
-            "quadratic": coefficient("cohen_kappa (quadratic)", lambda: cohen_kappa(a, b, cat_list, "quadratic")),
-        }
+        summary["cohen_kappa"] = _cohen_kappas(data[rated], cat_list, coefficient)
         summary["cohen_kappa_raters"] = [labels[rated[0]], labels[rated[1]]]
     elif rated.size < 2:
         warnings.append("fewer than two raters rated anything, so no agreement can be measured")
@@ -133,6 +140,32 @@ def reliability_summary(
         summary["leave_one_rater_out"] = []
     summary["warnings"] = warnings
     return summary
+
+
+def _cohen_kappas(
+    pair: FloatArray, categories: list[float], coefficient: Callable[[str, Callable[[], float]], float | None]
+) -> dict[str, float | None]:
+    """Unweighted, linear and quadratic κ of a two-rater matrix, from one confusion table (stats.pairwise).
+
+    Equal to :func:`stats.kappa.cohen_kappa` (scikit-learn) to 1e-12, without its per-call validation cost.
+    """
+    confusion = pairwise_confusion(pair, categories)[0, 1]
+
+    def kappa(weights: KappaWeights) -> float:
+        if confusion.sum() == 0:
+            raise UndefinedCoefficientError("no unit was rated by both raters")
+        value = float(cohen_kappa_from_confusion(confusion, categories, weights))
+        if math.isnan(value):
+            raise UndefinedCoefficientError(
+                "both raters used one and the same category for every unit, so chance agreement is 1"
+            )
+        return value
+
+    return {
+        "unweighted": coefficient("cohen_kappa (unweighted)", lambda: kappa(None)),
+        "linear": coefficient("cohen_kappa (linear)", lambda: kappa("linear")),
+        "quadratic": coefficient("cohen_kappa (quadratic)", lambda: kappa("quadratic")),
+    }
 
 
 def _plain(value: float) -> float | int:

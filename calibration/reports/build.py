@@ -23,13 +23,15 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from stats.alpha import DEFAULT_ALPHA_MIN, krippendorff_alpha
-from stats.kappa import cohen_kappa
 from stats.matrix import UndefinedCoefficientError
+from stats.pairwise import cohen_kappa_from_confusion, pairwise_confusion
 from stats.reliability import reliability_summary
 
 CATEGORIES = [0, 1, 2, 3]
@@ -47,7 +49,7 @@ class UnitInfo:
     tradition: str  # "none" for tradition-neutral cases
     difficulty: str
 
-    @property
+    @cached_property  # asked for tens of thousands of times per report; a frozen dataclass has a __dict__
     def key(self) -> tuple[str, str]:
         return (self.item, self.sub_dimension)
 
@@ -101,19 +103,23 @@ def _safe(compute: Any) -> float | None:
 
 
 def _pairwise_kappas(data: np.ndarray, raters: list[str]) -> list[dict[str, Any]]:
+    """Quadratic κ and exact agreement for every pair of experts with two or more common units."""
+    confusion = pairwise_confusion(data, CATEGORIES)
+    n_common = confusion.sum(axis=(-2, -1))
+    agreeing = np.trace(confusion, axis1=-2, axis2=-1)
+    kappa = cohen_kappa_from_confusion(confusion, CATEGORIES, "quadratic")
     pairs = []
-    for i in range(len(raters)):
-        for j in range(i + 1, len(raters)):
-            both = ~np.isnan(data[i]) & ~np.isnan(data[j])
-            n = int(both.sum())
-            if n < 2:
-                continue
-            pairs.append({
-                "raters": [raters[i], raters[j]],
-                "n_units": n,
-                "quadratic_kappa": _safe(lambda i=i, j=j: cohen_kappa(data[i], data[j], CATEGORIES, "quadratic")),
-                "exact_agreement": float(np.mean(data[i][both] == data[j][both])),
-            })
+    for i, j in zip(*np.triu_indices(len(raters), k=1), strict=True):
+        n = int(n_common[i, j])
+        if n < 2:
+            continue
+        value = float(kappa[i, j])
+        pairs.append({
+            "raters": [raters[i], raters[j]],
+            "n_units": n,
+            "quadratic_kappa": value if math.isfinite(value) else None,
+            "exact_agreement": int(agreeing[i, j]) / n,
+        })
     return pairs
 
 
@@ -136,9 +142,8 @@ def _against_reference(
         pair, level="ordinal", categories=CATEGORIES, rater_labels=["judge", "reference"], n_resamples=n_resamples,
         strata=None if strata is None else [s for s, keep in zip(strata, both, strict=True) if keep], seed=seed,
     )
-    confusion = np.zeros((4, 4), dtype=int)
-    for a, b in zip(j.astype(int), r.astype(int), strict=True):
-        confusion[a, b] += 1  # rows: judge score, columns: reference score
+    size = len(CATEGORIES)  # rows: judge score, columns: reference score
+    confusion = np.bincount(j.astype(int) * size + r.astype(int), minlength=size * size).reshape(size, size)
     result.update({
         "alpha": summary["krippendorff_alpha"],
         "alpha_ci": summary["alpha_ci"],
@@ -157,12 +162,21 @@ def _against_reference(
     return result
 
 
+def _majority_row(data: np.ndarray) -> np.ndarray:
+    """`majority` of every column of a raters × units matrix at once; NaN where no expert scored the unit."""
+    if data.shape[0] == 0:
+        return np.full(data.shape[1], np.nan)
+    rated = (~np.isnan(data)).sum(axis=0)
+    lower_middle = (np.maximum(rated, 1) - 1) // 2
+    picked = np.take_along_axis(np.sort(data, axis=0), lower_middle[np.newaxis, :], axis=0)[0]  # NaN sort last
+    return np.where(rated > 0, picked, np.nan)
+
+
 def _group_report(
-    units: list[UnitInfo], expert_values: dict, experts: list[str], judge: dict, gold: dict,
+    units: list[UnitInfo], data: np.ndarray, experts: list[str], judge_row: np.ndarray, gold_row: np.ndarray,
     *, n_resamples: int, seed: int, stratify: bool,
 ) -> dict[str, Any]:
-    keys = [u.key for u in units]
-    data = _matrix(keys, experts, expert_values)
+    """One group's numbers from its columns of the experts × units matrix and the judge's and gold rows."""
     rated = ~np.isnan(data).all(axis=1)
     data, raters = data[rated], [e for e, keep in zip(experts, rated, strict=True) if keep]
     strata = [u.dimension for u in units] if stratify else None
@@ -188,13 +202,7 @@ def _group_report(
         "exact_agreement": verdict(panel.get("percent_agreement"), None, TARGETS["exact_agreement"]),
     }
 
-    majority_row = np.full(len(keys), np.nan)
-    for col in range(len(keys)):
-        scores = data[:, col][~np.isnan(data[:, col])] if len(raters) else np.array([])
-        if scores.size:
-            majority_row[col] = majority([int(s) for s in scores])
-    judge_row = np.array([judge.get(k, np.nan) for k in keys], dtype=float)
-    gold_row = np.array([gold.get(k, np.nan) for k in keys], dtype=float)
+    majority_row = _majority_row(data)
 
     with_judge = np.vstack([data, judge_row]) if len(raters) else judge_row[None, :]
     alpha_without = panel.get("krippendorff_alpha")
@@ -227,7 +235,20 @@ def calibration_report_build(
 
     `progress(done, total)` is called after each group, for a progress bar.
     """
-    gold = gold or {}
+    # One BLAS thread: the products here are small (60 raters: 240 × 240 counts from 1,344 units), so
+    # OpenBLAS's worker threads cost more than they save and spin on a busy machine (a 60-rater build:
+    # 1.0 s in one thread, 4 s with two while other jobs run), and a thread count cannot change a number.
+    # threadpoolctl is scikit-learn's own dependency.
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _report_build(ratings, judge=judge, gold=gold or {}, units=units, n_resamples=n_resamples,
+                             seed=seed, meta=meta, progress=progress)
+
+
+def _report_build(
+    ratings: Iterable[Rating], *, judge: dict[tuple[str, str], int], gold: dict[tuple[str, str], int],
+    units: Iterable[UnitInfo], n_resamples: int, seed: int, meta: dict[str, Any] | None,
+    progress: Callable[[int, int], None] | None,
+) -> dict[str, Any]:
     all_units: dict[tuple[str, str], UnitInfo] = {u.key: u for u in units}
     expert_values: dict[tuple[str, tuple[str, str]], int] = {}
     for rating in ratings:
@@ -244,14 +265,21 @@ def calibration_report_build(
         grouped["tradition"][unit.tradition].append(unit)
         grouped["difficulty"][unit.difficulty].append(unit)
 
+    # One experts × units matrix (and judge and gold rows) for the whole cycle; a group takes its columns.
+    keys = [u.key for u in ordered]
+    column = {key: i for i, key in enumerate(keys)}
+    data = _matrix(keys, experts, expert_values)
+    judge_row = np.array([judge.get(k, np.nan) for k in keys], dtype=float)
+    gold_row = np.array([gold.get(k, np.nan) for k in keys], dtype=float)
     groups = []
     total = sum(len(grouped[kind]) for kind in GROUP_KINDS)
     for kind in GROUP_KINDS:
         for value in sorted(grouped[kind]):
             members = grouped[kind][value]
+            columns = np.array([column[u.key] for u in members], dtype=np.intp)
             spans_dimensions = len({u.dimension for u in members}) > 1
-            report = _group_report(members, expert_values, experts, judge, gold, n_resamples=n_resamples,
-                                   seed=seed, stratify=spans_dimensions)
+            report = _group_report(members, data[:, columns], experts, judge_row[columns], gold_row[columns],
+                                   n_resamples=n_resamples, seed=seed, stratify=spans_dimensions)
             groups.append({"kind": kind, "value": value, "stratified_by_dimension": spans_dimensions, **report})
             if progress is not None:
                 progress(len(groups), total)

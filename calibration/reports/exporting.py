@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from .render import report_csv, report_json, report_pdf
+from .pdf import report_pdf
+from .render import report_csv, report_json
 
 T = TypeVar("T")
 

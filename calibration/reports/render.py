@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from django.template.defaultfilters import floatformat
 from django.utils.html import escape
 
 from .build import TARGETS
@@ -15,7 +16,8 @@ COMPARISONS = ("experts", "judge_vs_majority", "judge_vs_gold")
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
+    """A number as the report page shows it (Django's floatformat: half-up on the decimal, no "-0.000")."""
+    return "—" if value is None else str(floatformat(value, digits))
 
 
 def forest_rows(report: dict[str, Any], comparison: str = "experts") -> list[dict[str, Any]]:
@@ -156,79 +158,3 @@ def report_csv(report: dict[str, Any]) -> str:
 def report_json(report: dict[str, Any]) -> str:
     """Everything, indented, with no NaN (the builder never produces one; this enforces it)."""
     return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False, sort_keys=False) + "\n"
-
-
-def report_pdf(report: dict[str, Any]) -> bytes:
-    """A printable summary: metadata, the verdict table per group and the α forest plot (reportlab)."""
-    from reportlab.graphics.shapes import Circle, Drawing, Line, String
-    from reportlab.lib import colors
-    from reportlab.lib.pagesizes import A4, landscape
-    from reportlab.lib.styles import getSampleStyleSheet
-    from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
-
-    styles = getSampleStyleSheet()
-    buffer = io.BytesIO()
-    doc = SimpleDocTemplate(buffer, pagesize=landscape(A4), title="FaithBench calibration report")
-    meta = report["meta"]
-    story: list[Any] = [
-        Paragraph("FaithBench calibration report", styles["Title"]),
-        Paragraph(
-            escape(f"Cycle {meta.get('cycle', '—')} · rubric v{meta.get('rubric_version', '—')} · "
-                   f"judge run {meta.get('judge_run', '—')} · {report['n_experts']} experts · seed {meta['seed']} · "
-                   f"{meta['n_resamples']} bootstrap resamples (percentile, 95 %)"), styles["Normal"]),
-        Paragraph(escape(f"Targets: α ≥ {TARGETS['alpha']}, κ ≥ {TARGETS['kappa']}, exact agreement ≥ "
-                         f"{TARGETS['exact_agreement']:.0%}. Majority rule: {meta['majority_rule']}."), styles["Normal"]),
-        Spacer(1, 8),
-    ]
-    header = ["group", "n", "experts α [95% CI]", "verdict", "judge vs majority α", "verdict", "κ (quad.)",
-              "exact", "judge vs gold α", "n gold"]
-    rows = [header]
-    for group in report["groups"]:
-        e, m, g = group["experts"], group["judge_vs_majority"], group["judge_vs_gold"]
-        ci = e.get("alpha_ci")
-        mci = m.get("alpha_ci")
-        rows.append([
-            "Overall" if group["kind"] == "overall" else f"{group['kind']}: {group['value']}",
-            group["n_units"],
-            _fmt(e.get("krippendorff_alpha")) + (f" [{_fmt(ci[0], 2)}, {_fmt(ci[1], 2)}]" if ci else ""),
-            e.get("verdicts", {}).get("alpha", ""),
-            _fmt(m.get("alpha")) + (f" [{_fmt(mci[0], 2)}, {_fmt(mci[1], 2)}]" if mci else ""),
-            m.get("verdicts", {}).get("alpha", ""),
-            _fmt(m.get("quadratic_kappa")),
-            _fmt(m.get("exact_agreement")),
-            _fmt(g.get("alpha")),
-            g["n_units"],
-        ])
-    table = Table(rows, repeatRows=1)
-    table.setStyle(TableStyle([
-        ("FONTSIZE", (0, 0), (-1, -1), 7),
-        ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e8edf3")),
-        ("GRID", (0, 0), (-1, -1), 0.25, colors.HexColor("#c5ccd6")),
-    ]))
-    story += [table, Spacer(1, 12), Paragraph("Experts' α by group", styles["Heading3"])]
-
-    all_rows = forest_rows(report)
-    width, row_h, left = 700, 12, 220
-
-    def px(value: float) -> float:
-        return left + (max(-0.2, min(1.0, value)) + 0.2) / 1.2 * (width - left - 80)
-
-    # A drawing never splits across pages: one drawing per page-full of groups (a report with many
-    # groups otherwise fails with reportlab's LayoutError).
-    per_drawing = max(1, int((doc.height - 40) // row_h))
-    for start in range(0, len(all_rows), per_drawing):
-        plot_rows = all_rows[start:start + per_drawing]
-        drawing = Drawing(width, row_h * len(plot_rows) + 30)
-        top = row_h * len(plot_rows) + 20
-        drawing.add(Line(px(TARGETS["alpha"]), 10, px(TARGETS["alpha"]), top, strokeColor=colors.HexColor("#27507a"),
-                         strokeDashArray=[3, 2]))
-        for i, row in enumerate(plot_rows):
-            y = top - (i + 1) * row_h
-            drawing.add(String(left - 6, y - 3, row["label"][:48], fontSize=6, textAnchor="end"))
-            if row["ci"]:
-                drawing.add(Line(px(row["ci"][0]), y, px(row["ci"][1]), y, strokeWidth=1.2))
-            if row["alpha"] is not None:
-                drawing.add(Circle(px(row["alpha"]), y, 2.2, fillColor=colors.black))
-        story.append(drawing)
-    doc.build(story)
-    return buffer.getvalue()

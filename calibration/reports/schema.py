@@ -14,6 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 
+def optional(default: Any = None) -> Any:
+    """A key that a report carries only in some cases (left out of the dict when unset)."""
+    return field(default=default, metadata={"optional": True})
+
+
 @dataclass
 class Targets:
     alpha: float
@@ -48,15 +53,15 @@ class Meta:
     categories: list[int]
     targets: Targets
     majority_rule: str
-    cycle: str | None = None
-    cycle_id: int | None = None
-    rubric_version: str | None = None
-    judge_run: int | None = None
-    judge_models: JudgeModels | None = None
-    judge_score_used: str | None = None
-    software: dict[str, str] = field(default_factory=dict)
-    raters: str | None = None
-    snapshot: SnapshotMeta | None = None
+    cycle: str | None = optional()
+    cycle_id: int | None = optional()
+    rubric_version: str | None = optional()
+    judge_run: int | None = optional()
+    judge_models: JudgeModels | None = optional()
+    judge_score_used: str | None = optional()
+    software: dict[str, str] | None = optional()
+    raters: str | None = optional()
+    snapshot: SnapshotMeta | None = optional()
 
 
 @dataclass
@@ -100,6 +105,13 @@ class PairwiseKappa:
 
 
 @dataclass
+class CohenKappa:
+    unweighted: float | None
+    linear: float | None
+    quadratic: float | None
+
+
+@dataclass
 class Experts:
     """Agreement of the experts among themselves in one group."""
 
@@ -126,6 +138,8 @@ class Experts:
     pairwise_kappa: list[PairwiseKappa]
     mean_pairwise_quadratic_kappa: float | None
     verdicts: Verdicts
+    cohen_kappa: CohenKappa | None = optional()  # only when exactly two experts rated the group
+    cohen_kappa_raters: list[str] | None = optional()
 
 
 @dataclass
@@ -186,7 +200,7 @@ class Report:
     meta: Meta
     n_experts: int
     groups: list[Group]
-    completeness: Completeness | None = None
+    completeness: Completeness | None = optional()  # for a calibration cycle's snapshot
 
 
 class ReportShapeError(ValueError):
@@ -247,10 +261,15 @@ def report_from_dict(payload: dict[str, Any]) -> Report:
 
 def report_to_dict(report: Report) -> dict[str, Any]:
     """The JSON-ready dict of a typed report, keys in field order, optional metadata left out when unset."""
-    data = dataclasses.asdict(report)
-    meta = data["meta"]
-    for key in [k for k, v in meta.items() if v is None or v == {}]:
-        del meta[key]
-    if data["completeness"] is None:
-        del data["completeness"]
-    return data
+    return _to_dict(report)
+
+
+def _to_dict(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _to_dict(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if not (f.metadata.get("optional") and getattr(value, f.name) is None)}
+    if isinstance(value, list):
+        return [_to_dict(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_dict(v) for k, v in value.items()}
+    return value

@@ -30,7 +30,7 @@ from ..models import ReportSnapshot, SnapshotFile
 from ..selectors import cycle_assignment_completeness
 from .build import Rating, UnitInfo, calibration_report_build
 from .exporting import REPORT_EXPORTERS
-from .render import report_pdf
+from .pdf import report_pdf
 from .schema import report_from_dict, report_to_dict
 from .selectors import ReportInputs, judge_run_for_cycle, report_inputs, software_versions
 
@@ -283,20 +283,13 @@ To reproduce: build the report from ratings.csv with the same seed and number of
 """
 
 
-def _pdf(report: dict[str, Any], *, version: int, input_hash: str) -> bytes:
-    try:
-        return report_pdf(report, version=version, input_hash=input_hash)  # type: ignore[call-arg]
-    except TypeError:  # a renderer without the page header arguments
-        return report_pdf(report)
-
-
 def snapshot_files_render(*, report: dict[str, Any], ratings: bytes, snapshot: ReportSnapshot,
                           input_hash: str) -> dict[str, bytes]:
     """Every file of a snapshot, rendered once: JSON, long CSV, PDF, ratings.csv and the zip bundle."""
     files: dict[str, bytes] = {
         SnapshotFile.Format.JSON: REPORT_EXPORTERS["json"].render(report),
         SnapshotFile.Format.CSV: REPORT_EXPORTERS["csv"].render(report),
-        SnapshotFile.Format.PDF: _pdf(report, version=snapshot.version, input_hash=input_hash),
+        SnapshotFile.Format.PDF: report_pdf(report, version=snapshot.version, input_hash=input_hash),
         SnapshotFile.Format.RATINGS: ratings,
     }
     meta = report["meta"]

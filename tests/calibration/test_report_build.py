@@ -1,6 +1,7 @@
 """The calibration report's numbers equal stats/ called directly on the same ratings."""
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -16,6 +17,7 @@ from calibration.reports.build import (
 )
 from stats.alpha import krippendorff_alpha
 from stats.kappa import cohen_kappa
+from stats.matrix import UndefinedCoefficientError
 from stats.reliability import reliability_summary
 
 SUBS = {"textual": ["lexicalAccuracy", "translationFidelity"], "doctrinal": ["doctrinalAccuracy", "traditionFidelity"]}
@@ -142,13 +144,13 @@ def test_renderings_carry_the_same_numbers():
     import csv as _csv
     import io as _io
 
+    from calibration.reports.pdf import report_pdf
     from calibration.reports.render import (
         confusion_svg,
         forest_plot_svg,
         forest_rows,
         report_csv,
         report_json,
-        report_pdf,
     )
 
     ratings, judge, units = synthetic()
@@ -173,7 +175,8 @@ def test_the_pdf_of_a_report_with_more_groups_than_a_page_holds_is_built():
     """The demo's cycle has ~40 groups: the forest plot is split per page instead of failing with a LayoutError."""
     from reportlab.platypus.doctemplate import LayoutError
 
-    from calibration.reports.render import forest_rows, report_pdf
+    from calibration.reports.pdf import report_pdf
+    from calibration.reports.render import forest_rows
 
     ratings, judge, units = synthetic()
     report = calibration_report_build(ratings, judge=judge, units=units, n_resamples=0, seed=2, meta={})
@@ -185,3 +188,67 @@ def test_the_pdf_of_a_report_with_more_groups_than_a_page_holds_is_built():
     except LayoutError as exc:  # pragma: no cover - the failure this test guards against
         pytest.fail(f"the PDF does not lay out: {exc}")
     assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page\n") >= 3
+
+
+def _assert_same_report(expected, actual, path="report"):
+    """Same structure, same strings, ints and None; floats equal to 1e-12 (κ now comes from numpy, not sklearn)."""
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict) and list(actual) == list(expected), path
+        for key in expected:
+            _assert_same_report(expected[key], actual[key], f"{path}.{key}")
+    elif isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected), path
+        for index, (e, a) in enumerate(zip(expected, actual, strict=True)):
+            _assert_same_report(e, a, f"{path}[{index}]")
+    elif isinstance(expected, float):
+        assert isinstance(actual, float) and abs(actual - expected) <= 1e-12, (path, expected, actual)
+    else:
+        assert type(actual) is type(expected) and actual == expected, (path, expected, actual)
+
+
+def test_report_equals_the_one_built_before_the_numpy_kappas():
+    # tests/calibration/data/report_golden.json was written by commit b5bd157 (one scikit-learn call per
+    # rater pair, krippendorff.alpha once per left-out rater) from this very synthetic cycle; keys sorted.
+    from pathlib import Path
+
+    from tests.calibration.synthetic import synthetic_cycle
+
+    cycle = synthetic_cycle(n_raters=16, n_dimensions=3, n_traditions=4, items_per_cell=4, missing_share=0.15,
+                            seed=5, cycle_name="golden")
+    report = json.loads(json.dumps(cycle.report(n_resamples=200, seed=3), sort_keys=True))
+    golden = json.loads((Path(__file__).parent / "data" / "report_golden.json").read_text(encoding="utf-8"))
+    _assert_same_report(golden, report)
+    assert sum(len(g["experts"]["pairwise_kappa"]) for g in golden["groups"]) > 300
+
+
+def test_pairwise_kappas_equal_one_scikit_learn_call_per_pair():
+    from calibration.reports.build import _pairwise_kappas
+    from tests.calibration.synthetic import synthetic_cycle
+
+    cycle = synthetic_cycle(n_raters=18, n_dimensions=2, n_traditions=3, items_per_cell=5, seed=8)
+    units = sorted(cycle.units, key=lambda u: (u.dimension, u.item, u.sub_dimension))
+    raters = cycle.raters
+    data = np.full((len(raters), len(units)), np.nan)
+    column = {u.key: i for i, u in enumerate(units)}
+    for r in cycle.ratings:
+        data[raters.index(r.rater), column[r.unit.key]] = r.score
+    data[0, :] = 2  # one expert who always gives the same score: κ undefined with any partner who does too
+    data[3, :] = 2
+    pairs = {tuple(p["raters"]): p for p in _pairwise_kappas(data, raters)}
+    expected = 0
+    for i, j in itertools.combinations(range(len(raters)), 2):
+        both = ~np.isnan(data[i]) & ~np.isnan(data[j])
+        if both.sum() < 2:
+            assert (raters[i], raters[j]) not in pairs
+            continue
+        expected += 1
+        pair = pairs[(raters[i], raters[j])]
+        assert pair["n_units"] == int(both.sum())
+        assert pair["exact_agreement"] == float(np.mean(data[i][both] == data[j][both]))
+        try:
+            kappa = cohen_kappa(data[i], data[j], [0, 1, 2, 3], "quadratic")
+        except UndefinedCoefficientError:
+            assert pair["quadratic_kappa"] is None
+            continue
+        assert pair["quadratic_kappa"] == pytest.approx(kappa, abs=1e-12)
+    assert len(pairs) == expected and pairs[("R01", "R04")]["quadratic_kappa"] is None

@@ -29,6 +29,7 @@ def synthetic(n_items: int, n_raters: int, *, judge: bool = True, gold: bool = T
     (3, 1, True, False, 20),      # one rater: nothing pairable
     (30, 6, True, True, 100),
     (4, 0, True, False, 10),      # nobody has scored yet
+    (10, 2, True, True, 30),      # two experts: Cohen's κ of the pair is reported too
 ])
 def test_every_built_report_fits_the_tree_and_round_trips(n_items, n_raters, judge, gold, resamples) -> None:
     ratings, units, judged, golds = synthetic(n_items, n_raters, judge=judge, gold=gold)
@@ -36,6 +37,8 @@ def test_every_built_report_fits_the_tree_and_round_trips(n_items, n_raters, jud
     typed = report_from_dict(built)
     assert isinstance(typed, Report) and typed.groups[0].kind == "overall"
     assert report_to_dict(typed) == built
+    if n_raters == 2:  # the optional pair block is present, typed and given back
+        assert any("cohen_kappa" in g["experts"] for g in built["groups"])
 
 
 def test_a_report_that_drifts_from_the_tree_is_refused_with_the_path_of_the_bad_key() -> None:

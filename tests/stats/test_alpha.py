@@ -110,3 +110,25 @@ def test_leave_one_rater_out_on_krippendorff_2011_matches_dropping_the_row():
     without_c = krippendorff.alpha(reliability_data=np.delete(KRIPPENDORFF_2011, 2, axis=0), level_of_measurement="interval")
     assert influence[2].rater == "C"
     assert influence[2].alpha_without == pytest.approx(without_c)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_leave_one_rater_out_equals_the_package_on_each_matrix_without_the_row(level):
+    rng = np.random.default_rng(11)
+    checked = undefined = 0
+    for _ in range(40):
+        n_raters, n_units = int(rng.integers(2, 7)), int(rng.integers(1, 30))
+        cats = np.arange(1.0, 5.0)
+        data = rng.choice(cats[: int(rng.integers(1, 5))], size=(n_raters, n_units))
+        data[rng.random(data.shape) < rng.uniform(0.0, 0.7)] = np.nan
+        for influence, row in zip(leave_one_rater_out(data, level, cats), range(n_raters), strict=True):
+            rest = np.delete(data, row, axis=0)
+            expected = krippendorff_alpha(rest, level, cats).alpha  # None when undefined
+            if expected is None:
+                assert influence.alpha_without is None
+                undefined += 1
+            else:
+                direct = krippendorff.alpha(reliability_data=rest, value_domain=cats, level_of_measurement=level)
+                assert influence.alpha_without == pytest.approx(direct, abs=1e-12)
+                checked += 1
+    assert checked > 50 and undefined > 10
