@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-$(shell cksum requirements.lock | cut -d' ' -f1)
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run demo test chromium lint typecheck check lock bench clean
+.PHONY: install run demo test test-tools lint typecheck check lock bench clean
 
 $(STAMP): requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -28,16 +28,21 @@ demo: install
 ## make test: install (and Chromium for the browser tests if missing) and run the whole test suite,
 ## in parallel over the machine's cores (SQLite unless DATABASE_URL is set)
 PYTEST_ARGS ?=
-test: install chromium
+test: install test-tools
 	$(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
 
-## Debian's Chromium drives the browser tests (a test tool's own browser download cannot work here).
-chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
+## The test suite drives Debian's Chromium (browser tests) and reads PDFs back with poppler's pdftotext.
+## A test tool's own browser download cannot work here, so both come from Debian when they are missing.
+test-tools:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v pdftotext >/dev/null 2>&1 || missing="$$missing poppler-utils"; \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing Debian's chromium for the browser tests"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else echo "chromium is missing: install Debian's chromium (apt-get install -y chromium)"; exit 1; fi; }
+	    echo "installing Debian's$$missing for the tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "missing for the tests:$$missing (apt-get install -y$$missing)"; exit 1; fi; \
+	fi
 
 lint: install
 	$(BIN)/ruff check .
