@@ -270,6 +270,6 @@ def _to_dict(value: Any) -> Any:
                 if not (f.metadata.get("optional") and getattr(value, f.name) is None)}
     if isinstance(value, list):
         return [_to_dict(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _to_dict(v) for k, v in value.items()}
+    if isinstance(value, dict):  # free-form maps (software versions): sorted, so a stored payload renders alike
+        return {k: _to_dict(value[k]) for k in sorted(value)}
     return value
