@@ -43,24 +43,13 @@ def _cycle(pk: int) -> CalibrationCycle:
     return get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
 
 
-@staff_required
-@require_GET
-def report(request: AuthedRequest, pk: int) -> HttpResponse:
-    """The IRR report of a cycle: the chosen (or newest) snapshot, what changed since, every version."""
-    cycle = _cycle(pk)
-    try:
-        version = _version(request)
-    except BadParameter as exc:
-        return HttpResponseBadRequest(str(exc))
-    snapshot = snapshot_for(cycle=cycle, version=version)
-    if version is not None and snapshot is None:
-        raise Http404(f"This cycle has no report version {version}.")
+def _report_context(cycle: CalibrationCycle, snapshot: ReportSnapshot | None, form: SnapshotRequestForm) -> dict:
+    """What the report page shows: the snapshot's report and charts, what changed since, every version."""
     versions = list(ReportSnapshot.objects.filter(cycle=cycle).select_related("requested_by", "judge_run")
                     .defer("payload", "rater_key").order_by("-version"))
     pending = next((s for s in versions if s.is_pending), None)
     context: dict = {"cycle": cycle, "snapshot": snapshot, "versions": versions, "pending": pending,
-                     "pending_stale": bool(pending and snapshot_is_stale(snapshot=pending)),
-                     "form": SnapshotRequestForm()}
+                     "pending_stale": bool(pending and snapshot_is_stale(snapshot=pending)), "form": form}
     if snapshot is not None and snapshot.is_ready:
         payload: dict = snapshot.payload or {}
         summary = overall(payload)
@@ -78,6 +67,22 @@ def report(request: AuthedRequest, pk: int) -> HttpResponse:
             "majority_confusion": confusion_svg(summary["judge_vs_majority"]["confusion"],
                                                 title="Judge vs expert majority", reference="majority"),
         })
+    return context
+
+
+@staff_required
+@require_GET
+def report(request: AuthedRequest, pk: int) -> HttpResponse:
+    """The IRR report of a cycle: the chosen (or newest) snapshot, what changed since, every version."""
+    cycle = _cycle(pk)
+    try:
+        version = _version(request)
+    except BadParameter as exc:
+        return HttpResponseBadRequest(str(exc))
+    snapshot = snapshot_for(cycle=cycle, version=version)
+    if version is not None and snapshot is None:
+        raise Http404(f"This cycle has no report version {version}.")
+    context = _report_context(cycle, snapshot, SnapshotRequestForm())
     return render(request, "calibration/report.html", context)
 
 
@@ -101,9 +106,7 @@ def report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
         else:
             messages.success(request, f"Version {snapshot.version} is being computed.")
             return redirect("calibration:report", pk=cycle.pk)
-    versions = list(ReportSnapshot.objects.filter(cycle=cycle).defer("payload", "rater_key").order_by("-version"))
-    return render(request, "calibration/report.html",
-                  {"cycle": cycle, "snapshot": None, "versions": versions, "form": form, "pending": None},
+    return render(request, "calibration/report.html", _report_context(cycle, snapshot_for(cycle=cycle), form),
                   status=422)
 
 
