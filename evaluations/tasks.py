@@ -8,9 +8,13 @@ from django_tasks import task
 
 @task()
 def judge_run_execute_task(run_id: int) -> dict[str, Any]:
-    """Execute a queued judge run; returns its summary (also visible at /judge/runs/<id>/)."""
+    """Execute a queued judge run, then cache its leaderboard; returns its summary (also at /judge/runs/<id>/)."""
     from .judge.models import JudgeRun
     from .judge.pipeline import judge_run_execute
+    from .judge.selectors import leaderboard_refresh
 
     run = JudgeRun.objects.select_related("rubric").get(pk=run_id)
-    return judge_run_execute(run=run).as_dict()
+    summary = judge_run_execute(run=run).as_dict()
+    if summary["scored"]:
+        leaderboard_refresh(run=run)  # pages and the API then read it instead of computing it per request
+    return summary

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from .leaderboard import Leaderboard
 from .models import JudgeRun
 from .permissions import staff_required
-from .selectors import judge_run_latest_finished, judge_run_summary, judge_runs_recent, leaderboard_build
+from .selectors import judge_run_latest_finished, judge_run_summary, judge_runs_recent, leaderboard_cached
 from .services import judge_run_cancel
 
 POLL_SECONDS = 2
@@ -60,7 +60,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     run = get_object_or_404(JudgeRun, pk=run_id) if run_id and run_id.isdigit() else judge_run_latest_finished()
     context: dict[str, Any] = {"run": run, "runs": judge_runs_recent(limit=20)}
     if run is not None:
-        board = leaderboard_build(run=run)
+        board = leaderboard_cached(run=run)
         context["board"] = board
         context["dimensions"], context["dimension_rows"] = _matrix(board, "by_dimension")
         context["traditions"], context["tradition_rows"] = _matrix(board, "by_tradition")
