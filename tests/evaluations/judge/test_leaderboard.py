@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import asdict
 
 import numpy as np
@@ -15,17 +14,17 @@ from accounts.models import User
 from evaluations.judge import selectors as judge_selectors
 from evaluations.judge.leaderboard import LeaderboardItem, leaderboard_compute, paired_comparison
 from evaluations.judge.models import JudgeResult, JudgeRun
-from evaluations.judge.outcomes import ItemOutcome, ResultRecord, ScoreRecord
-from evaluations.judge.pipeline import SIX_PLACES, judge_run_execute, work_items
+from evaluations.judge.pipeline import judge_run_execute
 from evaluations.judge.selectors import leaderboard_build, leaderboard_cached
-from evaluations.judge.services import judge_results_store, judge_run_create, judge_run_finish
+from evaluations.judge.services import judge_run_create, judge_run_finish
 from evaluations.models import EvaluatedModel, TestCase
-from evaluations.selectors import case_composite, difficulty_weight
+from evaluations.selectors import difficulty_weight
 from evaluations.tasks import judge_run_execute_task
 from stats.means import bootstrap_weighted_mean_ci, weighted_mean
 
 from . import leaderboard_reference as reference
 from .conftest import MODELS, import_benchmark, no_sleep
+from .results import store_random_results
 
 # case id: (dimension, difficulty weight, tradition)
 CASES = {1: ("textual", 1.0, "none"), 2: ("doctrinal", 2.0, "reformed"), 3: ("doctrinal", 3.0, "reformed"),
@@ -194,39 +193,6 @@ def test_columnar_computation_gives_exactly_the_previous_results_on_random_items
     assert [row.model for row in new.models]  # not vacuous
     assert any(row.overall.score is None for row in new.models) == any(
         all(not i.scored for i in items if i.model == row.model) for row in new.models)
-
-
-def store_random_results(run, seed: int) -> None:  # type: ignore[no-untyped-def]
-    """Results for every item of `run` through the pipeline's writer: scored, failed, filtered, fallback, secondary."""
-    rng = random.Random(seed)
-
-    def scored(item, model: str, role: str) -> ResultRecord:  # type: ignore[no-untyped-def]
-        raw = {key: rng.randint(0, 3) for key in item.sub_keys}
-        return ResultRecord(role=role, judge_model=model, status="scored", attempts=1,
-                            composite=case_composite(raw_scores=raw, sub_weights=item.sub_weights).quantize(SIX_PLACES),
-                            scores=[ScoreRecord(key, value, "because") for key, value in raw.items()])
-
-    def failed(model: str, status: str, error_class: str) -> ResultRecord:
-        return ResultRecord(role="primary", judge_model=model, status=status, error_class=error_class, attempts=3)
-
-    outcomes = []
-    for item in work_items(run=run):
-        outcome = ItemOutcome(response_id=item.response_id)
-        draw = rng.random()
-        if draw < 0.1:
-            outcome.results.append(failed(run.primary_model, "failed", "server_error"))
-        elif draw < 0.15:
-            outcome.results.append(failed(run.primary_model, "filtered", "filtered"))
-        elif draw < 0.25:
-            outcome.results += [failed(run.primary_model, "failed", "timeout"), scored(item, run.fallback_model, "fallback")]
-        else:
-            outcome.results.append(scored(item, run.primary_model, "primary"))
-            if item.needs_secondary:
-                outcome.results.append(scored(item, run.secondary_model, "secondary") if rng.random() > 0.2
-                                       else ResultRecord(role="secondary", judge_model=run.secondary_model,
-                                                         status="parse_error", error_class="parse_error"))
-        outcomes.append(outcome)
-    judge_results_store(run=run, outcomes=outcomes)
 
 
 def random_run(tmp_path, rubric, seed: int):  # type: ignore[no-untyped-def]
