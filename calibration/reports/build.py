@@ -91,9 +91,12 @@ def _matrix(units: list[tuple[str, str]], raters: list[str], values: dict[tuple[
 
 def _safe(compute: Any) -> float | None:
     try:
-        value = float(compute())
+        raw = compute()
     except UndefinedCoefficientError:
         return None
+    if raw is None:  # e.g. α when every value is the same (no expected disagreement)
+        return None
+    value = float(raw)
     return value if math.isfinite(value) else None
 
 

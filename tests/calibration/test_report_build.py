@@ -167,3 +167,12 @@ def test_renderings_carry_the_same_numbers():
     assert all(f">{count}<" in confusion_svg(matrix, title="m") for row in matrix for count in row)
     pdf = report_pdf(report)
     assert pdf.startswith(b"%PDF") and len(pdf) > 2000
+
+
+def test_a_group_where_everyone_gives_the_same_score_has_undefined_alphas_instead_of_failing():
+    units = [UnitInfo(item=f"it{i}", sub_dimension="lexicalAccuracy", dimension="textual", tradition="none",
+                      difficulty="hard") for i in range(3)]
+    ratings = [Rating(unit, rater, 2) for unit in units for rater in ("A", "B")]
+    report = calibration_report_build(ratings, judge={u.key: 2 for u in units}, gold={}, units=units,
+                                      n_resamples=50, seed=1)
+    assert overall(report)["panel_alpha_with_judge"] is None and overall(report)["n_units"] == 3
