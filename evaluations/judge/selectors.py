@@ -244,8 +244,41 @@ def judge_run_summary(*, run: JudgeRun) -> RunSummary:
 
 
 def judge_runs_recent(*, limit: int = 50) -> QuerySet[JudgeRun]:
-    """The newest runs, for the run list page."""
+    """The newest runs (the leaderboard's run picker)."""
     return JudgeRun.objects.select_related("rubric", "created_by").order_by("-created_at", "-id")[:limit]
+
+
+@dataclass
+class RunPage:
+    """One page of runs, newest first; whether more follow is known from one extra row (no COUNT query)."""
+
+    runs: list[JudgeRun]
+    number: int
+    has_next: bool
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def previous_page_number(self) -> int:
+        return self.number - 1
+
+    @property
+    def next_page_number(self) -> int:
+        return self.number + 1
+
+
+RUNS_PAGE_SIZE = 50
+
+
+def judge_runs_page(*, page: int = 1, per_page: int | None = None) -> RunPage:
+    """The run list page: RUNS_PAGE_SIZE runs, newest first (one query)."""
+    page, per_page = max(1, page), per_page or RUNS_PAGE_SIZE
+    start = (page - 1) * per_page
+    runs = list(JudgeRun.objects.select_related("rubric", "created_by")
+                .order_by("-created_at", "-id")[start:start + per_page + 1])
+    return RunPage(runs=runs[:per_page], number=page, has_next=len(runs) > per_page)
 
 
 def judge_run_latest_finished() -> JudgeRun | None:

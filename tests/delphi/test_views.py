@@ -169,3 +169,16 @@ def test_index_and_study_page_query_counts_are_bounded(dworld, django_assert_max
         admin.get(reverse("delphi:study", args=[dworld.study.pk]))
     with django_assert_max_num_queries(20):
         expert.get(respond_url(dworld))
+
+
+def test_index_lists_the_studies_a_page_at_a_time(dworld, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from calibration.delphi import views
+    from calibration.delphi.services import delphi_study_create
+
+    delphi_study_create(name="Second study", rubric=dworld.rubric, panelists=[dworld.expert], created_by=dworld.admin)
+    monkeypatch.setattr(views, "STUDIES_PAGE_SIZE", 1)
+    admin = as_user(dworld.admin)
+    first, second = (admin.get(reverse("delphi:index"), {"page": n}) for n in ("1", "2"))
+    shown = [row.name for page in (first, second) for row in page.context["rows"]]
+    assert sorted(shown) == ["Catholic weights", "Second study"]
+    assert "Page 1 of 2" in first.content.decode()
