@@ -113,7 +113,7 @@ def grow(base: Base, n: int, *, tag: str, tmp_path: Path) -> None:
     # Calibration cycles: committed, scored (with disagreements and a skip), disputes decided, closed.
     for i in range(n):
         cycle, _ = cycle_commit(name=f"{tag} cycle {i}", params=DrawParams(seed=rng.randint(0, 10**6),
-                                min_per_dimension=2), previous=cycle_latest(), neutral_panel=neutral,
+                                min_per_dimension=n + 1), previous=cycle_latest(), neutral_panel=neutral,
                                 created_by=base.admin)
         assignments = Assignment.objects.filter(cycle=cycle).select_related("expert", "item").order_by("id")
         for j, assignment in enumerate(assignments):
@@ -134,7 +134,7 @@ def grow(base: Base, n: int, *, tag: str, tmp_path: Path) -> None:
     # Delphi: studies of the new experts, round 1 answered by all and closed, round 2 answered by some.
     structure = weight_structure(rubric=rubric_active())
     for i in range(n):
-        panelists = experts[i:i + 3]
+        panelists = experts[: i + 3]
         study = delphi_study_create(name=f"{tag} study {i}", rubric=rubric_active(), panelists=panelists,
                                     tradition=traditions[i % len(traditions)] if i % 2 else None,
                                     created_by=base.admin).study
@@ -153,3 +153,51 @@ def queries(function: Callable[[], Any]) -> tuple[int, Any]:
     with CaptureQueriesContext(connection) as ctx:
         result = function()
     return len(ctx.captured_queries), result
+
+
+@dataclass(frozen=True)
+class PageCheck:
+    """A page to measure: who asks, how (a function of the client), and how many rows it lists (or None)."""
+
+    user: Callable[[Base], User]
+    request: Callable[[Any], Any]
+    rows: Callable[[Any], int] | None = None
+    status: int = 200
+
+
+@dataclass(frozen=True)
+class Measured:
+    queries: tuple[int, int]  # at the small size, at the large size
+    rows: tuple[int, int] | None
+
+
+def measure_two_sizes(blocker: Any, tmp_path: Path, pages: Callable[[Base], dict[str, PageCheck]]) -> dict[str, Measured]:
+    """Build the world at SMALL, measure every page, grow it by LARGE, measure again; then roll it all back.
+
+    For a module-scoped fixture: the world is built once for all of a module's pages.
+    """
+    from django.db import transaction
+    from django.test import Client
+
+    found: dict[str, list[tuple[int, int | None]]] = {}
+    with blocker.unblock(), transaction.atomic():
+        base = base_build()
+        for tag, n in (("small", SMALL), ("large", LARGE)):
+            grow(base, n, tag=tag, tmp_path=tmp_path)
+            for label, page in pages(base).items():
+                client = Client()
+                client.force_login(page.user(base))
+                n_queries, response = queries(lambda page=page, client=client: page.request(client))
+                assert response.status_code == page.status, (label, tag, response.status_code)
+                found.setdefault(label, []).append((n_queries, page.rows(response) if page.rows else None))
+        transaction.set_rollback(True)
+    return {label: Measured((a[0], b[0]), None if a[1] is None else (a[1], b[1] or 0))
+            for label, (a, b) in found.items()}
+
+
+def assert_constant(measured: Measured, *, max_queries: int) -> None:
+    """The same queries at both sizes (and not many), for more rows at the larger size."""
+    if measured.rows is not None:
+        assert 0 < measured.rows[0] < measured.rows[1], f"the page must list more rows when larger: {measured.rows}"
+    assert measured.queries[0] == measured.queries[1], f"queries grow with the rows: {measured.queries}"
+    assert measured.queries[1] <= max_queries, measured.queries
