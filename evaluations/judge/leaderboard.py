@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from stats.means import bootstrap_weighted_mean_ci, weighted_mean
 
@@ -159,6 +158,8 @@ def paired_comparison(a: list[float], b: list[float]) -> tuple[float | None, flo
     sd = float(diff.std(ddof=1))
     if sd == 0:
         return mean, None, None, None
+    from scipy import stats as scipy_stats  # ~1 s to import: not at start-up (the admin imports this module)
+
     result = scipy_stats.ttest_rel(a, b)
     return mean, float(result.statistic), float(result.pvalue), mean / sd
 
