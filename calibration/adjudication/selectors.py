@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 from django.utils.safestring import SafeString
 
@@ -34,7 +34,7 @@ class ItemState:
     cycle_closed: bool
     rater_ids: set[int] = field(default_factory=set)
     unfinished: int = 0
-    scores: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    scores: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))  # per key, in no given order
     decided: bool = False
 
     @property
@@ -78,9 +78,11 @@ def item_states(
         state.rater_ids.add(expert_id)
         if status not in DONE:
             state.unfinished += 1
-    for item_id, key, score in scores.values_list("annotation__assignment__item_id", "key", "score"):
+    # Counted per score value in the database: about half the rows of one per expert's score.
+    counted = scores.values_list("annotation__assignment__item_id", "key", "score").annotate(n=Count("id"))
+    for item_id, key, score, n in counted:
         if item_id in states:
-            states[item_id].scores[key].append(score)
+            states[item_id].scores[key].extend([score] * n)
     for item_id in decisions.values_list("item_id", flat=True):
         if item_id in states:
             states[item_id].decided = True
@@ -127,15 +129,16 @@ def _queue_candidates(*, user: User, panels: set[int] | None, include_decided: b
     of the user's panels, not rated by the user, and (unless asked) without a decision. `adjudication_queue`
     applies the full rule to these only, so items settled long ago are not read again on every visit.
     """
-    of_item = Assignment.objects.filter(item=OuterRef("pk"))
-    items = CycleItem.objects.filter(Exists(of_item)).filter(
-        Q(cycle__status=CalibrationCycle.Status.CLOSED) | ~Exists(of_item.exclude(status__in=DONE))
-    ).exclude(Exists(of_item.filter(expert_id=user.pk)))
+    # Uncorrelated subqueries: the database evaluates each once (SQLite ran a correlated one per item).
+    assignments = Assignment.objects.order_by()
+    unfinished = assignments.exclude(status__in=DONE).values("item_id")
+    items = CycleItem.objects.filter(Q(cycle__status=CalibrationCycle.Status.CLOSED) | ~Q(pk__in=unfinished))
+    items = items.exclude(pk__in=assignments.filter(expert_id=user.pk).values("item_id"))
     if panels is not None:
-        items = items.filter(Exists(of_item.filter(panel_id__in=panels)))
+        items = items.filter(pk__in=assignments.filter(panel_id__in=panels).values("item_id"))
     if not include_decided:
-        items = items.exclude(Exists(AdjudicationDecision.objects.filter(item=OuterRef("pk"), is_current=True)))
-    return items.values("pk")
+        items = items.exclude(pk__in=AdjudicationDecision.objects.filter(is_current=True).order_by().values("item_id"))
+    return items.order_by().values("pk")
 
 
 def _queue_states(*, user: User, include_decided: bool) -> list[ItemState]:
