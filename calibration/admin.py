@@ -79,6 +79,9 @@ class CycleItemAdmin(admin.ModelAdmin):
     actions = ["mark_anchor", "unmark_anchor"]
     readonly_fields = ["cycle", "response", "source"]
 
+    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+        return super().get_queryset(request).defer("cycle__draw_report")  # a large JSON per row, never shown
+
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]
         return False
 
