@@ -63,6 +63,7 @@ bench: install
 	$(BIN)/python benchmarks/import_responses.py
 	$(BIN)/python benchmarks/irr_report.py
 	$(BIN)/python benchmarks/judge_throughput.py
+	$(BIN)/python benchmarks/pages.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

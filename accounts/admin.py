@@ -38,6 +38,7 @@ class ExpertProfileAdmin(admin.ModelAdmin):
     list_filter = ["tradition"]
     search_fields = ["user__email", "user__display_name", "institution"]
     autocomplete_fields = ["user"]
+    list_select_related = ["user", "tradition"]
 
 
 @admin.register(Invitation)
@@ -47,6 +48,7 @@ class InvitationAdmin(admin.ModelAdmin):
     form = InvitationAdminForm
     list_display = ["email", "role", "tradition", "status", "invited_by", "sent_at", "expires_at"]
     list_filter = ["role", "tradition"]
+    list_select_related = ["tradition", "invited_by"]
     search_fields = ["email"]
     actions = ["resend", "revoke"]
     readonly_fields = ["invited_by", "sent_at", "expires_at", "accepted_at", "accepted_user", "revoked_at"]

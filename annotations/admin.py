@@ -72,6 +72,11 @@ class GoldScoreInline(admin.TabularInline):
 class AdjudicationDecisionAdmin(admin.ModelAdmin):
     list_display = ["item", "adjudicator", "reason", "is_current", "created_at"]
     list_filter = ["reason", "is_current", "item__cycle"]
+    # The item shows as "cycle · response id": not every foreign key down to the test case, nor the draw report.
+    list_select_related = ["adjudicator", "item__cycle"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("item__cycle__draw_report")
     search_fields = ["note", "item__response__test_case__external_id"]
     readonly_fields = ["item", "adjudicator", "reason", "note", "is_current", "supersedes", "created_at"]
     inlines = [GoldScoreInline]

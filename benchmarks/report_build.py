@@ -4,8 +4,8 @@ Run from the repository root:
     .venv/bin/python benchmarks/report_build.py              # options: --repeat N, --resamples N, --no-demo
 
 1. The demo cycle: a throwaway SQLite database gets the whole demo (cases, responses, the offline judge
-   run, experts, panels, the cycle, scores and gold decisions); then `cycle_report` — the selector that
-   reads the rows and `calibration_report_build` with 1,000 resamples — is timed. Goal: < 1 s.
+   run, experts, panels, the cycle, scores and gold decisions); then reading the rows and
+   `calibration_report_build` with 1,000 resamples — what a snapshot computes — is timed. Goal: < 1 s.
 2. The synthetic cycle of `tests/calibration/synthetic.py`: 6 dimensions × 8 traditions × 7 items,
    60 raters in 8 panels (9,280 ratings on 1,344 units), 1,000 resamples. Goal: < 5 s on 2 cores.
 3. The old path measured in the same run: every group's pairwise κ with one scikit-learn call per
@@ -114,8 +114,16 @@ def main() -> None:
 def run(args: argparse.Namespace) -> None:
     """The timings; the database is the throwaway SQLite file set up by main."""
     from calibration.reports import build
-    from calibration.reports.selectors import cycle_report
+    from calibration.reports.selectors import judge_run_for_cycle, report_inputs
     from tests.calibration.synthetic import synthetic_cycle
+
+    def cycle_report(*, cycle, n_resamples):  # type: ignore[no-untyped-def]
+        """Read the cycle's rows, then build: what a snapshot computes (before rendering its files)."""
+        run = judge_run_for_cycle(cycle=cycle)
+        inputs = report_inputs(cycle=cycle, run=run)
+        report = build.calibration_report_build(inputs.ratings, judge=inputs.judge, gold=inputs.gold,
+                                                units=inputs.units, n_resamples=n_resamples, seed=20260101)
+        return report, inputs, run
 
     print(f"calibration report build, {args.resamples:,} bootstrap resamples, median of {args.repeat} runs "
           f"(wall; process CPU in brackets)")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet
@@ -65,10 +65,13 @@ def previous_items(*, cycle: CalibrationCycle | None) -> list[PreviousItem]:
     return [PreviousItem(rid, anchor) for rid, anchor in cycle.items.values_list("response_id", "is_anchor")]
 
 
-def judge_extreme_composite_response_ids(*, response_ids: Iterable[int], share: float = 0.05) -> frozenset[int]:
+def judge_extreme_composite_response_ids(
+    *, response_ids: Iterable[int], share: float = 0.05, dimensions: Mapping[int, str] | None = None
+) -> frozenset[int]:
     """Responses whose judge composite is extreme — the lowest and highest `share` (at least one each) per
     dimension — as edge cases for the draw. Uses the newest finished judge run and its decisive result per
-    response; with no judge run, there are no judge-based edge cases.
+    response; with no judge run, there are no judge-based edge cases. `dimensions` ({response id: its case's
+    dimension}), when the caller has them, spares a query over every judged response.
     """
     import math
 
@@ -79,7 +82,8 @@ def judge_extreme_composite_response_ids(*, response_ids: Iterable[int], share: 
     if run is None or not wanted:
         return frozenset()
     decisive = judge_decisive_scored(run=run, response_ids=wanted)
-    dimension_of = dict(ModelResponse.objects.filter(pk__in=list(decisive)).values_list("pk", "test_case__dimension"))
+    dimension_of = dimensions if dimensions is not None else dict(
+        ModelResponse.objects.filter(pk__in=list(decisive)).values_list("pk", "test_case__dimension"))
     per_dimension: dict[str, list[tuple[float, int]]] = defaultdict(list)
     for response_id, result in decisive.items():
         if result.composite is not None:

@@ -36,7 +36,8 @@ class AssignmentReport:
 def cycle_draw_compute(*, params: DrawParams, previous: CalibrationCycle | None = None) -> DrawResult:
     """Compute (without storing) the draw for these parameters: what the preview page shows."""
     pool = draw_pool()
-    judge_edges = judge_extreme_composite_response_ids(response_ids=[p.response_id for p in pool])
+    judge_edges = judge_extreme_composite_response_ids(response_ids=[p.response_id for p in pool],
+                                                       dimensions={p.response_id: p.dimension for p in pool})
     return draw(pool, params, previous=previous_items(cycle=previous), judge_edge_ids=judge_edges,
                 dimensions=dimension_order())
 

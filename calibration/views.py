@@ -5,6 +5,7 @@ from collections import defaultdict
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
@@ -42,10 +43,11 @@ def _report_context(report: dict) -> dict:
 @staff_required
 @require_GET
 def index(request: AuthedRequest) -> HttpResponse:
-    """Overview: panel warnings and the cycles."""
+    """Overview: panel warnings and the cycles, newest first, a page at a time."""
+    cycles = CalibrationCycle.objects.select_related("previous").defer("draw_report", "previous__draw_report")
+    page = Paginator(cycles, CYCLES_PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "calibration/index.html", {
-        "warnings": panel_size_warnings(),
-        "cycles": CalibrationCycle.objects.select_related("previous")[:50],
+        "warnings": panel_size_warnings(), "cycles": page.object_list, "page_obj": page,
     })
 
 
@@ -111,13 +113,16 @@ def cycle(request: AuthedRequest, pk: int) -> HttpResponse:
 @require_GET
 def progress(request: AuthedRequest) -> HttpResponse:
     """Per panel and per expert: done / total and median time per item."""
-    cycles = list(CalibrationCycle.objects.all()[:100])
+    cycles = list(CalibrationCycle.objects.defer("draw_report")[:100])
     selected = None
     if request.GET.get("cycle", "").isdigit():
         selected = next((c for c in cycles if c.pk == int(request.GET["cycle"])), None)
     selected = selected or (cycles[0] if cycles else None)
     rows = cycle_progress(cycle=selected) if selected else []
     return render(request, "calibration/progress.html", {"cycles": cycles, "selected": selected, "panels": rows})
+
+
+CYCLES_PAGE_SIZE = 50
 
 
 @staff_required

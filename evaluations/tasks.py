@@ -11,15 +11,19 @@ from django.db import transaction
 from django_tasks import task
 
 from .judge.pipeline import judge_run_execute
+from .judge.selectors import leaderboard_refresh
 from .judge.services import judge_run_create
 from .models import JudgeRun, RubricVersion
 
 
 @task()
 def judge_run_execute_task(run_id: int) -> dict[str, Any]:
-    """Execute a queued judge run; returns its summary (also visible at /judge/runs/<id>/)."""
+    """Execute a queued judge run, then cache its leaderboard; returns its summary (also at /judge/runs/<id>/)."""
     run = JudgeRun.objects.select_related("rubric").get(pk=run_id)
-    return judge_run_execute(run=run).as_dict()
+    summary = judge_run_execute(run=run).as_dict()
+    if summary["scored"]:
+        leaderboard_refresh(run=run)  # pages and the API then read it instead of computing it per request
+    return summary
 
 
 def judge_run_enqueue(*, run: JudgeRun) -> None:

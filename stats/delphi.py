@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal
 
 import numpy as np
-from scipy import stats as sps
 
 
 @dataclass(frozen=True)
@@ -168,6 +167,8 @@ def kendall_tau(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray
     """Kendall's τ-b between two score vectors over the same items (scipy.stats.kendalltau)."""
     if len(a) < 2:
         return float("nan")
+    from scipy import stats as sps  # ~0.8 s to import: not in every web worker's first request (the URLconf)
+
     return float(sps.kendalltau(a, b).statistic)
 
 

@@ -19,7 +19,6 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.metrics import cohen_kappa_score
 
 from stats.agreement import weighted_observed_agreement
 from stats.matrix import UndefinedCoefficientError, as_reliability_matrix, resolve_categories, value_counts
@@ -55,6 +54,10 @@ def cohen_kappa(
             )
     if not both.any():
         raise UndefinedCoefficientError("no unit was rated by both raters")
+    # Imported here: scikit-learn takes ~0.4 s to import, which every web worker's first request paid
+    # (the URLconf reaches this module through the report API) whether it computed a κ or not.
+    from sklearn.metrics import cohen_kappa_score
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         value = cohen_kappa_score(a[both], b[both], labels=cats, weights=weights, replace_undefined_by=np.nan)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 RULES = ("span2_or_no_majority", "span2", "no_majority", "any_difference")
 
@@ -46,7 +47,13 @@ def item_disagreements(scores_by_key: Mapping[str, Sequence[int]], rule: str) ->
     """{sub-dimension key: reason} for every sub-dimension that needs adjudication (empty: none)."""
     found = {}
     for key in sorted(scores_by_key):
-        reason = sub_dimension_disagreement(list(scores_by_key[key]), rule)
+        reason = _sorted_disagreement(tuple(sorted(scores_by_key[key])), rule)
         if reason:
             found[key] = reason
     return found
+
+
+@lru_cache(maxsize=4096)
+def _sorted_disagreement(scores: tuple[int, ...], rule: str) -> str | None:
+    """sub_dimension_disagreement, remembered: a queue checks thousands of items but few distinct score sets."""
+    return sub_dimension_disagreement(scores, rule)

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from django.db.models import Prefetch
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 from django.utils.safestring import SafeString
 
@@ -22,7 +23,7 @@ from annotations.models import (
 )
 from annotations.rendering import markdown_to_safe_html
 from evaluations.methodology import SCALE, ScaleLevel
-from evaluations.models import RubricSubDimension
+from evaluations.models import Dimension, RubricSubDimension
 
 from .rules import item_disagreements
 
@@ -40,7 +41,7 @@ class ItemState:
     cycle_closed: bool
     rater_ids: set[int] = field(default_factory=set)
     unfinished: int = 0
-    scores: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    scores: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))  # per key, in no given order
     decided: bool = False
 
     @property
@@ -57,16 +58,22 @@ class ItemState:
         return bool(self.disagreements)
 
 
-def item_states(*, cycle_ids: list[int] | None = None, item_ids: list[int] | None = None) -> dict[int, ItemState]:
-    """Every item's state, from three queries however many items there are."""
-    assignments = Assignment.objects.all()
-    scores = SubScore.objects.filter(annotation__status=Annotation.Status.SUBMITTED)
+def item_states(
+    *, cycle_ids: list[int] | None = None, item_ids: list[int] | QuerySet[CycleItem, Any] | None = None
+) -> dict[int, ItemState]:
+    """Every item's state, from three queries however many items there are (`item_ids` may be a subquery)."""
+    # No ordering: the models' default orderings would join users and cycles only to sort.
+    assignments = Assignment.objects.order_by()
+    scores = SubScore.objects.filter(annotation__status=Annotation.Status.SUBMITTED).order_by()
+    decisions = AdjudicationDecision.objects.filter(is_current=True).order_by()
     if cycle_ids is not None:
         assignments = assignments.filter(cycle_id__in=cycle_ids)
         scores = scores.filter(annotation__assignment__cycle_id__in=cycle_ids)
+        decisions = decisions.filter(item__cycle_id__in=cycle_ids)
     if item_ids is not None:
         assignments = assignments.filter(item_id__in=item_ids)
         scores = scores.filter(annotation__assignment__item_id__in=item_ids)
+        decisions = decisions.filter(item_id__in=item_ids)
     states: dict[int, ItemState] = {}
     rows = assignments.values_list("item_id", "cycle_id", "panel_id", "expert_id", "status",
                                    "cycle__disagreement_rule", "cycle__status")
@@ -78,12 +85,14 @@ def item_states(*, cycle_ids: list[int] | None = None, item_ids: list[int] | Non
         state.rater_ids.add(expert_id)  # withdrawn raters too: they saw the item, so they may not decide it
         if status not in DONE and status != Assignment.Status.WITHDRAWN:
             state.unfinished += 1
-    for item_id, key, score in scores.values_list("annotation__assignment__item_id", "key", "score"):
+    # Counted per score value in the database: about half the rows of one per expert's score.
+    counted = scores.values_list("annotation__assignment__item_id", "key", "score").annotate(n=Count("id"))
+    for item_id, key, score, n in counted:
         if item_id in states:
-            states[item_id].scores[key].append(score)
-    decided = AdjudicationDecision.objects.filter(is_current=True, item_id__in=list(states)).values_list("item_id", flat=True)
-    for item_id in decided:
-        states[item_id].decided = True
+            states[item_id].scores[key].extend([score] * n)
+    for item_id in decisions.values_list("item_id", flat=True):
+        if item_id in states:
+            states[item_id].decided = True
     return states
 
 
@@ -119,27 +128,64 @@ class QueueEntry:
     decided: bool
 
 
+QUEUE_PAGE_SIZE = 50
+
+
+def _queue_candidates(*, user: User, panels: set[int] | None, include_decided: bool) -> QuerySet[CycleItem, Any]:
+    """Ids of the items that can be in the user's queue, whatever their scores: finished (or in a closed cycle),
+    of the user's panels, not rated by the user, and (unless asked) without a decision. `adjudication_queue`
+    applies the full rule to these only, so items settled long ago are not read again on every visit.
+    """
+    # Uncorrelated subqueries: the database evaluates each once (SQLite ran a correlated one per item).
+    assignments = Assignment.objects.order_by()
+    unfinished = assignments.exclude(status__in=DONE).values("item_id")
+    items = CycleItem.objects.filter(Q(cycle__status=CalibrationCycle.Status.CLOSED) | ~Q(pk__in=unfinished))
+    items = items.exclude(pk__in=assignments.filter(expert_id=user.pk).values("item_id"))
+    if panels is not None:
+        items = items.filter(pk__in=assignments.filter(panel_id__in=panels).values("item_id"))
+    if not include_decided:
+        items = items.exclude(pk__in=AdjudicationDecision.objects.filter(is_current=True).order_by().values("item_id"))
+    return items.order_by().values("pk")
+
+
+def _queue_states(*, user: User, include_decided: bool) -> list[ItemState]:
+    """The states of the items in the user's queue, by cycle and item (four queries)."""
+    panels = _panels_adjudicated_by(user)
+    if panels is not None and not panels:
+        return []
+    states = item_states(item_ids=_queue_candidates(user=user, panels=panels, include_decided=include_decided))
+    wanted = [s for s in states.values()
+              if s.needs_adjudication and (include_decided or not s.decided) and _may_decide(user, s, panels)]
+    return sorted(wanted, key=lambda s: (s.cycle_id, s.item_id))
+
+
+def _queue_entries(states: list[ItemState]) -> list[QueueEntry]:
+    """What the queue shows of these items (one query)."""
+    rows = {pk: rest for pk, *rest in CycleItem.objects.filter(pk__in=[s.item_id for s in states]).order_by().values_list(
+        "pk", "cycle__name", "response__test_case__dimension", "response__test_case__tradition__name")}
+    dimensions = dict(Dimension.choices)
+    return [QueueEntry(s.item_id, rows[s.item_id][0], dimensions.get(rows[s.item_id][1], rows[s.item_id][1]),
+                       rows[s.item_id][2] or "—", s.disagreements, s.decided) for s in states]
+
+
 def adjudication_queue(*, user: User, include_decided: bool = False) -> list[QueueEntry]:
     """Items of the user's panels that need a decision (and, if asked, those already decided)."""
-    panels = _panels_adjudicated_by(user)
-    cycles = CalibrationCycle.objects.all()
-    if panels is not None:
-        if not panels:
-            return []
-        cycles = cycles.filter(assignments__panel_id__in=panels).distinct()
-    states = item_states(cycle_ids=list(cycles.values_list("id", flat=True)))
-    wanted = [s for s in states.values()
-              if s.needs_adjudication and (include_decided or not s.decided)
-              and _may_decide(user, s, panels)]
-    items = {i.pk: i for i in CycleItem.objects.filter(pk__in=[s.item_id for s in wanted]).select_related(
-        "cycle", "response__test_case__tradition")}
-    entries = []
-    for state in sorted(wanted, key=lambda s: (s.cycle_id, s.item_id)):
-        item = items[state.item_id]
-        case = item.response.test_case
-        entries.append(QueueEntry(state.item_id, item.cycle.name, case.get_dimension_display(),
-                                  case.tradition.name if case.tradition else "—", state.disagreements, state.decided))
-    return entries
+    return _queue_entries(_queue_states(user=user, include_decided=include_decided))
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    entries: list[QueueEntry]
+    page: Page
+
+
+def adjudication_queue_page(
+    *, user: User, include_decided: bool = False, page: int | str = 1, per_page: int | None = None
+) -> QueuePage:
+    """One page of `adjudication_queue` (the same order; QUEUE_PAGE_SIZE items); out-of-range pages give the last."""
+    states = _queue_states(user=user, include_decided=include_decided)
+    found = Paginator(states, per_page or QUEUE_PAGE_SIZE).get_page(page)
+    return QueuePage(entries=_queue_entries(list(found.object_list)), page=found)
 
 
 @dataclass(frozen=True)

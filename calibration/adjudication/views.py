@@ -19,7 +19,12 @@ from annotations.services import can_reopen
 from annotations.views import reopen_from_post
 
 from .forms import DecisionForm, gold_field_name
-from .selectors import AdjudicationView, adjudication_queue, adjudication_state_for, adjudication_view
+from .selectors import (
+    AdjudicationView,
+    adjudication_queue_page,
+    adjudication_state_for,
+    adjudication_view,
+)
 from .services import adjudication_record
 
 
@@ -36,8 +41,11 @@ def queue(request: AuthedRequest) -> HttpResponse:
     if not _may_see_queue(request.user):
         raise PermissionDenied
     show_decided = request.GET.get("decided") == "1"
-    entries = adjudication_queue(user=request.user, include_decided=show_decided)
-    return render(request, "calibration/adjudication/queue.html", {"entries": entries, "show_decided": show_decided})
+    found = adjudication_queue_page(user=request.user, include_decided=show_decided, page=request.GET.get("page", 1))
+    return render(request, "calibration/adjudication/queue.html", {
+        "entries": found.entries, "page_obj": found.page, "show_decided": show_decided,
+        "page_query": "decided=1&" if show_decided else "",
+    })
 
 
 def _render_item(request: AuthedRequest, *, view: AdjudicationView, form: DecisionForm, status: int = 200,

@@ -93,6 +93,7 @@ class CalibrationCycleAdmin(admin.ModelAdmin):
 
     list_display = ["name", "status", "seed", "min_per_dimension", "previous", "created_at", "page"]
     list_filter = ["status"]
+    list_select_related = ["previous"]
     fields = ["name", "status", "lifecycle", "rubric", "previous", "seed", "min_per_dimension", "refresh_fraction",
               "edge_fraction", "show_reference_answers", "neutral_panel", "created_by"]
     readonly_fields = ["status", "lifecycle", "rubric", "previous", "seed", "min_per_dimension", "refresh_fraction",
@@ -170,9 +171,12 @@ class CalibrationCycleAdmin(admin.ModelAdmin):
 class CycleItemAdmin(admin.ModelAdmin):
     list_display = ["id", "cycle", "response", "source", "is_anchor"]
     list_filter = ["cycle", "source", "is_anchor", "response__test_case__dimension"]
-    list_select_related = ["cycle"]
+    list_select_related = ["cycle", "response"]
     actions = ["mark_anchor", "unmark_anchor"]
     readonly_fields = ["cycle", "response", "source"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("cycle__draw_report")  # a large JSON per row, never shown
 
     def has_add_permission(self, request):
         return False

@@ -24,6 +24,7 @@ class DelphiRoundInline(admin.TabularInline):
 class DelphiStudyAdmin(admin.ModelAdmin):
     list_display = ["name", "tradition", "rubric", "status", "converged", "planned_rounds", "page"]
     list_filter = ["status", "tradition"]
+    list_select_related = ["tradition", "rubric"]
     search_fields = ["name"]
     filter_horizontal = ["panelists"]
     readonly_fields = ["status", "converged", "proposal", "proposed_rubric", "rescoring", "created_by", "created_at",
@@ -49,6 +50,7 @@ class DelphiAllocationInline(admin.TabularInline):
 class DelphiRoundAdmin(admin.ModelAdmin):
     list_display = ["__str__", "status", "invited", "responded", "converged", "closed_at"]
     list_filter = ["status", "study"]
+    list_select_related = ["study"]
     readonly_fields = ["study", "number", "status", "opened_at", "closed_at", "closed_by", "invited", "responded",
                        "converged", "summary"]
 

@@ -12,6 +12,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
@@ -48,6 +49,8 @@ from .services import (
     proposal_rescoring,
 )
 
+STUDIES_PAGE_SIZE = 50
+
 
 def _validation_messages(exc: ValidationError) -> list[str]:
     if hasattr(exc, "error_dict"):
@@ -59,9 +62,10 @@ def _validation_messages(exc: ValidationError) -> list[str]:
 @login_required
 @require_GET
 def index(request: AuthedRequest) -> HttpResponse:
-    """The studies the user may see: all for staff, their own for panelists."""
+    """The studies the user may see (all for staff, their own for panelists), a page at a time."""
+    page = Paginator(study_list(user=request.user), STUDIES_PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "calibration/delphi/index.html",
-                  {"rows": study_list(user=request.user), "is_admin": is_delphi_admin(request.user)})
+                  {"rows": page.object_list, "page_obj": page, "is_admin": is_delphi_admin(request.user)})
 
 
 @never_cache

@@ -96,7 +96,7 @@ def _safe(compute: Any) -> float | None:
         raw = compute()
     except UndefinedCoefficientError:
         return None
-    if raw is None:  # e.g. α of the judge alone, before any expert has scored
+    if raw is None:  # undefined: the judge alone before any expert scored, or every value the same
         return None
     value = float(raw)
     return value if math.isfinite(value) else None

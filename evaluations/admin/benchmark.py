@@ -115,6 +115,7 @@ class RubricDimensionInline(admin.TabularInline):
 class RubricVersionAdmin(admin.ModelAdmin):
     list_display = ["version", "status", "based_on", "created_at"]
     list_filter = ["status"]
+    list_select_related = ["based_on"]
     search_fields = ["version", "notes"]
     inlines = [RubricDimensionInline]
 

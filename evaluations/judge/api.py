@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ..models import JudgeRun
-from .selectors import judge_run_latest_finished, leaderboard_build
+from .selectors import judge_run_latest_finished, leaderboard_cached
 
 
 class ScoreSerializer(serializers.Serializer):
@@ -82,7 +82,7 @@ class LeaderboardAPIView(APIView):
         if found is None:
             raise NotFound("no finished judge run yet")
         run: JudgeRun = found
-        board = leaderboard_build(run=run)
+        board = leaderboard_cached(run=run)
         data = {
             "run": run.pk, "rubric": run.rubric.version, "primary_judge": run.primary_model,
             "secondary_judge": run.secondary_model, "n_resamples": board.n_resamples,

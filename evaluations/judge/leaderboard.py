@@ -14,13 +14,11 @@ Cohen's d for paired samples, d = mean(a − b) / sd(a − b) (ddof = 1; Cohen 1
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from itertools import combinations
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from stats.means import bootstrap_weighted_mean_ci, weighted_mean
 
@@ -41,6 +39,50 @@ class LeaderboardItem:
     composite: float | None  # decisive composite
     primary_composite: float | None  # primary judge's composite (fallback's when the primary failed)
     self_preference: bool  # a secondary judge scored this item too
+
+
+@dataclass(frozen=True)
+class LeaderboardColumns:
+    """The same items as parallel arrays, one entry per item in a fixed order (the database path builds these).
+
+    Text facets are object arrays of str; a missing composite is NaN.
+    """
+
+    model: np.ndarray
+    family: np.ndarray
+    case_id: np.ndarray
+    dimension: np.ndarray
+    difficulty_weight: np.ndarray
+    tradition: np.ndarray
+    scored: np.ndarray
+    composite: np.ndarray
+    primary_composite: np.ndarray
+    self_preference: np.ndarray
+
+    @property
+    def usable(self) -> np.ndarray:
+        """Items that count: scored, with a composite."""
+        return self.scored & ~np.isnan(self.composite)
+
+    @classmethod
+    def from_items(cls, items: Sequence[LeaderboardItem]) -> LeaderboardColumns:
+        def text(values: list[str]) -> np.ndarray:
+            return np.array(values, dtype=object)
+
+        def number(values: list[float | None]) -> np.ndarray:
+            return np.array([math.nan if v is None else v for v in values], dtype=float)
+
+        return cls(
+            model=text([i.model for i in items]), family=text([i.family for i in items]),
+            case_id=np.array([i.case_id for i in items], dtype=np.int64),
+            dimension=text([i.dimension for i in items]),
+            difficulty_weight=np.array([i.difficulty_weight for i in items], dtype=float),
+            tradition=text([i.tradition for i in items]),
+            scored=np.array([i.scored for i in items], dtype=bool),
+            composite=number([i.composite for i in items]),
+            primary_composite=number([i.primary_composite for i in items]),
+            self_preference=np.array([i.self_preference for i in items], dtype=bool),
+        )
 
 
 @dataclass
@@ -92,16 +134,17 @@ def _clean(value: float) -> float | None:
     return None if value is None or math.isnan(value) else float(value)
 
 
-def _score(items: list[LeaderboardItem], *, n_resamples: int, confidence: float, seed: int) -> Score:
-    scored = [i for i in items if i.scored and i.composite is not None]
-    if not scored:
+def _score(columns: LeaderboardColumns, rows: np.ndarray, *, n_resamples: int, confidence: float,
+           seed: int) -> Score:
+    """Weighted mean and bootstrap interval of the scored items among `rows` (indices, in item order)."""
+    rows = rows[columns.usable[rows]]
+    if not rows.size:
         return Score(None, None, None, 0)
-    values = np.array([i.composite for i in scored], dtype=float)
-    weights = np.array([i.difficulty_weight for i in scored], dtype=float)
-    strata = [i.dimension for i in scored]
-    low, high = bootstrap_weighted_mean_ci(values, weights, strata, n_resamples=n_resamples,
+    values = columns.composite[rows]
+    weights = columns.difficulty_weight[rows]
+    low, high = bootstrap_weighted_mean_ci(values, weights, columns.dimension[rows], n_resamples=n_resamples,
                                            confidence=confidence, seed=seed)
-    return Score(_clean(weighted_mean(values, weights)), _clean(low), _clean(high), len(scored))
+    return Score(_clean(weighted_mean(values, weights)), _clean(low), _clean(high), int(rows.size))
 
 
 def paired_comparison(a: list[float], b: list[float]) -> tuple[float | None, float | None, float | None, float | None]:
@@ -115,6 +158,8 @@ def paired_comparison(a: list[float], b: list[float]) -> tuple[float | None, flo
     sd = float(diff.std(ddof=1))
     if sd == 0:
         return mean, None, None, None
+    from scipy import stats as scipy_stats  # ~1 s to import: not at start-up (the admin imports this module)
+
     result = scipy_stats.ttest_rel(a, b)
     return mean, float(result.statistic), float(result.pvalue), mean / sd
 
@@ -124,51 +169,54 @@ def leaderboard_compute(
     alpha: float = 0.05,
 ) -> Leaderboard:
     """Model rows (sorted by score, best first) and Bonferroni-corrected pairwise comparisons."""
-    by_model: dict[str, list[LeaderboardItem]] = defaultdict(list)
-    for item in items:
-        by_model[item.model].append(item)
+    return leaderboard_compute_columns(LeaderboardColumns.from_items(items), n_resamples=n_resamples,
+                                       confidence=confidence, seed=seed, alpha=alpha)
+
+
+def leaderboard_compute_columns(
+    columns: LeaderboardColumns, *, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
+    alpha: float = 0.05,
+) -> Leaderboard:
+    """`leaderboard_compute` over columns: models in order of their first item, groups as index arrays."""
+    names, first, model_of = np.unique(columns.model, return_index=True, return_inverse=True)
+
+    def score(rows: np.ndarray) -> Score:
+        return _score(columns, rows, n_resamples=n_resamples, confidence=confidence, seed=seed)
+
     rows = []
-    for model, model_items in by_model.items():
-        scored = [i for i in model_items if i.scored]
-        primary = [(i.primary_composite, i.difficulty_weight) for i in model_items if i.primary_composite is not None]
-        self_pref = any(i.self_preference for i in model_items)
+    per_case: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for code in np.argsort(first, kind="stable"):
+        model = str(names[code])
+        mine = np.flatnonzero(model_of == code)
+        n_items, n_scored = int(mine.size), int(columns.scored[mine].sum())
+        primary = mine[~np.isnan(columns.primary_composite[mine])]
         row = ModelRow(
-            model=model, family=model_items[0].family, items=len(model_items), scored=len(scored),
-            excluded=len(model_items) - len(scored),
-            failure_rate=(len(model_items) - len(scored)) / len(model_items),
-            overall=_score(model_items, n_resamples=n_resamples, confidence=confidence, seed=seed),
-            primary_judge_score=_clean(weighted_mean([c for c, _ in primary], [w for _, w in primary])),
-            self_preference=self_pref,
+            model=model, family=str(columns.family[mine[0]]), items=n_items, scored=n_scored,
+            excluded=n_items - n_scored, failure_rate=(n_items - n_scored) / n_items,
+            overall=score(mine),
+            primary_judge_score=_clean(weighted_mean(columns.primary_composite[primary],
+                                                     columns.difficulty_weight[primary])),
+            self_preference=bool(columns.self_preference[mine].any()),
         )
-        for attribute, target in (("dimension", row.by_dimension), ("tradition", row.by_tradition)):
-            groups: dict[str, list[LeaderboardItem]] = defaultdict(list)
-            for item in model_items:
-                groups[getattr(item, attribute)].append(item)
-            for key in sorted(groups):
-                target[key] = _score(groups[key], n_resamples=n_resamples, confidence=confidence, seed=seed)
+        for facet, target in ((columns.dimension, row.by_dimension), (columns.tradition, row.by_tradition)):
+            for key in sorted(set(facet[mine].tolist())):
+                target[key] = score(mine[facet[mine] == key])
         rows.append(row)
+        # Per case, the mean composite of the model's scored responses to it (summed in item order).
+        usable = mine[columns.usable[mine]]
+        cases, which = np.unique(columns.case_id[usable], return_inverse=True)
+        per_case[model] = (cases, np.bincount(which, weights=columns.composite[usable]) / np.bincount(which))
     rows.sort(key=lambda r: (r.overall.score is None, -(r.overall.score or 0), r.model))
 
-    per_case: dict[str, dict[int, float]] = {}
-    for model, model_items in by_model.items():
-        sums: dict[int, list[float]] = defaultdict(list)
-        for item in model_items:
-            if item.scored and item.composite is not None:
-                sums[item.case_id].append(item.composite)
-        per_case[model] = {case: sum(v) / len(v) for case, v in sums.items()}
-    ordered = [r.model for r in rows]
-    pairs = list(combinations(ordered, 2))
+    pairs = list(combinations([r.model for r in rows], 2))
     comparisons = []
     for model_a, model_b in pairs:
-        common = sorted(set(per_case[model_a]) & set(per_case[model_b]))
-        a = [per_case[model_a][c] for c in common]
-        b = [per_case[model_b][c] for c in common]
+        (cases_a, means_a), (cases_b, means_b) = per_case[model_a], per_case[model_b]
+        common = np.intersect1d(cases_a, cases_b, assume_unique=True)
+        a = means_a[np.searchsorted(cases_a, common)].tolist()
+        b = means_b[np.searchsorted(cases_b, common)].tolist()
         mean, t, p, d = paired_comparison(a, b)
         corrected = None if p is None else min(1.0, p * len(pairs))
-        comparisons.append(Comparison(model_a, model_b, len(common), mean, t, p, corrected, d,
+        comparisons.append(Comparison(model_a, model_b, int(common.size), mean, t, p, corrected, d,
                                       corrected is not None and corrected < alpha))
     return Leaderboard(rows, comparisons, n_resamples, confidence, seed)
-
-
-def as_float(value: Decimal | float | None) -> float | None:
-    return None if value is None else float(value)

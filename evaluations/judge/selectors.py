@@ -1,17 +1,27 @@
 """Reads for the judge pipeline: run selections, pending items, run summaries and progress."""
 from __future__ import annotations
 
+import hashlib
+import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+import numpy as np
+from django.core.cache import cache
+from django.db.models import Count, Exists, FloatField, Max, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Cast
 
-from ..models import JudgeResult, JudgeRun, JudgeScore, ModelResponse, TestCase
+from ..models import Difficulty, EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, ModelResponse, TestCase
 from ..selectors import difficulty_weight
-from .leaderboard import NO_TRADITION, Leaderboard, LeaderboardItem, as_float, leaderboard_compute
+from .leaderboard import (
+    NO_TRADITION,
+    Leaderboard,
+    LeaderboardColumns,
+    leaderboard_compute_columns,
+)
 
 # --cases / admin filter: field name → ModelResponse lookup. Values are separated by "|".
 CASE_FILTER_FIELDS: dict[str, str] = {
@@ -238,8 +248,41 @@ def judge_run_summary(*, run: JudgeRun) -> RunSummary:
 
 
 def judge_runs_recent(*, limit: int = 50) -> QuerySet[JudgeRun]:
-    """The newest runs, for the run list page."""
+    """The newest runs (the leaderboard's run picker)."""
     return JudgeRun.objects.select_related("rubric", "created_by").order_by("-created_at", "-id")[:limit]
+
+
+@dataclass
+class RunPage:
+    """One page of runs, newest first; whether more follow is known from one extra row (no COUNT query)."""
+
+    runs: list[JudgeRun]
+    number: int
+    has_next: bool
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def previous_page_number(self) -> int:
+        return self.number - 1
+
+    @property
+    def next_page_number(self) -> int:
+        return self.number + 1
+
+
+RUNS_PAGE_SIZE = 50
+
+
+def judge_runs_page(*, page: int = 1, per_page: int | None = None) -> RunPage:
+    """The run list page: RUNS_PAGE_SIZE runs, newest first (one query)."""
+    page, per_page = max(1, page), per_page or RUNS_PAGE_SIZE
+    start = (page - 1) * per_page
+    runs = list(JudgeRun.objects.select_related("rubric", "created_by")
+                .order_by("-created_at", "-id")[start:start + per_page + 1])
+    return RunPage(runs=runs[:per_page], number=page, has_next=len(runs) > per_page)
 
 
 def judge_run_latest_finished() -> JudgeRun | None:
@@ -249,39 +292,99 @@ def judge_run_latest_finished() -> JudgeRun | None:
             .select_related("rubric").order_by("-created_at", "-id").first())
 
 
-def leaderboard_items(*, run: JudgeRun) -> list[LeaderboardItem]:
-    """One LeaderboardItem per finished response of the run (one query), for leaderboard_compute."""
-    rows = (
-        JudgeResult.objects.filter(run=run)
-        .values_list("response_id", "role", "status", "composite", "response__model__name", "response__model__family",
-                     "response__test_case_id", "response__test_case__dimension", "response__test_case__difficulty",
-                     "response__test_case__tradition__key")
+def leaderboard_columns(*, run: JudgeRun) -> LeaderboardColumns:
+    """The run's finished items as columns for leaderboard_compute_columns (one query, however many items).
+
+    The aggregated query returns a row per item — its model, its case's facets, and each role's status and
+    composite side by side — so the decisive result (see `decisive_role`) is picked without grouping result
+    rows in Python.
+    """
+    composite_float = Cast("composite", FloatField())  # composites have 6 decimals: round() below restores them exactly
+    per_role: dict[str, Any] = {}
+    for role in (JudgeResult.Role.SECONDARY, JudgeResult.Role.FALLBACK, JudgeResult.Role.PRIMARY):
+        per_role[f"{role}_status"] = Max("status", filter=Q(role=role))
+        per_role[f"{role}_composite"] = Max(composite_float, filter=Q(role=role))
+    rows = list(
+        JudgeResult.objects.filter(run=run).values("response_id").annotate(**per_role)
+        .values_list("response__model__name", "response__model__family", "response__test_case_id",
+                     "response__test_case__dimension", "response__test_case__difficulty",
+                     "response__test_case__tradition__key", *per_role)
         .order_by("response_id")
     )
-    grouped: dict[int, dict[str, Any]] = {}
-    for response_id, role, status, composite, model, family, case_id, dimension, difficulty, tradition in rows:
-        entry = grouped.setdefault(response_id, {
-            "model": model, "family": family, "case_id": case_id, "dimension": dimension,
-            "weight": float(difficulty_weight(difficulty)), "tradition": tradition or NO_TRADITION, "roles": {},
-        })
-        entry["roles"][role] = (status, composite)
-    items = []
-    for entry in grouped.values():
-        roles = entry["roles"]
-        status, composite = roles[decisive_role(set(roles))]
-        primary_slot = roles.get(JudgeResult.Role.FALLBACK) or roles.get(JudgeResult.Role.PRIMARY)
-        primary_composite = primary_slot[1] if primary_slot and primary_slot[0] == JudgeResult.Status.SCORED else None
-        secondary = roles.get(JudgeResult.Role.SECONDARY)
-        items.append(LeaderboardItem(
-            model=entry["model"], family=entry["family"], case_id=entry["case_id"], dimension=entry["dimension"],
-            difficulty_weight=entry["weight"], tradition=entry["tradition"],
-            scored=status == JudgeResult.Status.SCORED, composite=as_float(composite),
-            primary_composite=as_float(primary_composite),
-            self_preference=secondary is not None,
-        ))
-    return items
+    weights = {difficulty: float(difficulty_weight(difficulty)) for difficulty in Difficulty.values}
+    scored = JudgeResult.Status.SCORED
+    items: list[tuple[Any, ...]] = []
+    for (model, family, case_id, dimension, difficulty, tradition,
+         s_status, s_composite, f_status, f_composite, p_status, p_composite) in rows:
+        if s_status is not None:
+            status, composite = s_status, s_composite
+        elif f_status is not None:
+            status, composite = f_status, f_composite
+        else:
+            status, composite = p_status, p_composite
+        primary_status, primary_composite = (f_status, f_composite) if f_status is not None else (p_status, p_composite)
+        items.append((model, family, case_id, dimension, weights[difficulty], tradition or NO_TRADITION,
+                      status == scored,
+                      _six_places(composite), _six_places(primary_composite if primary_status == scored else None),
+                      s_status is not None))
+    models, families, case_ids, dimensions, weights_, traditions, is_scored, composites, primaries, self_pref = (
+        zip(*items, strict=True) if items else ((),) * 10)
+    return LeaderboardColumns(
+        model=np.array(models, dtype=object), family=np.array(families, dtype=object),
+        case_id=np.array(case_ids, dtype=np.int64), dimension=np.array(dimensions, dtype=object),
+        difficulty_weight=np.array(weights_, dtype=float), tradition=np.array(traditions, dtype=object),
+        scored=np.array(is_scored, dtype=bool), composite=np.array(composites, dtype=float),
+        primary_composite=np.array(primaries, dtype=float), self_preference=np.array(self_pref, dtype=bool),
+    )
+
+
+def _six_places(value: float | None) -> float:
+    """A composite read as a float, rounded to its 6 stored decimals (= float(Decimal) of it); NaN for none."""
+    return math.nan if value is None else round(value, 6)
 
 
 def leaderboard_build(*, run: JudgeRun, n_resamples: int = 1000, seed: int = 0) -> Leaderboard:
-    """The leaderboard of one run (methodology §5.4.2, §5.7.1, §5.7.3)."""
-    return leaderboard_compute(leaderboard_items(run=run), n_resamples=n_resamples, seed=seed)
+    """The leaderboard of one run (methodology §5.4.2, §5.7.1, §5.7.3), computed now."""
+    return leaderboard_compute_columns(leaderboard_columns(run=run), n_resamples=n_resamples, seed=seed)
+
+
+LEADERBOARD_CACHE_SECONDS = 24 * 3600
+
+
+def _count_and_latest(queryset: QuerySet[Any], latest: str) -> tuple[Subquery, Subquery]:
+    """Scalar subqueries: the queryset's row count and the greatest value of `latest`."""
+    one_group = queryset.order_by().annotate(_all=Value(1)).values("_all")
+    return (Subquery(one_group.annotate(n=Count("pk")).values("n")),
+            Subquery(one_group.annotate(top=Max(latest)).values("top")))
+
+
+def _leaderboard_cache_key(*, run: JudgeRun, n_resamples: int, seed: int) -> str:
+    """Changes whenever the leaderboard could: the run's results, the cases' facets, the models' names (2 queries).
+
+    Results are only ever added (a resumed run) or deleted with their response, so their count and newest
+    id tell; importing or editing a case sets its updated_at; models are few and read whole.
+    """
+    state = JudgeRun.objects.filter(pk=run.pk).values_list(
+        *_count_and_latest(JudgeResult.objects.filter(run=run), "id"),
+        *_count_and_latest(TestCase.objects.all(), "updated_at"),
+    ).get()
+    models = list(EvaluatedModel.objects.order_by("id").values_list("id", "name", "family"))
+    digest = hashlib.sha256(repr((state, models)).encode()).hexdigest()[:24]
+    return f"judge-leaderboard:v1:{run.pk}:{n_resamples}:{seed}:{digest}"
+
+
+def leaderboard_cached(*, run: JudgeRun, n_resamples: int = 1000, seed: int = 0) -> Leaderboard:
+    """The leaderboard from the cache, which the worker fills when a run ends; computed (and cached) on a miss."""
+    key = _leaderboard_cache_key(run=run, n_resamples=n_resamples, seed=seed)
+    board = cache.get(key)
+    if board is None:
+        board = leaderboard_build(run=run, n_resamples=n_resamples, seed=seed)
+        cache.set(key, board, LEADERBOARD_CACHE_SECONDS)
+    return board
+
+
+def leaderboard_refresh(*, run: JudgeRun, n_resamples: int = 1000, seed: int = 0) -> Leaderboard:
+    """Compute the run's leaderboard and cache it (the worker calls this when a run ends)."""
+    board = leaderboard_build(run=run, n_resamples=n_resamples, seed=seed)
+    cache.set(_leaderboard_cache_key(run=run, n_resamples=n_resamples, seed=seed), board, LEADERBOARD_CACHE_SECONDS)
+    return board

@@ -12,7 +12,13 @@ from django.views.decorators.http import require_POST
 from ..models import JudgeRun
 from .leaderboard import Leaderboard
 from .permissions import staff_required
-from .selectors import judge_run_latest_finished, judge_run_summary, judge_runs_recent, leaderboard_build
+from .selectors import (
+    judge_run_latest_finished,
+    judge_run_summary,
+    judge_runs_page,
+    judge_runs_recent,
+    leaderboard_cached,
+)
 from .services import judge_run_cancel
 
 POLL_SECONDS = 2
@@ -20,8 +26,10 @@ POLL_SECONDS = 2
 
 @staff_required
 def run_list(request: HttpRequest) -> HttpResponse:
-    """The newest judge runs with their status and progress."""
-    return render(request, "evaluations/judge/run_list.html", {"runs": judge_runs_recent()})
+    """The judge runs, newest first, a page at a time, with their status and progress."""
+    page = request.GET.get("page", "1")
+    found = judge_runs_page(page=int(page) if page.isdigit() else 1)
+    return render(request, "evaluations/judge/run_list.html", {"runs": found.runs, "page_obj": found})
 
 
 @staff_required
@@ -60,7 +68,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     run = get_object_or_404(JudgeRun, pk=run_id) if run_id and run_id.isdigit() else judge_run_latest_finished()
     context: dict[str, Any] = {"run": run, "runs": judge_runs_recent(limit=20)}
     if run is not None:
-        board = leaderboard_build(run=run)
+        board = leaderboard_cached(run=run)
         context["board"] = board
         context["dimensions"], context["dimension_rows"] = _matrix(board, "by_dimension")
         context["traditions"], context["tradition_rows"] = _matrix(board, "by_tradition")

@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from annotations.models import AdjudicationDecision, Assignment, Panel, SubScore
 from annotations.services import AnnotationInput, annotation_reopen, annotation_submit, sub_dimension_keys
+from calibration.adjudication import selectors as adjudication_selectors
 from calibration.adjudication.selectors import adjudication_queue, gold_labels, item_states
 from calibration.adjudication.services import adjudication_record
 from tests.annotations.factories import (
@@ -242,3 +243,34 @@ def test_reopen_from_the_adjudication_page_with_a_too_long_message_is_refused_on
     error = re.search(rf'<ul class="errorlist" id="err-note-{mine.public_id}">(.*?)</ul>', html, re.S)
     assert error and "at most 500 characters" in error.group(1)
     assert Assignment.objects.get(pk=mine.pk).status == Assignment.Status.SUBMITTED
+
+
+def test_adjudication_queue_is_paginated_in_queue_order(db, client, monkeypatch):
+    world = world_build(catholic_cases=5)
+    items = sorted(Assignment.objects.filter(panel=world.catholic, expert=world.expert).values_list("item_id", flat=True))
+    assert len(items) == 10
+    emails = sorted(Assignment.objects.filter(item_id=items[0]).values_list("expert__email", flat=True))
+    for item_id in items:
+        score_item(world, item_id, {emails[0]: [0, 1, 2, 3], emails[1]: [3, 1, 2, 3], emails[2]: [1, 1, 2, 3]})
+    adjudication_record(item_id=items[0], adjudicator=world.lead, scores=dict.fromkeys(DOCTRINAL, 2),
+                        reason="rubric_ambiguity")
+    monkeypatch.setattr(adjudication_selectors, "QUEUE_PAGE_SIZE", 4)
+    client.force_login(world.lead)
+    url = reverse("calibration:adjudication_queue")
+
+    def shown(**params):  # type: ignore[no-untyped-def]
+        response = client.get(url, params)
+        return [e.item_id for e in response.context["entries"]], response
+
+    pages = [shown(page=str(n)) for n in (1, 2, 3)]
+    assert [ids for ids, _ in pages] == [items[1:5], items[5:9], items[9:]]
+    assert [e.item_id for e in adjudication_queue(user=world.lead)] == items[1:]
+    first = pages[0][1]
+    assert first.context["page_obj"].paginator.count == 9
+    assert "Page 1 of 3" in first.content.decode() and "?page=2" in first.content.decode()
+    assert shown(page="99")[0] == items[9:]  # past the end: the last page
+    assert shown(page="x")[0] == items[1:5]
+    # With decided items shown, the links keep the filter.
+    everything, response = shown(decided="1")
+    assert everything == items[:4] and "?decided=1&amp;page=2" in response.content.decode()
+    assert shown(decided="1", page="3")[0] == items[8:]

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 
 from annotations.models import Assignment, CalibrationCycle, CycleItem, Panel
 from calibration.sampling import DrawParams
-from calibration.selectors import judge_extreme_composite_response_ids, panel_size_warnings
+from calibration.selectors import draw_pool, judge_extreme_composite_response_ids, panel_size_warnings
 from calibration.services import cycle_assignments_create, cycle_commit, cycle_draw_compute, panel_create
 from tests.annotations.factories import (
     CaseFactory,
@@ -161,6 +161,10 @@ def test_judge_edge_cases_are_the_extreme_composites_of_the_latest_run() -> None
     # 5 % of 40 = 2 at each end.
     assert judge_extreme_composite_response_ids(response_ids=ids) == frozenset(
         [responses[0].pk, responses[1].pk, responses[38].pk, responses[39].pk])
+    # The draw passes the pool's dimensions instead of having them queried: the same edges.
+    pool = {p.response_id: p.dimension for p in draw_pool()}
+    assert judge_extreme_composite_response_ids(response_ids=ids, dimensions=pool) == \
+        judge_extreme_composite_response_ids(response_ids=ids)
 
 
 def test_panel_size_warnings_follow_the_traditions_minimum() -> None:

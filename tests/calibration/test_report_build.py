@@ -252,3 +252,12 @@ def test_pairwise_kappas_equal_one_scikit_learn_call_per_pair():
             continue
         assert pair["quadratic_kappa"] == pytest.approx(kappa, abs=1e-12)
     assert len(pairs) == expected and pairs[("R01", "R04")]["quadratic_kappa"] is None
+
+
+def test_a_group_where_everyone_gives_the_same_score_has_undefined_alphas_instead_of_failing():
+    units = [UnitInfo(item=f"it{i}", sub_dimension="lexicalAccuracy", dimension="textual", tradition="none",
+                      difficulty="hard") for i in range(3)]
+    ratings = [Rating(unit, rater, 2) for unit in units for rater in ("A", "B")]
+    report = calibration_report_build(ratings, judge={u.key: 2 for u in units}, gold={}, units=units,
+                                      n_resamples=50, seed=1)
+    assert overall(report)["panel_alpha_with_judge"] is None and overall(report)["n_units"] == 3

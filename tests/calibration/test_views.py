@@ -117,3 +117,19 @@ def test_an_unknown_action_is_refused_by_the_form(admin_client_world) -> None:  
     assert response.status_code == 422 and "Select a valid choice. delete is not one of the available choices." in \
         response.content.decode()
     assert not CalibrationCycle.objects.filter(name="Cycle two").exists()
+
+
+def test_overview_lists_the_cycles_a_page_at_a_time(admin_client_world, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from calibration import views
+    from calibration.sampling import DrawParams
+    from calibration.services import cycle_commit
+
+    client, world = admin_client_world
+    for seed in (11, 12):
+        cycle_commit(name=f"Cycle seed {seed}", params=DrawParams(seed=seed, min_per_dimension=2))
+    monkeypatch.setattr(views, "CYCLES_PAGE_SIZE", 2)
+    first = client.get(reverse("calibration:index"))
+    second = client.get(reverse("calibration:index"), {"page": "2"})
+    names = [c.name for c in first.context["cycles"]] + [c.name for c in second.context["cycles"]]
+    assert names == ["Cycle seed 12", "Cycle seed 11", world.cycle.name]  # newest first, each once
+    assert "Page 1 of 2" in first.content.decode() and "?page=2" in first.content.decode()

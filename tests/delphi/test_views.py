@@ -225,3 +225,16 @@ def test_approval_with_a_taken_or_too_long_version_name_comes_back_on_the_versio
                          rf"<li>{re.escape(message)}</li>", html), version
     dworld.study.refresh_from_db()
     assert dworld.study.status == DelphiStudy.Status.PROPOSED and dworld.study.proposed_rubric is None
+
+
+def test_index_lists_the_studies_a_page_at_a_time(dworld, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from calibration.delphi import views
+    from calibration.delphi.services import delphi_study_create
+
+    delphi_study_create(name="Second study", rubric=dworld.rubric, panelists=[dworld.expert], created_by=dworld.admin)
+    monkeypatch.setattr(views, "STUDIES_PAGE_SIZE", 1)
+    admin = as_user(dworld.admin)
+    first, second = (admin.get(reverse("delphi:index"), {"page": n}) for n in ("1", "2"))
+    shown = [row.name for page in (first, second) for row in page.context["rows"]]
+    assert sorted(shown) == ["Catholic weights", "Second study"]
+    assert "Page 1 of 2" in first.content.decode()

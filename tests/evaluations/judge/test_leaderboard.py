@@ -2,20 +2,28 @@
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 
 import numpy as np
 import pytest
+from django.urls import reverse
 from scipy import stats as scipy_stats
 
+import stats.means as stats_means
+from accounts.models import User
+from evaluations.judge import selectors as judge_selectors
 from evaluations.judge.leaderboard import LeaderboardItem, leaderboard_compute, paired_comparison
 from evaluations.judge.pipeline import judge_run_execute
-from evaluations.judge.selectors import leaderboard_build
-from evaluations.judge.services import judge_run_create
-from evaluations.models import JudgeResult
+from evaluations.judge.selectors import leaderboard_build, leaderboard_cached
+from evaluations.judge.services import judge_run_create, judge_run_finish
+from evaluations.models import EvaluatedModel, JudgeResult, JudgeRun, TestCase
 from evaluations.selectors import difficulty_weight
+from evaluations.tasks import judge_run_execute_task
 from stats.means import bootstrap_weighted_mean_ci, weighted_mean
 
+from . import leaderboard_reference as reference
 from .conftest import MODELS, import_benchmark, no_sleep
+from .results import store_random_results
 
 # case id: (dimension, difficulty weight, tradition)
 CASES = {1: ("textual", 1.0, "none"), 2: ("doctrinal", 2.0, "reformed"), 3: ("doctrinal", 3.0, "reformed"),
@@ -143,3 +151,116 @@ def test_leaderboard_uses_the_secondary_judge_for_the_primary_judges_family_and_
     assert rows[gemini].overall.score != rows[gemini].primary_judge_score  # the fake judges disagree
     gpt = rows[MODELS[0][0]]
     assert gpt.overall.score == pytest.approx(gpt.primary_judge_score)
+
+
+# --- The aggregated path gives exactly what the previous per-item computation gave ------------------------
+
+
+def random_items(seed: int) -> list[LeaderboardItem]:
+    """Items of 2–5 models over random cases: failures, unscored dimensions, repeated responses, self-preference."""
+    rng = np.random.default_rng(seed)
+    dimensions = ["textual", "hermeneutical", "doctrinal", "historical", "apologetics", "intertextual"]
+    traditions = ["none", "catholic", "orthodox", "reformed", "evangelical"]
+    cases = {case: (str(rng.choice(dimensions)), float(rng.choice([1.0, 1.5, 2.0, 3.0])), str(rng.choice(traditions)))
+             for case in range(int(rng.integers(1, 400)))}
+    items = []
+    for m in range(int(rng.integers(2, 6))):
+        failure_rate = 1.0 if m == 4 else float(rng.uniform(0, 0.3))  # a fifth model never scores
+        self_preference = bool(rng.random() < 0.3)
+        for case, (dimension, weight, tradition) in cases.items():
+            for _ in range(int(rng.choice([0, 1, 1, 1, 2]))):
+                scored = bool(rng.random() >= failure_rate)
+                composite = round(float(rng.random()), 6) if scored else None
+                primary = (composite if not self_preference else round(float(rng.random()), 6)) \
+                    if rng.random() > 0.05 else None
+                items.append(LeaderboardItem(
+                    model=f"vendor/model-{m}", family=f"family{m % 3}", case_id=case, dimension=dimension,
+                    difficulty_weight=weight, tradition=tradition, scored=scored, composite=composite,
+                    primary_composite=primary, self_preference=self_preference))
+    order = rng.permutation(len(items))
+    return [items[i] for i in order]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_columnar_computation_gives_exactly_the_previous_results_on_random_items(seed, monkeypatch):
+    items = random_items(seed)
+    if seed % 2:  # bootstrap in many small blocks of resamples, odd sizes included
+        monkeypatch.setattr(stats_means, "CHUNK_DRAWS", 97 + seed)
+    new = leaderboard_compute(items, n_resamples=250, seed=seed)
+    old = reference.leaderboard_compute(items, n_resamples=250, seed=seed)
+    assert asdict(new) == asdict(old)
+    assert [row.model for row in new.models]  # not vacuous
+    assert any(row.overall.score is None for row in new.models) == any(
+        all(not i.scored for i in items if i.model == row.model) for row in new.models)
+
+
+def random_run(tmp_path, rubric, seed: int):  # type: ignore[no-untyped-def]
+    import_benchmark(tmp_path, n_cases=36)
+    import_benchmark(tmp_path, n_cases=10, run_label="r2")  # a second response to some cases: per-case means
+    run = judge_run_create(rubric=rubric, base_url="http://127.0.0.1:9/v1", primary_model="google/gemini-3-flash-preview",
+                           fallback_model="openai/gpt-4o-mini", secondary_model="openai/gpt-4o-mini")
+    store_random_results(run, seed)
+    judge_run_finish(run=run, status="finished")
+    return run
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_aggregated_database_path_gives_exactly_the_previous_results(db, tmp_path, rubric_v1, seed):
+    run = random_run(tmp_path, rubric_v1, seed)
+    assert JudgeResult.objects.filter(run=run, role="secondary").exists()
+    assert JudgeResult.objects.filter(run=run, role="fallback").exists()
+    new = leaderboard_build(run=run, n_resamples=200, seed=seed)
+    assert asdict(new) == asdict(reference.leaderboard_build(run=run, n_resamples=200, seed=seed))
+    assert sum(row.items for row in new.models) == 3 * 46
+
+
+def test_leaderboard_is_cached_until_the_run_cases_or_models_change(db, tmp_path, rubric_v1, monkeypatch):
+    run = random_run(tmp_path, rubric_v1, 4)
+    computed = []
+    build = judge_selectors.leaderboard_build
+
+    def counting_build(**kwargs):  # type: ignore[no-untyped-def]
+        computed.append(kwargs["run"].pk)
+        return build(**kwargs)
+
+    monkeypatch.setattr(judge_selectors, "leaderboard_build", counting_build)
+    first = leaderboard_cached(run=run)
+    assert asdict(leaderboard_cached(run=run)) == asdict(first) == asdict(build(run=run))
+    assert len(computed) == 1
+    # A resumed run adds results.
+    import_benchmark(tmp_path, n_cases=1, prefix="LATE")
+    wider = judge_run_create(rubric=rubric_v1, base_url="http://127.0.0.1:9/v1")
+    JudgeRun.objects.filter(pk=run.pk).update(selection=wider.selection, total_items=wider.total_items)
+    run.refresh_from_db()
+    store_random_results(run, 5)
+    more = leaderboard_cached(run=run)
+    assert len(computed) == 2 and sum(r.items for r in more.models) == sum(r.items for r in first.models) + 3
+    # A case's difficulty changes (an import or the admin sets updated_at): its weight changes the scores.
+    case = TestCase.objects.get(external_id="C-0000")
+    case.difficulty = "expert" if case.difficulty != "expert" else "easy"
+    case.save()
+    changed = leaderboard_cached(run=run)
+    assert len(computed) == 3 and asdict(changed) != asdict(more)
+    # A model's family is renamed.
+    EvaluatedModel.objects.filter(name=MODELS[0][0]).update(family="renamed")
+    assert next(r for r in leaderboard_cached(run=run).models if r.model == MODELS[0][0]).family == "renamed"
+    assert len(computed) == 4
+    leaderboard_cached(run=run)
+    assert len(computed) == 4
+
+def test_the_worker_caches_the_leaderboard_when_a_run_ends(db, tmp_path, rubric_v1, judge_settings, monkeypatch,
+                                                           client, django_assert_max_num_queries):
+    import_benchmark(tmp_path, n_cases=12)
+    run = judge_run_create(rubric=rubric_v1)
+    summary = judge_run_execute_task.call(run.pk)
+    assert summary["scored"] == 36
+
+    def no_computing(**kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("the page computed the leaderboard instead of reading the worker's")
+
+    monkeypatch.setattr(judge_selectors, "leaderboard_build", no_computing)
+    client.force_login(User.objects.create_superuser(email="boss@faithbench.test", password="pw-test-1234"))
+    with django_assert_max_num_queries(12):
+        page = client.get(reverse("judge:leaderboard"))
+    assert page.status_code == 200 and page.context["board"].models[0].overall.n > 0
+    assert client.get("/api/v1/leaderboard/").json()["run"] == run.pk

@@ -181,3 +181,15 @@ def test_admin_actions_cancel_and_resume(client, users, rubric_v1, finished_run,
     assert run.status == "queued" and run.task_id
     result = finished_run.results.first()
     assert client.get(reverse("admin:evaluations_judgeresult_change", args=[result.pk])).status_code == 200
+
+
+def test_run_list_shows_the_runs_a_page_at_a_time(client, users, finished_run, rubric_v1, monkeypatch):
+    from evaluations.judge import selectors
+
+    runs = [finished_run.pk] + [judge_run_create(rubric=rubric_v1).pk for _ in range(4)]
+    monkeypatch.setattr(selectors, "RUNS_PAGE_SIZE", 2)
+    client.force_login(users["staff"])
+    pages = [client.get(reverse("judge:run_list"), {"page": str(n)}) for n in (1, 2, 3)]
+    assert [[run.pk for run in page.context["runs"]] for page in pages] == [runs[:2:-1], runs[2:0:-1], runs[:1]]
+    assert "?page=2" in pages[0].content.decode() and "?page=4" not in pages[2].content.decode()
+    assert "previous" in pages[2].content.decode()
