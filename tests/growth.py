@@ -31,6 +31,7 @@ from calibration.adjudication.services import adjudication_record
 from calibration.delphi.selectors import weight_structure
 from calibration.delphi.services import delphi_response_submit, delphi_round_close, delphi_study_create
 from calibration.models import DelphiRound
+from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
 from calibration.sampling import DrawParams
 from calibration.selectors import cycle_latest
 from calibration.services import cycle_commit, panel_create
@@ -132,6 +133,8 @@ def grow(base: Base, n: int, *, tag: str, tmp_path: Path) -> None:
         for state in disputed[::2]:  # half decided; the rest wait in the adjudication queue
             adjudication_record(item_id=state.item_id, adjudicator=base.admin, reason="rubric_ambiguity",
                                 scores={k: sorted(v)[len(v) // 2] for k, v in state.scores.items()})
+        report_snapshot_compute(snapshot_id=report_snapshot_request(
+            cycle=cycle, requested_by=base.admin, n_resamples=0).pk)
     # Delphi: studies of the new experts, round 1 answered by all and closed, round 2 answered by some.
     structure = weight_structure(rubric=rubric_active())
     for i in range(n):
