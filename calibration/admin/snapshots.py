@@ -14,9 +14,9 @@ class ReportSnapshotAdmin(admin.ModelAdmin):
     list_filter = ["status", "cycle"]
     list_select_related = ["cycle"]
     search_fields = ["input_hash", "cycle__name"]
-    fields: list[str] = ["cycle", "version", "status", "progress", "error", "judge_run", "seed", "n_resamples", "input_hash",
-              "input_counts", "software", "requested_by", "requested_at", "started_at", "finished_at"]
-    readonly_fields = tuple(fields)
+    shown = ("cycle", "version", "status", "progress", "error", "judge_run", "seed", "n_resamples", "input_hash",
+             "input_counts", "software", "requested_by", "requested_at", "started_at", "finished_at")
+    fields = readonly_fields = shown
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ReportSnapshot]:
         # the payload and the rater key are large and never listed; the cycle's draw report neither
