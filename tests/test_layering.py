@@ -64,3 +64,15 @@ def test_planted_violation_breaks_a_contract(project_copy: Path, module: str, li
     assert result.returncode != 0
     broken = result.stdout.split("Broken contracts", 1)[-1]
     assert contract in broken, result.stdout
+
+
+def test_no_wildcard_import_anywhere_in_the_project() -> None:
+    """Every name is imported by name (settings overlays included), so a reader can follow it."""
+    offenders = []
+    for package in (*PACKAGES, "tests", "benchmarks"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                stripped = line.strip()
+                if stripped.startswith(("from ", "import ")) and stripped.split("#")[0].rstrip().endswith("import *"):
+                    offenders.append(f"{path.relative_to(ROOT)}:{number}: {stripped}")
+    assert offenders == []

@@ -183,3 +183,11 @@ FAITHBENCH = {
     "JUDGE_FALLBACK_MODEL": env("FAITHBENCH_JUDGE_FALLBACK_MODEL", "openai/gpt-4o-mini"),
     "JUDGE_SECONDARY_MODEL": env("FAITHBENCH_JUDGE_SECONDARY_MODEL", ""),
 }
+
+
+def settings_of(namespace: dict[str, object]) -> dict[str, object]:
+    """The settings (UPPER_CASE names) of a settings module's namespace, for an overlay to start from."""
+    return {name: value for name, value in namespace.items() if name.isupper()}
+
+
+SETTINGS = settings_of(globals())  # what dev.py, test.py and prod.py start from, by name (no `import *`)

@@ -1,6 +1,8 @@
 """Local development: DEBUG on, console email, an insecure key that is only ever used locally."""
-from .base import *  # noqa: F403
+from . import base
 from .base import env
+
+globals().update(base.SETTINGS)  # every setting of base.py; this module overrides some
 
 DEBUG = True
 SECRET_KEY = env("DJANGO_SECRET_KEY", "dev-insecure-key-only-for-local-use-0123456789abcdef")

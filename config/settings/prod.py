@@ -1,14 +1,16 @@
 """Production: every secret from the environment, HTTPS everywhere, PostgreSQL via DATABASE_URL."""
 from django.core.exceptions import ImproperlyConfigured
 
-from .base import *  # noqa: F403
+from . import base
 from .base import env, env_bool
+
+globals().update(base.SETTINGS)  # every setting of base.py; this module overrides some
 
 DEBUG = False
 SECRET_KEY = env("DJANGO_SECRET_KEY", "") or ""
 if len(SECRET_KEY) < 50:
     raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set to a random string of at least 50 characters.")
-if not ALLOWED_HOSTS:  # noqa: F405
+if not base.ALLOWED_HOSTS:
     raise ImproperlyConfigured("DJANGO_ALLOWED_HOSTS must list the host names this site serves.")
 
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
