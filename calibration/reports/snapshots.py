@@ -317,9 +317,16 @@ def snapshot_files_render(*, report: dict[str, Any], ratings: bytes, snapshot: R
 
 # --- reading ----------------------------------------------------------------------------------------
 
-def snapshot_for(*, cycle: CalibrationCycle, version: int | None = None) -> ReportSnapshot | None:
-    """The asked-for version of a cycle's report, else its newest ready one (None if there is none)."""
+def snapshot_for(
+    *, cycle: CalibrationCycle, version: int | None = None, with_payload: bool = True,
+) -> ReportSnapshot | None:
+    """The asked-for version of a cycle's report, else its newest ready one (None if there is none).
+
+    Downloads pass `with_payload=False`: they serve stored files and need not read the report's JSON.
+    """
     snapshots = ReportSnapshot.objects.filter(cycle=cycle)
+    if not with_payload:
+        snapshots = snapshots.defer("payload", "rater_key")
     if version is not None:
         return snapshots.filter(version=version).first()
     return snapshots.ready().order_by("-version").first()

@@ -135,7 +135,7 @@ def report_download(request: AuthedRequest, pk: int, fmt: str) -> HttpResponse:
         version = _version(request)
     except BadParameter as exc:
         return HttpResponseBadRequest(str(exc))
-    snapshot = snapshot_for(cycle=cycle, version=version)
+    snapshot = snapshot_for(cycle=cycle, version=version, with_payload=False)
     if snapshot is None:
         raise Http404("No report version to download yet: compute one on the report page."
                       if version is None else f"This cycle has no report version {version}.")
