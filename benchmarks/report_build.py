@@ -74,8 +74,8 @@ def demo_setup() -> Any:
     from django.core.management import call_command
     from django.db import transaction
 
-    from calibration.demo import DEMO_CYCLE_NAME, demo_people_create, demo_scores_create
     from annotations.models import CalibrationCycle
+    from calibration.demo import DEMO_CYCLE_NAME, demo_people_create, demo_scores_create
     from evaluations.demo import demo_benchmark_load
     from evaluations.judge.demo import judge_demo_run
 
