@@ -59,11 +59,16 @@ lock: install
 	$(BIN)/python -m pip install --quiet pip-tools
 	$(BIN)/pip-compile --quiet --extra dev --strip-extras --output-file requirements.lock pyproject.toml
 
+## make bench: the benchmarks; report_load.py needs PostgreSQL (BENCH_DATABASE_URL, a server where throwaway
+## databases can be created) and serves through gunicorn
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 bench: install
 	$(BIN)/python benchmarks/import_responses.py
 	$(BIN)/python benchmarks/irr_report.py
 	$(BIN)/python benchmarks/judge_throughput.py
 	$(BIN)/python benchmarks/pages.py
+	$(BIN)/python benchmarks/report_snapshot.py
+	$(BIN)/python benchmarks/report_load.py --database-url $(BENCH_DATABASE_URL)
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

@@ -8,6 +8,7 @@ dataclasses (djangorestframework-dataclasses), so the schema lists every field.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from dataclasses import dataclass, field
@@ -236,11 +237,16 @@ def _convert(kind: Any, value: Any, path: str) -> Any:
     return value
 
 
+@functools.cache
+def _shape(cls: type) -> tuple[dict[str, Any], dict[str, dataclasses.Field]]:
+    """A dataclass's resolved field types and fields, once per class (a report has ~10,000 instances)."""
+    return typing.get_type_hints(cls), {f.name: f for f in dataclasses.fields(cls)}
+
+
 def _dataclass(cls: type, value: Any, path: str) -> Any:
     if not isinstance(value, dict):
         raise ReportShapeError(f"{path}: expected an object, got {type(value).__name__}")
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    hints, fields = _shape(cls)
     unknown = sorted(set(value) - set(fields))
     if unknown:
         raise ReportShapeError(f"{path}: unknown key(s) {', '.join(unknown)}")

@@ -1,0 +1,373 @@
+"""Benchmark: experts scoring over HTTP while admins download report snapshot files, against a real server.
+
+Run from the repository root (PostgreSQL; gunicorn is a project dependency):
+    .venv/bin/python benchmarks/report_load.py
+    .venv/bin/python benchmarks/report_load.py --database-url postgres://postgres@127.0.0.1:5432/postgres \
+        --phase-seconds 30 --warmup 5 --experts 20 --downloaders 8 --workers 4 --worker-class sync
+
+Set-up (not timed): a throwaway PostgreSQL database `bench_load_<x>` (dropped at the end) with the 60-rater
+synthetic cycle of `tests/calibration/synthetic.py` written as rows and its report computed once as a
+ready snapshot (1,000 resamples: JSON, CSV, PDF, ratings.csv and the zip bundle stored), plus an open
+cycle where each of --experts experts has --items pending assignments. Everyone is signed in by a session
+created on the server side (the cookie is all a client sends). gunicorn serves `config.wsgi` with
+`benchmarks/settings_load.py` (the production settings over plain HTTP, no TOTP requirement), bound to
+127.0.0.1.
+
+Load: each expert is a thread with its own HTTP client that loops over its queue the way the scoring page
+does: GET the item page, --drafts htmx autosaves (`score-<key>` fields, rationale, the CSRF token in the
+X-CSRFToken header), an htmx submit (whose answer is the next item; its HX-Push-Url names it), then the
+next item's page. --think seconds (uniformly 0–2× that) pass between an expert's requests; 0 makes every
+expert a closed loop, as fast as the server answers. After --warmup seconds, phase A: experts alone for
+--phase-seconds; phase B: the same experts while --downloaders threads (in a separate process, so the
+clients do not share one interpreter lock) download the snapshot's zip, PDF and JSON in turn without
+pause. Printed per phase: requests, the experts' p50/p95/max (all requests and per kind), downloads
+served and bytes, any 5xx; the ratio of the experts' p95s (goal ≤ 1.20) and the 5xx count (goal 0).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import random
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+SCORE_FIELD = re.compile(r'name="score-([A-Za-z]+)"')
+RATIONALE = "Faithful to the tradition's sources; the original-language point is handled precisely."
+
+
+@dataclass(frozen=True)
+class Record:
+    kind: str  # page, draft, submit, download:<fmt>
+    start: float  # time.time() when the request was sent
+    seconds: float
+    status: int
+    size: int = 0
+
+
+# --- the clients ---------------------------------------------------------------------------------------
+
+def expert_loop(base: str, session: str, stop_at: float, think: float, drafts: int, seed: int,
+                records: list[Record], problems: list[str]) -> None:
+    """One expert working through their queue until stop_at (or the queue ends)."""
+    import httpx
+
+    rng = random.Random(seed)
+
+    def pause() -> None:
+        if think > 0:
+            time.sleep(rng.uniform(0, 2 * think))
+
+    with httpx.Client(base_url=base, cookies={"sessionid": session}, timeout=120) as client:
+        def send(kind: str, method: str, url: str, **kwargs: Any) -> httpx.Response:
+            started, clock = time.time(), time.perf_counter()
+            response = client.request(method, url, **kwargs)
+            records.append(Record(kind, started, time.perf_counter() - clock, response.status_code))
+            return response
+
+        first = client.get("/scoring/next/")
+        path = first.headers.get("location", "")
+        while path.startswith("/scoring/a/") and time.time() < stop_at:
+            page = send("page", "GET", path)
+            token, keys = TOKEN.search(page.text), list(dict.fromkeys(SCORE_FIELD.findall(page.text)))
+            if page.status_code != 200 or token is None or not keys:
+                problems.append(f"GET {path}: {page.status_code}, token {token is not None}, {len(keys)} score fields")
+                return
+            scores = {key: rng.choice([0, 1, 1, 2, 2, 2, 3]) for key in keys}
+            headers = {"HX-Request": "true", "X-CSRFToken": token.group(1), "HX-Current-URL": base + path}
+            for draft in range(1, drafts + 1):
+                pause()
+                shown = keys[: max(1, round(len(keys) * draft / drafts))]
+                fields = {f"score-{k}": str(scores[k]) for k in shown}
+                fields.update(rationale=RATIONALE if draft == drafts else "", broken_note="", seconds="5",
+                              csrfmiddlewaretoken=token.group(1))
+                saved = send("draft", "POST", f"{path}draft/", data=fields, headers=headers)
+                if saved.status_code != 200:
+                    problems.append(f"POST {path}draft/: {saved.status_code} {saved.text[:200]!r}")
+            pause()
+            fields = {f"score-{k}": str(v) for k, v in scores.items()}
+            fields.update(rationale=RATIONALE, broken_note="", seconds="5", csrfmiddlewaretoken=token.group(1))
+            done = send("submit", "POST", f"{path}submit/", data=fields, headers=headers)
+            if done.status_code != 200:
+                problems.append(f"POST {path}submit/: {done.status_code} {done.text[:200]!r}")
+                return
+            path = done.headers.get("HX-Push-Url", "")
+            pause()
+
+
+def downloads(base: str, session: str, urls: list[tuple[str, str, int]], start_at: float, stop_at: float,
+              threads: int) -> list[tuple]:
+    """--downloaders threads fetching the snapshot's files in turn from start_at to stop_at (own process).
+
+    A download whose body is not the stored file's size is recorded with status 299."""
+    import httpx
+
+    records: list[tuple] = []
+
+    def loop(offset: int) -> None:
+        with httpx.Client(base_url=base, cookies={"sessionid": session}, timeout=120) as client:
+            time.sleep(max(0.0, start_at - time.time()))
+            n = offset
+            while time.time() < stop_at:
+                fmt, url, size = urls[n % len(urls)]
+                n += 1
+                started, clock = time.time(), time.perf_counter()
+                response = client.get(url)
+                body = response.content
+                status = response.status_code if response.status_code >= 300 or len(body) == size else 299
+                records.append((f"download:{fmt}", started, time.perf_counter() - clock, status, len(body)))
+
+    workers = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return records
+
+
+# --- the server ----------------------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def server_cpu(master: int) -> float:
+    """User + system CPU seconds of the gunicorn master and its workers so far."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    pids = [master]
+    try:
+        for task in Path(f"/proc/{master}/task").iterdir():
+            pids += [int(p) for p in (task / "children").read_text().split()]
+        return sum(sum(int(v) for v in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[11:13])
+                   for pid in pids) / ticks
+    except (FileNotFoundError, ProcessLookupError):
+        return float("nan")
+
+
+def server_start(args: argparse.Namespace, env: dict[str, str], log: Path) -> tuple[subprocess.Popen, str]:
+    import httpx
+
+    port = free_port()
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
+               "--workers", str(args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
+               "--chdir", str(ROOT), "--timeout", "120", "--error-logfile", str(log)]
+    with log.open("ab") as stderr:
+        server = subprocess.Popen(command, env=env, stdout=stderr, stderr=stderr)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {server.returncode}; see {log}")
+        try:
+            if httpx.get(f"{base}/accounts/login/", timeout=5).status_code == 200:
+                return server, base
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"gunicorn did not answer within 60 s; see {log}")
+
+
+# --- set-up --------------------------------------------------------------------------------------------
+
+def session_for(user: Any) -> str:
+    """A signed-in session stored on the server, as a sign-in would leave it: the cookie value."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return str(session.session_key)
+
+
+def setup(args: argparse.Namespace) -> dict[str, Any]:
+    from django.core.management import call_command
+    from django.urls import reverse
+
+    from benchmarks.cycle_rows import admin_user, scoring_cycle_write, snapshot_compute, synthetic_cycle_write
+    from calibration.models import SnapshotFile
+    from tests.calibration.synthetic import synthetic_cycle
+
+    call_command("migrate", verbosity=0)
+    call_command("createcachetable", verbosity=0)
+    admin = admin_user()
+    report_cycle = synthetic_cycle_write(synthetic_cycle(), name="Synthetic cycle (60 raters)", admin=admin)
+    snapshot = snapshot_compute(report_cycle, n_resamples=args.resamples, requested_by=admin)
+    sizes = dict(SnapshotFile.objects.filter(snapshot=snapshot).values_list("format", "size"))
+    stem = reverse("calibration:report_export", args=[report_cycle.pk, "zip"]).rsplit(".", 1)[0]
+    urls = [(fmt, f"{stem}.{fmt}?version={snapshot.version}", sizes["bundle" if fmt == "zip" else fmt])
+            for fmt in args.formats.split(",")]
+    _, experts = scoring_cycle_write(name="Scoring cycle", admin=admin, n_experts=args.experts,
+                                     items_per_expert=args.items)
+    return {"admin": session_for(admin), "experts": [session_for(e) for e in experts], "urls": urls,
+            "sizes": sizes, "counts": snapshot.input_counts}
+
+
+# --- the run -------------------------------------------------------------------------------------------
+
+def pct(values: list[float], q: float) -> float:
+    import numpy as np
+
+    return float(np.percentile(values, q)) if values else float("nan")
+
+
+def describe(records: list[Record]) -> str:
+    ms = [r.seconds * 1000 for r in records]
+    return (f"{len(ms):6,} req  p50 {pct(ms, 50):7.1f} ms  p95 {pct(ms, 95):7.1f} ms  max {max(ms, default=0):7.1f} ms"
+            if ms else "     0 req")
+
+
+def measure(args: argparse.Namespace, data: dict[str, Any], base: str, server: subprocess.Popen) -> dict[str, Any]:
+    t0 = time.time() + 1.0
+    a_start = t0 + args.warmup
+    b_start = a_start + args.phase_seconds
+    end = b_start + args.phase_seconds
+    records: list[Record] = []
+    problems: list[str] = []
+    threads = [threading.Thread(target=expert_loop, args=(base, session, end, args.think, args.drafts, i, records,
+                                                         problems)) for i, session in enumerate(data["experts"])]
+    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
+        downloaded = pool.submit(downloads, base, data["admin"], data["urls"], b_start, end, args.downloaders)
+        time.sleep(max(0.0, t0 - time.time()))
+        for thread in threads:
+            thread.start()
+        marks = {}
+        for name, at in (("A", a_start), ("B", b_start), ("end", end)):
+            time.sleep(max(0.0, at - time.time()))
+            marks[name] = (server_cpu(server.pid), os.getloadavg()[0])
+        for thread in threads:
+            thread.join()
+        fetched = [Record(*row) for row in downloaded.result()]
+    phase_a = [r for r in records if a_start <= r.start < b_start]
+    phase_b = [r for r in records if b_start <= r.start < end]
+    return {"a": phase_a, "b": phase_b, "downloads": [r for r in fetched if r.start < end], "problems": problems,
+            "cpu": (marks["B"][0] - marks["A"][0], marks["end"][0] - marks["B"][0]),
+            "load": (marks["A"][1], marks["B"][1], marks["end"][1]), "submitted": sum(
+                1 for r in records if r.kind == "submit" and r.status == 200)}
+
+
+def report(args: argparse.Namespace, data: dict[str, Any], result: dict[str, Any]) -> None:
+    a, b, fetched = result["a"], result["b"], result["downloads"]
+    print(f"\nexperts ({args.experts} threads, think {args.think:g} s, {args.drafts} autosaves per item)")
+    for label, rows in (("phase A, experts alone     ", a), ("phase B, with the downloads ", b)):
+        print(f"  {label} {describe(rows)}")
+        for kind in ("page", "draft", "submit"):
+            print(f"      {kind:<7}                 {describe([r for r in rows if r.kind == kind])}")
+    served = [r for r in fetched if r.status == 200]
+    mb = sum(r.size for r in served) / 2**20
+    print(f"downloads ({args.downloaders} threads, {args.formats}) during phase B: {len(served):,} served, "
+          f"{mb:,.0f} MiB ({mb / args.phase_seconds:,.1f} MiB/s)")
+    for fmt in args.formats.split(","):
+        print(f"  {fmt:<5} {describe([r for r in fetched if r.kind == f'download:{fmt}'])}")
+    errors_5xx = sum(1 for r in a + b + fetched if r.status >= 500)
+    other = sum(1 for r in a + b if r.status not in (200, 302) and r.status < 500)
+    short = sum(1 for r in fetched if r.status == 299)
+    cpu_a, cpu_b = result["cpu"]
+    print(f"server CPU (gunicorn, {args.workers} {args.worker_class} workers): phase A {cpu_a:.1f} s, "
+          f"phase B {cpu_b:.1f} s of {2 * args.phase_seconds} core-seconds; load average at A/B/end "
+          + " / ".join(f"{x:.2f}" for x in result["load"]))
+    p95_a = pct([r.seconds for r in a], 95)
+    p95_b = pct([r.seconds for r in b], 95)
+    print(f"\nexperts' p95: {p95_a * 1000:.1f} ms alone, {p95_b * 1000:.1f} ms with downloads: "
+          f"ratio {p95_b / p95_a:.2f} (goal ≤ 1.20)")
+    print(f"5xx: {errors_5xx} (goal 0); other unexpected expert answers: {other}; downloads with the wrong size: "
+          f"{short}; items submitted: {result['submitted']:,}")
+    for problem in result["problems"][:10]:
+        print(f"  problem: {problem}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/postgres",
+                        help="PostgreSQL server URL (a throwaway database is created there and dropped)")
+    parser.add_argument("--experts", type=int, default=20)
+    parser.add_argument("--items", type=int, default=120, help="pending assignments per expert (≥ 100)")
+    parser.add_argument("--downloaders", type=int, default=8)
+    parser.add_argument("--formats", default="zip,pdf,json", help="snapshot files the downloaders fetch in turn")
+    parser.add_argument("--phase-seconds", type=float, default=30)
+    parser.add_argument("--warmup", type=float, default=5)
+    parser.add_argument("--think", type=float, default=0.0, help="mean pause between an expert's requests (s)")
+    parser.add_argument("--drafts", type=int, default=2, help="autosaves per item before the submit")
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--worker-class", choices=["sync", "gthread"], default="sync")
+    parser.add_argument("--threads", type=int, default=1, help="threads per gthread worker")
+    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--keep-log", action="store_true", help="keep gunicorn's log file")
+    args = parser.parse_args()
+    if importlib.util.find_spec("gunicorn") is None:
+        sys.exit("gunicorn is not installed: it is in pyproject.toml; `make install` after the lock file lists it")
+
+    from benchmarks.cycle_rows import django_setup, load_average, throwaway_database
+
+    warnings.filterwarnings("ignore", "No directory at", UserWarning)  # whitenoise: no collectstatic here
+
+    database = throwaway_database(args.database_url, prefix="bench_load")
+    log = Path(tempfile.mkstemp(prefix="fb-report-load-", suffix=".log")[1])
+    env = {**os.environ, "DATABASE_URL": database.url, "DJANGO_SETTINGS_MODULE": "benchmarks.settings_load",
+           "DJANGO_SECRET_KEY": secrets.token_urlsafe(48), "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+           "PYTHONPATH": str(ROOT)}
+    os.environ.update(env)
+    server, keep_log = None, True  # kept when anything fails
+    try:
+        django_setup(database, "benchmarks.settings_load")
+        started = time.perf_counter()
+        data = setup(args)
+        from django.db import connections
+
+        connections.close_all()
+        print(f"report snapshot downloads under scoring load — PostgreSQL, "
+              f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, load average {load_average()}")
+        print(f"set-up {time.perf_counter() - started:.1f} s: snapshot of {data['counts']['units']:,} units, "
+              f"{data['counts']['expert_ratings']:,} ratings, {data['counts']['raters']} raters; files "
+              + ", ".join(f"{fmt} {size / 1024:,.0f} KiB" for fmt, size in sorted(data["sizes"].items()))
+              + f"; {args.experts} experts × {args.items} pending assignments")
+        server, base = server_start(args, env, log)
+        print(f"gunicorn: {args.workers} {args.worker_class} workers"
+              + (f" × {args.threads} threads" if args.worker_class == "gthread" else "") + f" at {base}; "
+              f"warm-up {args.warmup:g} s, phases of {args.phase_seconds:g} s")
+        result = measure(args, data, base, server)
+        report(args, data, result)
+        tracebacks = log.read_text(errors="replace").count("Traceback")
+        print(f"tracebacks in gunicorn's log: {tracebacks}" + (f" (see {log})" if tracebacks else ""))
+        keep_log = args.keep_log or bool(tracebacks)
+    finally:
+        if server is not None:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        from django.db import connections
+
+        connections.close_all()
+        database.drop()
+        if keep_log:
+            print(f"gunicorn's log: {log}")
+        else:
+            log.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    main()
