@@ -146,7 +146,17 @@ def annotation_draft_save(*, assignment: Assignment, actor: User, data: Annotati
         annotation = _create(assignment)
     changes = _apply(annotation, keys, data)
     if changes:
-        annotation.save()
+        # Written only while the annotation is still a draft: a stale autosave that reaches the database
+        # after the submission (no row locks on SQLite) must not turn it back into a draft. Refusing here
+        # rolls back the score changes `_apply` made in this transaction.
+        annotation.updated_at = timezone.now()
+        still_draft = Annotation.objects.filter(pk=annotation.pk, status=Annotation.Status.DRAFT).update(
+            rationale=annotation.rationale, flagged_broken=annotation.flagged_broken,
+            broken_note=annotation.broken_note, updated_at=annotation.updated_at,
+        )
+        if not still_draft:
+            raise ValidationError("This item is already submitted. A panel lead can reopen it.",
+                                  code="already_submitted")
         _log(annotation, actor, AnnotationEvent.Kind.DRAFT_SAVED, changes)
     if assignment.status == Assignment.Status.PENDING:
         Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.DRAFT, updated_at=timezone.now())

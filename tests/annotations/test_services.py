@@ -119,6 +119,25 @@ def test_submission_locks_the_annotation(world, mine) -> None:  # type: ignore[n
     assert set(SubScore.objects.values_list("score", flat=True)) == {2}
 
 
+def test_a_stale_autosave_cannot_turn_a_submission_back_into_a_draft(world, mine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The autosave read the annotation as a draft just before the submission committed (SQLite has no row
+    locks): its write is refused and rolled back, scores included, instead of clobbering the submission."""
+    import annotations.services as services
+
+    assignment, keys = mine
+    annotation_draft_save(assignment=assignment, actor=world.expert, data=AnnotationInput(scores={keys[0]: 1}))
+    stale = Annotation.objects.get(assignment=assignment)  # what the late autosave had read: a draft
+    annotation_submit(assignment=assignment, actor=world.expert, data=full(keys, 2, rationale="done"))
+    monkeypatch.setattr(services, "_current", lambda assignment: stale)
+    with pytest.raises(ValidationError) as exc:
+        annotation_draft_save(assignment=assignment, actor=world.expert,
+                              data=AnnotationInput(scores=dict.fromkeys(keys, 0), rationale="late"))
+    assert exc.value.code == "already_submitted"
+    fresh = Annotation.objects.get(assignment=assignment)
+    assert fresh.status == Annotation.Status.SUBMITTED and fresh.rationale == "done"
+    assert set(SubScore.objects.filter(annotation=fresh).values_list("score", flat=True)) == {2}
+
+
 def test_skip_outside_expertise_finishes_without_scores(world, mine) -> None:  # type: ignore[no-untyped-def]
     assignment, keys = mine
     annotation_draft_save(assignment=assignment, actor=world.expert, data=AnnotationInput(scores={keys[0]: 3}))
