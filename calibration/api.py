@@ -17,7 +17,7 @@ from calibration.adjudication.selectors import gold_labels
 
 from .models import ReportSnapshot
 from .reports.schema import Report, report_from_dict
-from .reports.snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, snapshot_for
+from .reports.snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, snapshot_for, version_param
 from .reports.tasks import report_snapshot_start
 
 
@@ -81,7 +81,13 @@ class SnapshotSerializer(serializers.Serializer):
     requested_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
     report = ReportSerializer(source="typed_report", allow_null=True, read_only=True,
-                              help_text="The report (null until the version is ready).")
+                              help_text="The report (null until the version is ready, and in version lists).")
+
+    def to_representation(self, instance: ReportSnapshot) -> dict:
+        """The typed report of a ready version, when the view asks for bodies (context `with_report`)."""
+        payload = instance.payload if self.context.get("with_report") else None  # deferred in lists: not read
+        instance.typed_report = report_from_dict(payload) if payload else None  # type: ignore[attr-defined]
+        return super().to_representation(instance)
 
 
 class SnapshotRequestSerializer(serializers.Serializer):
@@ -104,15 +110,15 @@ class ReportAPIView(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         cycle = get_object_or_404(CalibrationCycle, pk=pk)
-        raw = request.query_params.get("version", "")
-        if raw and (not raw.isdigit() or int(raw) < 1):
-            raise serializers.ValidationError({"version": "must be a whole number ≥ 1"})
-        snapshot = snapshot_for(cycle=cycle, version=int(raw) if raw else None)
+        try:
+            version = version_param(request.query_params.get("version"))
+        except ValueError as exc:
+            raise serializers.ValidationError({"version": str(exc).removeprefix("version: ")}) from exc
+        snapshot = snapshot_for(cycle=cycle, version=version)
         if snapshot is None:
-            raise NotFound(f"cycle {pk} has no report version {raw}" if raw else
+            raise NotFound(f"cycle {pk} has no report version {version}" if version else
                            f"cycle {pk} has no computed report yet: POST to its versions endpoint")
-        snapshot.typed_report = report_from_dict(snapshot.payload) if snapshot.payload else None  # type: ignore[attr-defined]
-        return Response(SnapshotSerializer(snapshot).data)
+        return Response(SnapshotSerializer(snapshot, context={"with_report": True}).data)
 
 
 class ReportVersionsAPIView(APIView):
@@ -124,9 +130,7 @@ class ReportVersionsAPIView(APIView):
     def get(self, request: Request, pk: int) -> Response:
         cycle = get_object_or_404(CalibrationCycle, pk=pk)
         snapshots = ReportSnapshot.objects.filter(cycle=cycle).defer("payload", "rater_key").order_by("-version")
-        for snapshot in snapshots:
-            snapshot.typed_report = None  # type: ignore[attr-defined]  # bodies only from the version endpoint
-        return Response(SnapshotSerializer(snapshots, many=True).data)
+        return Response(SnapshotSerializer(snapshots, many=True).data)  # bodies only from the version endpoint
 
     @extend_schema(request=SnapshotRequestSerializer, responses={202: SnapshotSerializer})
     def post(self, request: Request, pk: int) -> Response:
@@ -141,5 +145,4 @@ class ReportVersionsAPIView(APIView):
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict) from exc
         snapshot.refresh_from_db()
-        snapshot.typed_report = report_from_dict(snapshot.payload) if snapshot.payload else None  # type: ignore[attr-defined]
-        return Response(SnapshotSerializer(snapshot).data, status=202)
+        return Response(SnapshotSerializer(snapshot, context={"with_report": True}).data, status=202)

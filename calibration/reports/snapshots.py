@@ -317,6 +317,15 @@ def snapshot_files_render(*, report: dict[str, Any], ratings: bytes, snapshot: R
 
 # --- reading ----------------------------------------------------------------------------------------
 
+def version_param(raw: str | None) -> int | None:
+    """A `?version=` query value: None when absent, else a whole number ≥ 1 (ValueError naming the field)."""
+    if raw is None or raw == "":
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"version: must be a whole number ≥ 1, got {raw[:20]!r}")
+    return int(raw)
+
+
 def snapshot_for(
     *, cycle: CalibrationCycle, version: int | None = None, with_payload: bool = True,
 ) -> ReportSnapshot | None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -22,21 +22,9 @@ from .snapshots import (
     snapshot_file_name,
     snapshot_for,
     snapshot_is_stale,
+    version_param,
 )
 from .tasks import report_snapshot_start
-
-
-class BadParameter(Exception):
-    """A malformed query parameter: answered with 400 and the message."""
-
-
-def _version(request: HttpRequest) -> int | None:
-    raw = request.GET.get("version")
-    if raw is None or raw == "":
-        return None
-    if not raw.isdigit() or int(raw) < 1:
-        raise BadParameter(f"version: must be a whole number ≥ 1, got {raw[:20]!r}")
-    return int(raw)
 
 
 def _cycle(pk: int) -> CalibrationCycle:
@@ -76,8 +64,8 @@ def report(request: AuthedRequest, pk: int) -> HttpResponse:
     """The IRR report of a cycle: the chosen (or newest) snapshot, what changed since, every version."""
     cycle = _cycle(pk)
     try:
-        version = _version(request)
-    except BadParameter as exc:
+        version = version_param(request.GET.get("version"))
+    except ValueError as exc:
         return HttpResponseBadRequest(str(exc))
     snapshot = snapshot_for(cycle=cycle, version=version)
     if version is not None and snapshot is None:
@@ -100,9 +88,8 @@ def report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
             )
         except ValidationError as exc:
             for field, errors in exc.message_dict.items():
-                target = {"n_resamples": "n_resamples", "seed": "seed", "run": "run"}.get(field)
                 for error in errors:
-                    form.add_error(target, error)
+                    form.add_error(field if field in form.fields else None, error)
         else:
             messages.success(request, f"Version {snapshot.version} is being computed.")
             return redirect("calibration:report", pk=cycle.pk)
@@ -132,8 +119,8 @@ def report_download(request: AuthedRequest, pk: int, fmt: str) -> HttpResponse:
         raise Http404(f"Unknown format {fmt[:20]!r}: use json, csv, pdf, ratings or zip.")
     cycle = _cycle(pk)
     try:
-        version = _version(request)
-    except BadParameter as exc:
+        version = version_param(request.GET.get("version"))
+    except ValueError as exc:
         return HttpResponseBadRequest(str(exc))
     snapshot = snapshot_for(cycle=cycle, version=version, with_payload=False)
     if snapshot is None:
