@@ -10,6 +10,25 @@ from django.shortcuts import redirect
 from .models import ExpertProfile, Invitation, User
 
 
+class ServiceErrorsForm(forms.Form):
+    """A form whose service may refuse the cleaned input: the service's errors land on the fields they name.
+
+    Services raise `ValidationError({"field": [...]})`; `service_field` maps a service's name to the form's
+    field (override it when they differ); errors on names the form does not have go on the form itself.
+    """
+
+    def service_field(self, name: str) -> str:
+        return name
+
+    def add_service_error(self, exc: ValidationError) -> None:
+        if not hasattr(exc, "error_dict"):
+            self.add_error(None, exc)
+            return
+        for name, errors in exc.error_dict.items():
+            field = self.service_field(name)
+            self.add_error(field if field in self.fields else None, errors)
+
+
 class UserCreateForm(BaseUserCreationForm):
     class Meta:
         model = User

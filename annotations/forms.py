@@ -12,6 +12,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
+from accounts.forms import ServiceErrorsForm
 from accounts.models import User
 from evaluations.methodology import SCALE
 
@@ -35,7 +36,7 @@ def score_field_name(key: str) -> str:
     return f"{SCORE_PREFIX}{key}"
 
 
-class ScoringForm(forms.Form):
+class ScoringForm(ServiceErrorsForm):
     """Scores 0–3 per sub-dimension (empty = not scored yet), rationale and the broken-item flag.
 
     `complete=True` (submit) also asks for what a submission needs: every sub-dimension scored, and a
@@ -101,14 +102,6 @@ class ScoringForm(forms.Form):
     def score_rows(self, sub_dimensions: Sequence[Any]) -> list[tuple[Any, forms.BoundField]]:
         """(sub-dimension as shown, its score field) in the rubric's order, for the template."""
         return [(sub, self[score_field_name(sub.key)]) for sub in sub_dimensions]
-
-    def add_service_error(self, exc: ValidationError) -> None:
-        """Put a service's validation error on the field it names (a rationale rule), else on the form."""
-        if hasattr(exc, "error_dict"):
-            for field, errors in exc.error_dict.items():
-                self.add_error(field if field in self.fields else None, errors)
-        else:
-            self.add_error(None, exc)
 
     def error_text(self) -> str:
         """Every error in one line, each named by its field, for the autosave status."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.core.exceptions import ValidationError
 
+from accounts.forms import ServiceErrorsForm
 from annotations.models import AdjudicationDecision
 
 
@@ -13,7 +13,7 @@ def gold_field_name(key: str) -> str:
     return f"gold_{key}"
 
 
-class DecisionForm(forms.Form):
+class DecisionForm(ServiceErrorsForm):
     reason = forms.ChoiceField(choices=AdjudicationDecision.Reason.choices)
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=4000)
 
@@ -31,11 +31,6 @@ class DecisionForm(forms.Form):
     def scores(self) -> dict[str, int]:
         return {key: self.cleaned_data[gold_field_name(key)] for key in self.keys}
 
-    def add_service_error(self, exc: ValidationError) -> None:
-        """The service's errors on the fields they name (a sub-dimension key is its gold field), the rest on the form."""
-        if not hasattr(exc, "error_dict"):
-            self.add_error(None, exc)
-            return
-        for name, errors in exc.error_dict.items():
-            field = gold_field_name(name) if name in self.keys else name
-            self.add_error(field if field in self.fields else None, errors)
+    def service_field(self, name: str) -> str:
+        """A sub-dimension key the service names is its gold-score field."""
+        return gold_field_name(name) if name in self.keys else name

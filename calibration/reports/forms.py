@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from django import forms
 
+from accounts.forms import ServiceErrorsForm
+
 from .snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES
 
 
-class SnapshotRequestForm(forms.Form):
+class SnapshotRequestForm(ServiceErrorsForm):
     """Which judge run to compare with, and the bootstrap's seed and number of resamples."""
 
     run = forms.IntegerField(required=False, min_value=1, label="Judge run id",

@@ -87,9 +87,7 @@ def report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
                 seed=form.cleaned_data["seed"], n_resamples=form.cleaned_data["n_resamples"],
             )
         except ValidationError as exc:
-            for field, errors in exc.message_dict.items():
-                for error in errors:
-                    form.add_error(field if field in form.fields else None, error)
+            form.add_service_error(exc)
         else:
             messages.success(request, f"Version {snapshot.version} is being computed.")
             return redirect("calibration:report", pk=cycle.pk)
