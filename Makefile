@@ -2,20 +2,34 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cksum requirements.lock | cut -d' ' -f1)
+PIP    := $(BIN)/python -m pip --disable-pip-version-check
+# One stamp per lock content: a changed lock reinstalls, an unchanged one costs nothing.
+STAMP      := $(VENV)/.installed-dev-$(shell cksum requirements-dev.lock | cut -d' ' -f1)
+PROD_STAMP := $(VENV)/.installed-prod-$(shell cksum requirements.lock | cut -d' ' -f1)
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run demo test test-tools lint typecheck check lock bench clean
+.PHONY: install install-prod run demo test test-tools browser lint typecheck check lock bench load serve serve-prepare clean
 
-$(STAMP): requirements.lock
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(PIP) install --quiet --upgrade pip
+
+## make install: the development environment (tests, linters) from requirements-dev.lock, every file checked
+## against its hash
+$(STAMP): requirements-dev.lock | $(BIN)/python
+	$(PIP) install --quiet --require-hashes -r requirements-dev.lock
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
 install: $(STAMP)
+
+## make install-prod: only what the server needs (requirements.lock, hashes required), e.g. in a deploy image
+$(PROD_STAMP): requirements.lock | $(BIN)/python
+	$(PIP) install --quiet --require-hashes -r requirements.lock
+	touch $(PROD_STAMP)
+
+install-prod: $(PROD_STAMP)
 
 ## make run: install, migrate SQLite, load the demo data, print the demo logins, serve http://127.0.0.1:8000
 run: demo
@@ -25,23 +39,33 @@ demo: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
 
-## make test: install (and Chromium for the browser tests if missing) and run the whole test suite,
-## in parallel over the machine's cores (SQLite unless DATABASE_URL is set)
+## make test: install, provision the test tools (a browser for the browser tests, poppler's pdftotext), then
+## run the whole test suite in parallel over the machine's cores (SQLite unless DATABASE_URL is set)
 PYTEST_ARGS ?=
 test: install test-tools
 	$(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
 
-## The test suite drives Debian's Chromium (browser tests) and reads PDFs back with poppler's pdftotext.
-## A test tool's own browser download cannot work here, so both come from Debian when they are missing.
-test-tools:
-	@missing=""; \
-	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
-	command -v pdftotext >/dev/null 2>&1 || missing="$$missing poppler-utils"; \
-	if [ -n "$$missing" ]; then \
+test-tools: install browser
+	@command -v pdftotext >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing Debian's$$missing for the tests"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
-	  else echo "missing for the tests:$$missing (apt-get install -y$$missing)"; exit 1; fi; \
+	    echo "installing Debian's poppler-utils (pdftotext) for the tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; \
+	  else echo "make test needs pdftotext: install poppler-utils (apt-get install -y poppler-utils)"; exit 1; fi; }
+
+## The browser tests (pytest-playwright) drive, in this order of preference: the system's Chromium
+## ($$E2E_CHROMIUM, or chromium / chromium-browser on PATH); Debian's, installed when we are root with apt-get;
+## Playwright's own download (`playwright install chromium`, needs its CDN). Else one line says what to install.
+browser: install
+	@if [ -n "$$E2E_CHROMIUM" ] || command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
+	  exit 0; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	elif $(BIN)/playwright install chromium >/dev/null 2>&1; then \
+	  echo "using Playwright's own Chromium (playwright install chromium)"; \
+	else \
+	  echo "make test needs a Chromium for the browser tests: install chromium (apt-get install -y chromium) or run .venv/bin/playwright install --with-deps chromium"; \
+	  exit 1; \
 	fi
 
 lint: install
@@ -49,26 +73,59 @@ lint: install
 	$(BIN)/lint-imports
 
 typecheck: install
-	$(BIN)/mypy stats accounts evaluations annotations calibration config
+	$(BIN)/mypy stats access accounts evaluations annotations calibration config
 
 check: install
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
-## make lock: re-resolve requirements.lock from pyproject.toml (needs the network to PyPI)
-lock: install
-	$(BIN)/python -m pip install --quiet pip-tools
-	$(BIN)/pip-compile --quiet --extra dev --strip-extras --output-file requirements.lock pyproject.toml
+## make lock: re-resolve both locks from pyproject.toml, with hashes, against PyPI alone (the machine's pip
+## configuration — local indexes, wheel directories — is ignored, so the locks hold on any machine):
+## requirements.lock = [project] dependencies (production); requirements-dev.lock = those plus the dev extra,
+## constrained to the same versions.
+LOCK_ENV := PIP_CONFIG_FILE=/dev/null PIP_FIND_LINKS= PIP_EXTRA_INDEX_URL= PIP_INDEX_URL=https://pypi.org/simple
+LOCK_OPTS := --quiet --generate-hashes --strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links --no-emit-trusted-host
+lock: | $(BIN)/python
+	$(PIP) install --quiet pip-tools
+	$(LOCK_ENV) $(BIN)/pip-compile $(LOCK_OPTS) --output-file requirements.lock pyproject.toml
+	$(LOCK_ENV) $(BIN)/pip-compile $(LOCK_OPTS) --extra dev --constraint requirements.lock --output-file requirements-dev.lock pyproject.toml
 
-## make bench: the benchmarks; report_load.py needs PostgreSQL (BENCH_DATABASE_URL, a server where throwaway
+## make bench: the benchmarks (coverage.py in its quick mode: 4 designs); report_load.py needs PostgreSQL (BENCH_DATABASE_URL, a server where throwaway
 ## databases can be created) and serves through gunicorn
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 bench: install
 	$(BIN)/python benchmarks/import_responses.py
 	$(BIN)/python benchmarks/irr_report.py
+	$(BIN)/python benchmarks/alpha_memory.py
+	$(BIN)/python benchmarks/coverage.py    # quick; benchmarks/coverage.py --full for the whole table
 	$(BIN)/python benchmarks/judge_throughput.py
 	$(BIN)/python benchmarks/pages.py
 	$(BIN)/python benchmarks/report_snapshot.py
+	$(BIN)/python benchmarks/api_tokens.py
 	$(BIN)/python benchmarks/report_load.py --database-url $(BENCH_DATABASE_URL)
+	$(BIN)/python benchmarks/load.py --database-url $(BENCH_DATABASE_URL) --seconds 15
+
+## make serve: the production processes on this machine, against PostgreSQL (README, "Deployment"):
+## migrate, create the cache table, collect static files, then the task worker and gunicorn side by side.
+## Needs DATABASE_URL, DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS; compose.yaml runs the same two commands.
+SERVE_SETTINGS ?= config.settings.prod
+SERVE_WEB      := gunicorn -c config/gunicorn.conf.py config.wsgi
+SERVE_WORKER   := python manage.py run_worker --no-reload
+serve-prepare: install
+	@test -n "$$DATABASE_URL" || { echo "make serve needs DATABASE_URL=postgres://user@host:5432/name"; exit 1; }
+	DJANGO_SETTINGS_MODULE=$(SERVE_SETTINGS) $(BIN)/python manage.py migrate --noinput
+	DJANGO_SETTINGS_MODULE=$(SERVE_SETTINGS) $(BIN)/python manage.py createcachetable
+	DJANGO_SETTINGS_MODULE=$(SERVE_SETTINGS) $(BIN)/python manage.py collectstatic --noinput --verbosity 0
+
+serve: serve-prepare
+	export DJANGO_SETTINGS_MODULE=$(SERVE_SETTINGS) PATH="$(CURDIR)/$(BIN):$$PATH"; \
+	$(SERVE_WORKER) & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+	$(SERVE_WEB)
+
+## make load: benchmarks/load.py — experts against `make serve`'s processes on a throwaway PostgreSQL database
+## (closed loop, 50 experts with think time, a database outage); LOAD_ARGS to change the defaults
+LOAD_ARGS ?=
+load: install
+	$(BIN)/python benchmarks/load.py --database-url $(BENCH_DATABASE_URL) $(LOAD_ARGS)
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

@@ -4,6 +4,8 @@ from __future__ import annotations
 from allauth.account.adapter import DefaultAccountAdapter
 from django.http import HttpRequest
 
+from access.policy import Action, allowed
+
 from .models import Invitation
 
 INVITATION_SESSION_KEY = "accounts_invitation_id"
@@ -37,6 +39,6 @@ class AccountAdapter(DefaultAccountAdapter):
     def get_login_redirect_url(self, request: HttpRequest) -> str:
         """Staff land on the calibration overview, everyone else on their scoring queue."""
         user = request.user
-        if getattr(user, "is_staff", False):
+        if allowed(user, Action.MANAGE_CALIBRATION):
             return "/calibration/"
         return "/scoring/"

@@ -4,8 +4,8 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
 from .forms import InvitationAdminForm, UserCreateForm, UserEditForm
-from .models import ExpertProfile, Invitation, User
-from .services import invitation_create, invitation_resend, invitation_revoke
+from .models import ApiToken, ExpertProfile, Invitation, User
+from .services import api_token_revoke, invitation_create, invitation_resend, invitation_revoke
 
 
 class ExpertProfileInline(admin.StackedInline):
@@ -88,4 +88,25 @@ class InvitationAdmin(admin.ModelAdmin):
     def revoke(self, request: HttpRequest, queryset) -> None:
         for invitation in queryset:
             invitation_revoke(invitation=invitation)
+        messages.success(request, "Revoked.")
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Tokens are created on the account page or with `manage.py api_token`; here they are listed and revoked."""
+
+    list_display = ["name", "user", "prefix", "status", "created_at", "expires_at", "last_used_at"]
+    list_select_related = ["user"]
+    search_fields = ["name", "user__email", "prefix"]
+    readonly_fields = ["user", "name", "prefix", "scopes", "created_at", "expires_at", "revoked_at", "last_used_at"]
+    exclude = ["key_hash"]
+    actions = ["revoke"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # the secret must be shown to its owner once: create on the account page or by command
+
+    @admin.action(description="Revoke")
+    def revoke(self, request: HttpRequest, queryset) -> None:
+        for token in queryset:
+            api_token_revoke(token=token)
         messages.success(request, "Revoked.")

@@ -1,13 +1,15 @@
 from allauth.account.forms import SignupForm
 from allauth.core import context
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.forms import BaseUserCreationForm, UserChangeForm
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator
 from django.db import transaction
 from django.shortcuts import redirect
 
-from .models import ExpertProfile, Invitation, User
+from .models import ApiToken, ExpertProfile, Invitation, User
 
 
 class ServiceErrorsForm(forms.Form):
@@ -95,3 +97,19 @@ class InvitationAdminForm(forms.ModelForm):
         if User.objects.filter(email__iexact=email).exists():
             raise forms.ValidationError("This address already has an account.")
         return email
+
+
+class ApiTokenCreateForm(ServiceErrorsForm):
+    """Name, scopes and lifetime of a new API token (the service checks MFA and the limits)."""
+
+    name = forms.CharField(max_length=100, help_text="What the token is for, e.g. 'nightly report export'.")
+    scopes = forms.MultipleChoiceField(choices=ApiToken.Scope.choices, widget=forms.CheckboxSelectMultiple,
+                                       initial=[ApiToken.Scope.REPORTS_READ])
+    days = forms.IntegerField(min_value=1, label="Valid for (days)")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        days = self.fields["days"]
+        days.initial = settings.ACCOUNTS_API_TOKEN_DAYS
+        days.validators.append(MaxValueValidator(settings.ACCOUNTS_API_TOKEN_MAX_DAYS))
+        days.widget.attrs["max"] = settings.ACCOUNTS_API_TOKEN_MAX_DAYS

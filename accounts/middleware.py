@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
+
+from .mfa import mfa_enforced, mfa_satisfied
 
 # Paths that must stay reachable while MFA is not yet set up: the MFA pages themselves, the rest of
 # allauth (logout, password, email), static files, and the invitation link.
@@ -17,7 +18,7 @@ class MfaRequiredMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if getattr(settings, "ACCOUNTS_MFA_REQUIRED", True) and self._needs_setup(request):
+        if mfa_enforced() and self._needs_setup(request):
             target = reverse("mfa_activate_totp")
             if getattr(request, "htmx", False):
                 response = HttpResponse(status=204)
@@ -33,6 +34,4 @@ class MfaRequiredMiddleware:
             return False
         if request.path.startswith(EXEMPT_PREFIXES):
             return False
-        from allauth.mfa.models import Authenticator
-
-        return not Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).exists()
+        return not mfa_satisfied(user)

@@ -10,6 +10,8 @@ from django.contrib.auth.models import AbstractUser, BaseUserManager
 from django.db import models
 from django.utils import timezone
 
+from access.policy import is_admin, is_lead
+
 
 class UserManager(BaseUserManager["User"]):
     """Manager for an email-identified user with no username."""
@@ -49,6 +51,14 @@ class User(AbstractUser):
     display_name = models.CharField(max_length=150, blank=True)
     role = models.CharField(max_length=20, choices=Role.choices, default=Role.EXPERT)
 
+    class EmailMode(models.TextChoices):
+        IMMEDIATE = "immediate", "Email each notification at once"
+        DIGEST = "digest", "One email a day with everything new"
+        NONE = "none", "No email (the inbox only)"
+
+    email_mode = models.CharField(max_length=10, choices=EmailMode.choices, default=EmailMode.IMMEDIATE,
+                                  help_text="How notifications reach this person by email.")
+
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []
 
@@ -68,18 +78,19 @@ class User(AbstractUser):
     def __str__(self) -> str:
         return self.display_name or self.email
 
-    @property
-    def is_admin_role(self) -> bool:
-        return self.role == self.Role.ADMIN or self.is_superuser
-
-    @property
-    def is_adjudicator(self) -> bool:
-        return self.role == self.Role.ADJUDICATOR
+    def save(self, *args: object, **kwargs: object) -> None:
+        """The Admin role and superusers always carry Django's staff flag (`access.policy.is_admin`)."""
+        if (self.role == self.Role.ADMIN or self.is_superuser) and not self.is_staff:
+            self.is_staff = True
+            fields = kwargs.get("update_fields")
+            if fields is not None:
+                kwargs["update_fields"] = {*fields, "is_staff"}  # type: ignore[misc]
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
 
     @property
     def requires_mfa(self) -> bool:
-        """Staff, admins and adjudicators (panel leads) must sign in with TOTP."""
-        return bool(self.is_staff or self.is_superuser or self.role in (self.Role.ADMIN, self.Role.ADJUDICATOR))
+        """Admins and leads (`access.policy`: Adjudicators and every panel's lead) must sign in with TOTP."""
+        return is_admin(self) or is_lead(self)
 
 
 class ExpertProfile(models.Model):
@@ -184,3 +195,95 @@ class Invitation(models.Model):
     @property
     def is_pending(self) -> bool:
         return self.status == self.Status.PENDING
+
+
+def api_token_hash(secret: str) -> str:
+    """Only a SHA-256 of an API token is stored (the secret has 256 random bits, so a fast hash suffices)."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def api_token_expiry_default() -> datetime:
+    return timezone.now() + timedelta(days=getattr(settings, "ACCOUNTS_API_TOKEN_DAYS", 90))
+
+
+class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
+    def active(self) -> ApiTokenQuerySet:
+        return self.filter(revoked_at__isnull=True, expires_at__gt=timezone.now())
+
+
+class ApiToken(models.Model):
+    """A personal API token: hashed, scoped, expiring, revocable; its secret is shown once, at creation."""
+
+    class Scope(models.TextChoices):
+        REPORTS_READ = "reports:read", "Read reports, gold labels and the leaderboard"
+        DATA_WRITE = "data:write", "Write data (import, request report versions)"
+        JUDGE_RUN = "judge:run", "Start and cancel judge runs"
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        EXPIRED = "expired", "Expired"
+        REVOKED = "revoked", "Revoked"
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, help_text="What the token is for, e.g. 'nightly report export'.")
+    prefix = models.CharField(max_length=16, editable=False,
+                              help_text="The secret's first characters, to recognise it; not enough to use it.")
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    scopes = models.JSONField(default=list, help_text="What the token may do (a list of scopes).")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(default=api_token_expiry_default)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True,
+                                        help_text="Written at most once a minute (ACCOUNTS_API_TOKEN_TOUCH_SECONDS).")
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "API token"
+        constraints = [
+            models.CheckConstraint(condition=models.Q(expires_at__gt=models.F("created_at")),
+                                   name="api_token_expires_after_creation"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…) of {self.user}"
+
+    @property
+    def status(self) -> str:
+        if self.revoked_at:
+            return self.Status.REVOKED
+        if self.expires_at <= timezone.now():
+            return self.Status.EXPIRED
+        return self.Status.ACTIVE
+
+    def has_scope(self, scope: str) -> bool:
+        return scope in self.scopes
+
+
+class Notification(models.Model):
+    """Something a person should know or do: in their inbox, and by email (at once or in a daily digest)."""
+
+    class Kind(models.TextChoices):
+        ASSIGNMENTS = "assignments", "New assignments"
+        DELPHI_OPEN = "delphi_open", "Delphi round opened"
+        DELPHI_REMINDER = "delphi_reminder", "Delphi round waiting for your answer"
+        ADJUDICATION = "adjudication", "Items wait for adjudication"
+        REPORT_READY = "report_ready", "Report ready"
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="notifications")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    text = models.CharField(max_length=300)
+    link = models.CharField(max_length=300, blank=True, help_text="A path on this site.")
+    key = models.CharField(max_length=120, blank=True,
+                           help_text="While one with this key is unread, another is not created (e.g. one per cycle).")
+    created_at = models.DateTimeField(auto_now_add=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+    emailed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "read_at"]), models.Index(fields=["emailed_at", "user"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} for {self.user}: {self.text}"

@@ -2,19 +2,31 @@
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 
 from allauth.account.models import EmailAddress
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
-from django.db import transaction
+from django.db import models, transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
 from evaluations.models import Tradition
 
-from .models import ExpertProfile, Invitation, User, invitation_expiry_default, invitation_token_hash
+from .mfa import mfa_satisfied
+from .models import (
+    ApiToken,
+    ExpertProfile,
+    Invitation,
+    User,
+    api_token_hash,
+    invitation_expiry_default,
+    invitation_token_hash,
+)
+
+API_TOKEN_PREFIX = "fbt_"  # marks the string as a FaithBench token (secret scanners, logs)
 
 
 @transaction.atomic
@@ -131,3 +143,59 @@ def profile_update(*, user: User, degree: str, institution: str, languages: str,
     profile.languages, profile.qualifications = languages.strip(), qualifications.strip()
     profile.save()
     return profile
+
+
+def api_token_days_default() -> int:
+    return int(getattr(settings, "ACCOUNTS_API_TOKEN_DAYS", 90))
+
+
+def api_token_days_max() -> int:
+    return int(getattr(settings, "ACCOUNTS_API_TOKEN_MAX_DAYS", 365))
+
+
+@transaction.atomic
+def api_token_create(*, user: User, name: str, scopes: list[str], days: int | None = None) -> tuple[ApiToken, str]:
+    """Issue a token for `user` (whose MFA must be satisfied); returns it and its secret, which is never stored."""
+    days = api_token_days_default() if days is None else days
+    errors: dict[str, list[str]] = {}
+    if not user.is_active:
+        errors.setdefault("user", []).append("inactive users cannot have API tokens")
+    elif not mfa_satisfied(user):
+        errors.setdefault("user", []).append(
+            "activate a TOTP authenticator first: staff, admins and adjudicators need two-factor sign-in "
+            "before they can create API tokens")
+    if not name.strip():
+        errors.setdefault("name", []).append("give the token a name")
+    unknown = sorted(set(scopes) - set(ApiToken.Scope.values))
+    if unknown:
+        errors.setdefault("scopes", []).append(f"unknown scope(s): {', '.join(unknown)}")
+    if not scopes:
+        errors.setdefault("scopes", []).append("choose at least one scope")
+    if not 1 <= days <= api_token_days_max():
+        errors.setdefault("days", []).append(f"a token lasts between 1 and {api_token_days_max()} days")
+    if errors:
+        raise ValidationError(errors, code="invalid_token")
+    secret = API_TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        user=user, name=name.strip(), prefix=secret[:len(API_TOKEN_PREFIX) + 6], key_hash=api_token_hash(secret),
+        scopes=[scope for scope in ApiToken.Scope.values if scope in scopes],
+        expires_at=timezone.now() + timedelta(days=days),
+    )
+    return token, secret
+
+
+def api_token_revoke(*, token: ApiToken) -> None:
+    """Revoke a token (idempotent: the first revocation time is kept); requests with it fail from now on."""
+    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+
+
+def api_token_touch(*, token: ApiToken) -> None:
+    """Record a use, at most once per ACCOUNTS_API_TOKEN_TOUCH_SECONDS (default 60): one UPDATE, no lock."""
+    now = timezone.now()
+    interval = timedelta(seconds=int(getattr(settings, "ACCOUNTS_API_TOKEN_TOUCH_SECONDS", 60)))
+    if token.last_used_at is not None and now - token.last_used_at < interval:
+        return
+    # The condition repeats in SQL so that concurrent requests write once per interval, not once each.
+    stale = models.Q(last_used_at__isnull=True) | models.Q(last_used_at__lt=now - interval)
+    ApiToken.objects.filter(stale, pk=token.pk).update(last_used_at=now)
+    token.last_used_at = now

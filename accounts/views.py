@@ -4,28 +4,32 @@ from __future__ import annotations
 from allauth.account.adapter import get_adapter
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
+from access.policy import Action, require
 from accounts.http import AuthedRequest
+from evaluations.domain import query_whole_number
 
 from .adapter import INVITATION_SESSION_KEY
-from .forms import ProfileForm
-from .models import ExpertProfile
-from .services import invitation_pending_get, profile_update
+from .forms import ApiTokenCreateForm, ProfileForm
+from .mfa import mfa_satisfied
+from .models import ApiToken, ExpertProfile, Notification, User
+from .notifications import notifications_mark_read
+from .services import api_token_create, api_token_revoke, invitation_pending_get, profile_update
 
 
 @require_http_methods(["GET"])
 def admin_login(request: HttpRequest) -> HttpResponse:
     """The Django admin signs in through allauth (MFA, rate limits); signed-in non-staff get 403, not a loop."""
     if request.user.is_authenticated:
-        if not request.user.is_staff:
-            raise PermissionDenied
+        require(request.user, Action.ADMIN_SITE)
         return redirect(_safe_next(request))
     query = request.META.get("QUERY_STRING", "")
     return redirect(reverse("account_login") + (f"?{query}" if query else ""))
@@ -65,3 +69,73 @@ def profile(request: AuthedRequest) -> HttpResponse:
         messages.success(request, "Profile saved.")
         return redirect("accounts:profile")
     return render(request, "account/profile.html", {"form": form, "profile": instance})
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def api_tokens(request: AuthedRequest) -> HttpResponse:
+    """The signed-in person's API tokens; a POST creates one and shows its secret on this answer only."""
+    form = ApiTokenCreateForm(request.POST or None)
+    secret = ""
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                token, secret = api_token_create(user=request.user, **form.cleaned_data)
+            except ValidationError as exc:
+                form.add_service_error(exc)
+            else:
+                messages.success(request, f"Token \u201c{token.name}\u201d created. Copy its secret now: it is not shown again.")
+                form = ApiTokenCreateForm()
+        if not secret:
+            status = 400
+    tokens = ApiToken.objects.filter(user=request.user)
+    return render(request, "account/api_tokens.html", {
+        "form": form, "tokens": tokens, "secret": secret, "mfa_ok": mfa_satisfied(request.user),
+    }, status=status)
+
+
+@login_required
+@require_http_methods(["POST"])
+def api_token_revoke_view(request: AuthedRequest, pk: int) -> HttpResponse:
+    """Revoke one of the signed-in person's tokens (another person's token is a 404)."""
+    token = get_object_or_404(ApiToken, pk=pk, user=request.user)
+    api_token_revoke(token=token)
+    messages.success(request, f"Token \u201c{token.name}\u201d revoked.")
+    return redirect("accounts:api_tokens")
+
+
+INBOX_PAGE_SIZE = 50
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def inbox(request: AuthedRequest) -> HttpResponse:
+    """The signed-in person's notifications, newest first; POST marks one (id) or all of them read, and sets how
+    they are emailed."""
+    if request.method == "POST":
+        if "email_mode" in request.POST:
+            mode = request.POST["email_mode"]
+            if mode not in User.EmailMode.values:
+                messages.error(request, "Choose one of the email options.")
+                return redirect("accounts:inbox")
+            User.objects.filter(pk=request.user.pk).update(email_mode=mode)
+            messages.success(request, f"Email: {User.EmailMode(mode).label.lower()}.")
+            return redirect("accounts:inbox")
+        raw = request.POST.get("id", "")
+        if raw:
+            note_id = query_whole_number(raw)
+            if note_id is None:
+                return HttpResponse("id must be a whole number", status=400)
+            note = get_object_or_404(Notification, pk=note_id, user=request.user)  # another's: 404
+            notifications_mark_read(user=request.user, ids=[note.pk])
+            if request.POST.get("follow") and note.link.startswith("/"):
+                return redirect(note.link)
+        else:
+            notifications_mark_read(user=request.user)
+        return redirect("accounts:inbox")
+    page = Paginator(Notification.objects.filter(user=request.user), INBOX_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "account/inbox.html", {"page_obj": page, "email_modes": User.EmailMode.choices,
+                                                  "email_mode": request.user.email_mode})

@@ -6,28 +6,27 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
+from access.policy import Action, allowed, require
 from accounts.http import AuthedRequest
-from accounts.models import User
+from evaluations.domain import query_page
 
 from .forms import ReassignForm
-from .lifecycle import assignment_reassign, can_reassign, reassign_candidates
-from .models import Assignment, Panel
+from .lifecycle import assignment_reassign, reassign_candidates
+from .models import Assignment
 from .selectors import lead_reassignable_page
 
 
-def _may_lead(user: User) -> bool:
-    return bool(user.is_staff or user.is_admin_role or user.is_adjudicator or Panel.objects.led_by(user).exists())
-
-
 def _page(request: AuthedRequest) -> int:
-    value = request.GET.get("page", "1")
-    return max(1, int(value)) if value.isdigit() else 1
+    page = query_page(request.GET.get("page"))
+    if page is None:
+        raise Http404("no such page")
+    return page
 
 
 @never_cache
@@ -35,8 +34,7 @@ def _page(request: AuthedRequest) -> int:
 @require_GET
 def assignments(request: AuthedRequest) -> HttpResponse:
     """Open and withdrawn assignments of the lead's panels (staff: all), each with a "Reassign" link."""
-    if not _may_lead(request.user):
-        raise PermissionDenied
+    require(request.user, Action.LEAD)
     page = _page(request)
     return render(request, "annotations/lead_assignments.html",
                   {"rows": lead_reassignable_page(user=request.user, page=page), "page": page})
@@ -49,7 +47,7 @@ def reassign(request: AuthedRequest, public_id: str) -> HttpResponse:
     """Give one open or withdrawn assignment to another qualified member of its panel (404 unless lead or staff)."""
     assignment = (Assignment.objects.select_related("panel", "cycle", "expert")
                   .filter(public_id=public_id).first())
-    if assignment is None or not can_reassign(user=request.user, panel=assignment.panel):
+    if assignment is None or not allowed(request.user, Action.MANAGE_PANEL_WORK, assignment.panel):
         raise Http404("No such assignment.")
     form = ReassignForm(request.POST or None, candidates=reassign_candidates(assignment=assignment))
     status = 200

@@ -24,9 +24,12 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, Max, OuterRef, QuerySet
+from django.urls import reverse
 from django.utils import timezone
 
-from accounts.models import User
+from access.policy import Action, allowed
+from accounts.models import Notification, User
+from accounts.notifications import notify
 
 from .models import AdjudicationDecision, Assignment, CalibrationCycle, CycleEvent, CycleItem, Panel
 from .models.scoring import AssignmentQuerySet
@@ -89,19 +92,6 @@ def assignment_scoring_refusal(*, assignment: Assignment) -> ValidationError | N
     return scoring_refusal(assignment_scoring_facts(assignment_id=assignment.pk))
 
 
-def is_cycle_manager(user: object) -> bool:
-    """Staff (and the admin role) close and reopen cycles and change panel membership."""
-    return bool(getattr(user, "is_active", False)
-                and (getattr(user, "is_staff", False) or getattr(user, "is_admin_role", False)))
-
-
-def can_reassign(*, user: object, panel: Panel) -> bool:
-    """The panel's lead, and staff, may hand its open or withdrawn assignments to another member."""
-    if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
-        return False
-    return is_cycle_manager(user) or panel.lead_id == getattr(user, "pk", None)
-
-
 def _event(*, cycle_id: int, actor: User | None, kind: str, reason: str = "", details: dict | None = None) -> None:
     CycleEvent.objects.create(cycle_id=cycle_id, actor=actor, kind=kind, reason=reason, details=details or {})
 
@@ -128,7 +118,7 @@ def _withdraw(open_assignments: AssignmentQuerySet, *, reason: str, actor: User 
 @transaction.atomic
 def cycle_close(*, cycle: CalibrationCycle, actor: User, reason: str = "") -> CalibrationCycle:
     """Close a cycle for scoring (staff only); saves already in flight finish first, later ones are refused."""
-    if not is_cycle_manager(actor):
+    if not allowed(actor, Action.MANAGE_CALIBRATION):
         raise PermissionDenied("only staff can close a calibration cycle")
     locked = CalibrationCycle.objects.select_for_update().get(pk=cycle.pk)
     if locked.status == CalibrationCycle.Status.CLOSED:
@@ -145,7 +135,7 @@ def cycle_close(*, cycle: CalibrationCycle, actor: User, reason: str = "") -> Ca
 @transaction.atomic
 def cycle_reopen(*, cycle: CalibrationCycle, actor: User, reason: str) -> CalibrationCycle:
     """Reopen a closed cycle (staff only, with a reason for the audit trail); withdrawn assignments stay withdrawn."""
-    if not is_cycle_manager(actor):
+    if not allowed(actor, Action.MANAGE_CALIBRATION):
         raise PermissionDenied("only staff can reopen a calibration cycle")
     reason = reason.strip()
     if not reason:
@@ -171,7 +161,7 @@ def item_open_assignments_withdraw(*, item: CycleItem, reason: str, actor: User 
 @transaction.atomic
 def panel_member_remove(*, panel: Panel, expert: User, actor: User) -> int:
     """Take an expert off a panel (staff only) and withdraw their open assignments on its items; returns how many."""
-    if not is_cycle_manager(actor):
+    if not allowed(actor, Action.MANAGE_CALIBRATION):
         raise PermissionDenied("only staff can change a panel's members")
     locked = Panel.objects.select_for_update().get(pk=panel.pk)
     locked.members.remove(expert)
@@ -191,7 +181,7 @@ def reassign_candidates(*, assignment: Assignment) -> QuerySet[User]:
 def assignment_reassign(*, assignment: Assignment, to_expert: User, actor: User) -> Assignment:
     """Give an open or withdrawn assignment to another member of its panel (its lead or staff); the old one is withdrawn."""
     current = Assignment.objects.select_related("panel").get(pk=assignment.pk)
-    if not can_reassign(user=actor, panel=current.panel):
+    if not allowed(actor, Action.MANAGE_PANEL_WORK, current.panel):
         raise PermissionDenied("only the panel's lead or staff can reassign its assignments")
     Panel.objects.select_for_update().get(pk=current.panel_id)
     item = CycleItem.objects.select_for_update().get(pk=current.item_id)
@@ -223,4 +213,6 @@ def assignment_reassign(*, assignment: Assignment, to_expert: User, actor: User)
     _event(cycle_id=old.cycle_id, actor=actor, kind=CycleEvent.Kind.REASSIGNED,
            details={"from_assignment_id": old.pk, "to_assignment_id": new.pk, "from_status": old.status,
                     "from_expert_id": old.expert_id, "to_expert_id": to_expert.pk})
+    notify(users=[to_expert], kind=Notification.Kind.ASSIGNMENTS, text=f"A new item to score in “{old.cycle.name}”.",
+           link=reverse("annotations:queue"), key=f"assignments:{old.cycle_id}")
     return new

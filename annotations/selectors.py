@@ -12,6 +12,7 @@ from django.db.models import Case, Count, Exists, OuterRef, Q, QuerySet, When
 from django.http import Http404
 from django.utils.safestring import SafeString
 
+from access.policy import panels_led
 from accounts.models import User
 from evaluations.methodology import SCALE, ScaleLevel
 from evaluations.models import Dimension, RubricSubDimension
@@ -224,8 +225,9 @@ class LeadRow:
 def lead_reopenable_page(*, user: User, page: int, per_page: int = 50) -> list[LeadRow]:
     """Finished assignments a panel lead (or an admin: all) may reopen, newest first."""
     qs = Assignment.objects.filter(status__in=DONE)
-    if not (getattr(user, "is_staff", False) or getattr(user, "is_admin_role", False)):
-        qs = qs.filter(panel__lead=user)
+    panels = panels_led(user)
+    if panels is not None:
+        qs = qs.filter(panel_id__in=panels)
     start = (max(page, 1) - 1) * per_page
     rows = qs.order_by("-updated_at", "-id").values_list(
         "public_id", "panel__name", "expert__email", "status", "updated_at"
@@ -255,8 +257,9 @@ def reassignable_assignments(*, user: User) -> QuerySet[Assignment]:
         cycle__status=CalibrationCycle.Status.OPEN,
     ).exclude(Exists(AdjudicationDecision.objects.filter(item_id=OuterRef("item_id")))).exclude(
         Exists(Assignment.objects.filter(reassigned_from=OuterRef("pk"))))
-    if not (getattr(user, "is_staff", False) or getattr(user, "is_admin_role", False)):
-        qs = qs.filter(panel__lead=user)
+    panels = panels_led(user)
+    if panels is not None:
+        qs = qs.filter(panel_id__in=panels)
     return qs
 
 

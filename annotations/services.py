@@ -7,20 +7,29 @@ adjudicated item or an expert no longer on the panel refuses every write here.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from access.policy import Action, allowed
 from accounts.models import User
 from evaluations.models import RubricSubDimension
 
 from .lifecycle import CYCLE_CLOSED_MESSAGE, assignment_scoring_refusal
 from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignment, CalibrationCycle, SubScore
+from .signals import assignment_finished
 
 HEARTBEAT_MAX_SECONDS = 30  # the page reports every 15 s; a larger claim in one heartbeat is capped
+# Wall-clock time since the last accepted heartbeat that may still be claimed later (network jitter, the
+# fraction of a second a whole-second claim leaves over); anything older is idle time nobody reported.
+HEARTBEAT_CARRY_SECONDS = 5
+HEARTBEAT_CARRY = timedelta(seconds=HEARTBEAT_CARRY_SECONDS)
 RATIONALE_MAX_LENGTH = 10_000
 
 
@@ -120,6 +129,31 @@ def _log(annotation: Annotation, actor: User, kind: str, changes: dict, note: st
     AnnotationEvent.objects.create(annotation=annotation, actor=actor, kind=kind, changes=changes, note=note)
 
 
+def _seconds_accrue(annotation: Annotation, seconds: int, now: datetime | None = None) -> int:
+    """Add reported active seconds to the annotation; the caller holds the assignment lock.
+
+    A claim is capped per report (HEARTBEAT_MAX_SECONDS) and by the wall-clock time since the last accepted
+    one, so ten 30-second beats sent within a second add about one beat, not 300 s. The clock advances by
+    what was accrued, so a report that arrives a little early loses nothing (its remainder carries over, up
+    to HEARTBEAT_CARRY_SECONDS). Heartbeats, autosaves, submits and skips all report through here.
+    """
+    seconds = max(0, min(int(seconds), HEARTBEAT_MAX_SECONDS))
+    if seconds == 0:
+        return 0
+    now = now or timezone.now()
+    last = annotation.last_beat_at
+    if last is not None:
+        seconds = max(0, min(seconds, math.floor((now - last).total_seconds())))
+        if seconds == 0:
+            return 0
+    # the first report of a page may claim one heartbeat's worth: the page was open before it
+    clock = now if last is None else max(last + timedelta(seconds=seconds), now - HEARTBEAT_CARRY)
+    Annotation.objects.filter(pk=annotation.pk).update(seconds_spent=F("seconds_spent") + seconds,
+                                                       last_beat_at=clock)
+    annotation.last_beat_at = clock
+    return seconds
+
+
 def _refuse_unless_scorable(assignment: Assignment) -> None:
     refusal = assignment_scoring_refusal(assignment=assignment)
     if refusal is not None:
@@ -134,8 +168,11 @@ def _refuse_if_locked(annotation: Annotation | None) -> None:
 
 
 @transaction.atomic
-def annotation_draft_save(*, assignment: Assignment, actor: User, data: AnnotationInput) -> Annotation:
-    """Autosave: store whatever is entered so far (partial scores allowed); refused once submitted."""
+def annotation_draft_save(*, assignment: Assignment, actor: User, data: AnnotationInput, seconds: int = 0) -> Annotation:
+    """Autosave: store whatever is entered so far (partial scores allowed); refused once submitted.
+
+    `seconds`: active time the page reports with the save, added under the same lock (one service call
+    per autosave instead of a separate `annotation_time_add`)."""
     assignment = _lock(assignment)
     _refuse_unless_scorable(assignment)
     keys = sub_dimension_keys(assignment=assignment)
@@ -144,6 +181,7 @@ def annotation_draft_save(*, assignment: Assignment, actor: User, data: Annotati
     _refuse_if_locked(annotation)
     if annotation is None:
         annotation = _create(assignment)
+    _seconds_accrue(annotation, seconds)
     changes = _apply(annotation, keys, data)
     if changes:
         # Written only while the annotation is still a draft: a stale autosave that reaches the database
@@ -164,8 +202,9 @@ def annotation_draft_save(*, assignment: Assignment, actor: User, data: Annotati
 
 
 @transaction.atomic
-def annotation_submit(*, assignment: Assignment, actor: User, data: AnnotationInput) -> Annotation:
-    """Submit and lock: every sub-dimension scored 0–3, a rationale when any score is 0 or 3."""
+def annotation_submit(*, assignment: Assignment, actor: User, data: AnnotationInput, seconds: int = 0) -> Annotation:
+    """Submit and lock: every sub-dimension scored 0–3, a rationale when any score is 0 or 3 (`seconds` as for
+    `annotation_draft_save`)."""
     assignment = _lock(assignment)
     _refuse_unless_scorable(assignment)
     keys = sub_dimension_keys(assignment=assignment)
@@ -183,15 +222,17 @@ def annotation_submit(*, assignment: Assignment, actor: User, data: AnnotationIn
     annotation.skip_reason = ""
     annotation.submitted_at = timezone.now()
     annotation.save()
+    _seconds_accrue(annotation, seconds)  # after save(), which writes the seconds it read before
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED, updated_at=timezone.now())
     _log(annotation, actor, AnnotationEvent.Kind.SUBMITTED, changes)
+    _announce_finished(assignment)
     return annotation
 
 
 @transaction.atomic
 def annotation_skip(
     *, assignment: Assignment, actor: User, reason: str = Annotation.SkipReason.OUTSIDE_EXPERTISE,
-    flagged_broken: bool = False, broken_note: str = "",
+    flagged_broken: bool = False, broken_note: str = "", seconds: int = 0,
 ) -> Annotation:
     """"Outside my expertise": finish the assignment without scores (draft scores are discarded, audited)."""
     if reason not in Annotation.SkipReason.values:
@@ -213,25 +254,23 @@ def annotation_skip(
     annotation.skip_reason = reason
     annotation.submitted_at = timezone.now()
     annotation.save()
+    _seconds_accrue(annotation, seconds)
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SKIPPED, updated_at=timezone.now())
     _log(annotation, actor, AnnotationEvent.Kind.SKIPPED, changes)
+    _announce_finished(assignment)
     return annotation
 
 
-def can_reopen(*, user: User, assignment: Assignment) -> bool:
-    """Admins, and the lead of the assignment's panel, may reopen a finished annotation."""
-    if not user.is_authenticated or not user.is_active:
-        return False
-    if user.is_staff or user.is_admin_role:
-        return True
-    return assignment.panel.lead_id == user.pk
+def _announce_finished(assignment: Assignment) -> None:
+    item_id = assignment.item_id
+    transaction.on_commit(lambda: assignment_finished.send(sender=Assignment, item_id=item_id))
 
 
 @transaction.atomic
 def annotation_reopen(*, assignment: Assignment, actor: User, note: str = "") -> Annotation:
     """Unlock a submitted or skipped annotation so its expert can change it (panel lead or admin only)."""
     assignment = Assignment.objects.select_for_update(of=("self",)).select_related("panel").get(pk=assignment.pk)
-    if not can_reopen(user=actor, assignment=assignment):
+    if not allowed(actor, Action.MANAGE_PANEL_WORK, assignment.panel):
         raise PermissionDenied("only the panel lead or an admin can reopen an annotation")
     annotation = _current(assignment)
     if annotation is None or not annotation.is_locked:
@@ -254,12 +293,91 @@ def annotation_reopen(*, assignment: Assignment, actor: User, note: str = "") ->
     return annotation
 
 
+UNDO_EXPIRED_MESSAGE = "Too late to undo: the item is locked now. A panel lead can reopen it."
+
+
+def undo_window_seconds() -> int:
+    """How long after a submission (or skip) its expert may take it back: `SCORING_UNDO_SECONDS`, default 120."""
+    return int(getattr(settings, "SCORING_UNDO_SECONDS", 120))
+
+
+def _undo_refusal(*, assignment: Assignment, annotation: Annotation | None, actor: User,
+                  now: datetime) -> ValidationError | None:
+    """Why this finished annotation can no longer be taken back by `actor`, or None.
+
+    The window is `undo_window_seconds()` after the submission and closes earlier once the expert has
+    saved anything on another item (the audit trail says so): undo is for the item just finished.
+    """
+    if annotation is None or not annotation.is_locked or annotation.submitted_at is None:
+        return ValidationError("Only a submitted or skipped item can be taken back.", code="not_locked")
+    last = annotation.events.order_by("-at", "-id").values_list("kind", "actor_id").first()
+    if last is None or last[0] not in (AnnotationEvent.Kind.SUBMITTED, AnnotationEvent.Kind.SKIPPED) \
+            or last[1] != actor.pk:
+        return ValidationError(UNDO_EXPIRED_MESSAGE, code="undo_expired")
+    if now - annotation.submitted_at > timedelta(seconds=undo_window_seconds()):
+        return ValidationError(UNDO_EXPIRED_MESSAGE, code="undo_expired")
+    moved_on = AnnotationEvent.objects.filter(
+        actor=actor, at__gt=annotation.submitted_at, annotation__assignment__expert_id=assignment.expert_id,
+    ).exclude(annotation=annotation).exists()
+    if moved_on:
+        return ValidationError(UNDO_EXPIRED_MESSAGE, code="undo_expired")
+    return None
+
+
+def annotation_can_undo(*, assignment: Assignment, actor: User) -> bool:
+    """Whether the Undo button should be offered for this assignment to `actor` now (a read; the service decides)."""
+    if actor.pk != assignment.expert_id:
+        return False
+    annotation = _current(assignment)
+    return (_undo_refusal(assignment=assignment, annotation=annotation, actor=actor, now=timezone.now()) is None
+            and assignment_scoring_refusal(assignment=assignment) is None)
+
+
 @transaction.atomic
-def annotation_time_add(*, assignment: Assignment, seconds: int) -> int:
-    """Add active seconds reported by the page (capped per heartbeat); ignored once finished or no longer scorable."""
+def annotation_undo(*, assignment: Assignment, actor: User) -> Annotation:
+    """Take back one's own submission or skip within the undo window: the annotation becomes a draft again, audited.
+
+    Refused (`undo_expired`, a 409 for the page) once the window has passed or the expert has moved on to
+    another item; refused like every write when the item can no longer be scored (closed cycle, withdrawn,
+    adjudicated, not on the panel). Only the assignment's own expert may undo (others: PermissionDenied).
+    """
+    if actor.pk != assignment.expert_id:
+        raise PermissionDenied("only the expert who submitted an item can take it back")
+    assignment = _lock(assignment)
+    _refuse_unless_scorable(assignment)
+    annotation = _current(assignment)
+    now = timezone.now()
+    refusal = _undo_refusal(assignment=assignment, annotation=annotation, actor=actor, now=now)
+    if refusal is not None:
+        raise refusal
+    assert annotation is not None
+    changes: dict[str, list] = {"status": [annotation.status, Annotation.Status.DRAFT]}
+    if annotation.skip_reason:
+        changes["skip_reason"] = [annotation.skip_reason, ""]
+    # Conditional on the status read above, so a concurrent reopen or undo cannot be applied twice.
+    undone = Annotation.objects.filter(pk=annotation.pk, status=annotation.status).update(
+        status=Annotation.Status.DRAFT, skip_reason="", submitted_at=None, updated_at=now)
+    if not undone:
+        raise ValidationError("This item changed meanwhile; reload the page.", code="conflict")
+    annotation.refresh_from_db()
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.DRAFT, updated_at=now)
+    _log(annotation, actor, AnnotationEvent.Kind.UNDONE, changes)
+    return annotation
+
+
+@transaction.atomic
+def annotation_time_add(*, assignment: Assignment, seconds: int, now: datetime | None = None) -> int:
+    """Add active seconds reported by the page; ignored once finished or no longer scorable.
+
+    A claim is capped per heartbeat (HEARTBEAT_MAX_SECONDS) and by the wall-clock time since the last
+    accepted one, so ten 30-second beats sent within a second add about one beat, not 300 s. The clock
+    advances by what was accrued, so a beat that arrives a little early loses nothing (its remainder
+    carries over, up to HEARTBEAT_CARRY_SECONDS). `now` is for tests.
+    """
     seconds = max(0, min(int(seconds), HEARTBEAT_MAX_SECONDS))
     if seconds == 0:
         return 0
+    now = now or timezone.now()
     assignment = _lock(assignment)
     if assignment_scoring_refusal(assignment=assignment) is not None:
         return 0
@@ -270,5 +388,4 @@ def annotation_time_add(*, assignment: Assignment, seconds: int) -> int:
             Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.DRAFT)
     if annotation.is_locked:
         return 0
-    Annotation.objects.filter(pk=annotation.pk).update(seconds_spent=F("seconds_spent") + seconds)
-    return seconds
+    return _seconds_accrue(annotation, seconds, now=now)

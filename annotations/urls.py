@@ -15,6 +15,7 @@ urlpatterns = [
     path("a/<str:public_id>/heartbeat/", views.heartbeat, name="heartbeat"),
     path("a/<str:public_id>/submit/", views.submit, name="submit"),
     path("a/<str:public_id>/skip/", views.skip, name="skip"),
+    path("a/<str:public_id>/undo/", views.undo, name="undo"),
     path("a/<str:public_id>/reopen/", views.reopen, name="reopen"),
     path("a/<str:public_id>/reassign/", lead_views.reassign, name="reassign"),
 ]

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -21,7 +21,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
+from access.policy import Action, allowed, require
 from accounts.http import AuthedRequest
+from evaluations.domain import query_page
 
 from .forms import HeartbeatForm, ReopenForm, ScoringForm, SkipForm
 from .lifecycle import REFUSAL_CODES
@@ -37,34 +39,42 @@ from .selectors import (
     sub_dimensions_for,
 )
 from .services import (
+    annotation_can_undo,
     annotation_draft_save,
     annotation_reopen,
     annotation_skip,
     annotation_submit,
     annotation_time_add,
-    can_reopen,
+    annotation_undo,
+    undo_window_seconds,
 )
 
 ITEM_TEMPLATE = "annotations/item.html"
 
 
 def _page(request: AuthedRequest) -> int:
-    try:
-        return max(1, int(request.GET.get("page", "1")))
-    except ValueError:
-        return 1
+    page = query_page(request.GET.get("page"))
+    if page is None:
+        raise Http404("no such page")
+    return page
+
+
+def _seconds(request: AuthedRequest) -> int:
+    """Active seconds sent with any request of the page; an invalid or missing value counts nothing."""
+    form = HeartbeatForm(request.POST)
+    return int(form.cleaned_data["seconds"] or 0) if form.is_valid() else 0
 
 
 def _record_seconds(request: AuthedRequest, assignment: Assignment) -> None:
-    """Active seconds sent with any request of the page; an invalid or missing value counts nothing."""
-    form = HeartbeatForm(request.POST)
-    if form.is_valid() and form.cleaned_data["seconds"]:
-        annotation_time_add(assignment=assignment, seconds=form.cleaned_data["seconds"])
+    """For requests whose service does not take the seconds itself (heartbeats, refused forms)."""
+    seconds = _seconds(request)
+    if seconds:
+        annotation_time_add(assignment=assignment, seconds=seconds)
 
 
 def _render_item(
     request: AuthedRequest, assignment: Assignment, *, status: int = 200, message: str = "",
-    form: ScoringForm | None = None, **view_kwargs: Any,
+    form: ScoringForm | None = None, undo_id: str = "", **view_kwargs: Any,
 ) -> HttpResponse:
     item = item_view(assignment=assignment, **view_kwargs)
     if form is None:
@@ -75,6 +85,9 @@ def _render_item(
         "score_rows": form.score_rows(item.sub_dimensions),
         "progress": expert_progress(expert=request.user),
         "message": message,
+        "undo_id": undo_id,  # the item just finished, offered back with an "Undo" button
+        "can_undo": item.is_locked and annotation_can_undo(assignment=assignment, actor=request.user),
+        "undo_minutes": max(1, undo_window_seconds() // 60),
     }
     template = f"{ITEM_TEMPLATE}#scoring" if request.htmx else ITEM_TEMPLATE
     return render(request, template, context, status=status)
@@ -89,20 +102,22 @@ def _refused(request: AuthedRequest, assignment: Assignment, exc: ValidationErro
     return response
 
 
-def _after_finish(request: AuthedRequest, message: str) -> HttpResponse:
-    """Go on to the next unfinished item (htmx: render it in place and push its URL)."""
+def _after_finish(request: AuthedRequest, message: str, *, finished_id: str) -> HttpResponse:
+    """Go on to the next unfinished item (htmx: render it in place and push its URL), offering "Undo"."""
     next_id = assignment_next_open(expert=request.user)
     if not request.htmx:
+        messages.success(request, message)
         if next_id:
             return redirect("annotations:item", public_id=next_id)
         return redirect("annotations:queue")
     if next_id is None:
         response = render(request, "annotations/queue.html#all-done",
-                          {"progress": expert_progress(expert=request.user), "message": message})
+                          {"progress": expert_progress(expert=request.user), "message": message,
+                           "undo_id": finished_id, "undo_minutes": max(1, undo_window_seconds() // 60)})
         response["HX-Push-Url"] = reverse("annotations:queue")
         return response
     assignment = assignment_for_expert(expert=request.user, public_id=next_id)
-    response = _render_item(request, assignment, message=message)
+    response = _render_item(request, assignment, message=message, undo_id=finished_id)
     response["HX-Push-Url"] = reverse("annotations:item", kwargs={"public_id": next_id})
     return response
 
@@ -155,12 +170,14 @@ def _scoring_form(request: AuthedRequest, assignment: Assignment, *, complete: b
 def draft(request: AuthedRequest, public_id: str) -> HttpResponse:
     """Autosave (htmx, on every change): returns the save-status fragment (422 with the form's errors)."""
     assignment = assignment_for_expert(expert=request.user, public_id=public_id)
-    _record_seconds(request, assignment)
     form = _scoring_form(request, assignment)
     status = 422
-    if form.is_valid():
+    if not form.is_valid():
+        _record_seconds(request, assignment)
+    else:
         try:
-            annotation_draft_save(assignment=assignment, actor=request.user, data=form.annotation_input())
+            annotation_draft_save(assignment=assignment, actor=request.user, data=form.annotation_input(),
+                                  seconds=_seconds(request))
         except ValidationError as exc:
             if getattr(exc, "code", None) in REFUSAL_CODES:
                 return _refused(request, assignment, exc)
@@ -187,11 +204,13 @@ def heartbeat(request: AuthedRequest, public_id: str) -> HttpResponse:
 def submit(request: AuthedRequest, public_id: str) -> HttpResponse:
     """Submit and lock; when the form is not valid the page comes back with its errors (422)."""
     assignment = assignment_for_expert(expert=request.user, public_id=public_id)
-    _record_seconds(request, assignment)
     form = _scoring_form(request, assignment, complete=True)
-    if form.is_valid():
+    if not form.is_valid():
+        _record_seconds(request, assignment)
+    else:
         try:
-            annotation_submit(assignment=assignment, actor=request.user, data=form.annotation_input())
+            annotation_submit(assignment=assignment, actor=request.user, data=form.annotation_input(),
+                              seconds=_seconds(request))
         except ValidationError as exc:
             if getattr(exc, "code", None) in REFUSAL_CODES:
                 return _refused(request, assignment, exc)
@@ -200,7 +219,7 @@ def submit(request: AuthedRequest, public_id: str) -> HttpResponse:
                 return _render_item(request, assignment, status=409, message=" ".join(exc.messages))
             form.add_service_error(exc)
         else:
-            return _after_finish(request, "Submitted.")
+            return _after_finish(request, "Submitted.", finished_id=assignment.public_id)
     assignment.refresh_from_db(fields=["status"])
     return _render_item(request, assignment, status=422, form=form, overrides=form.entered())
 
@@ -211,27 +230,47 @@ def submit(request: AuthedRequest, public_id: str) -> HttpResponse:
 def skip(request: AuthedRequest, public_id: str) -> HttpResponse:
     """"Outside my expertise": finish without scoring."""
     assignment = assignment_for_expert(expert=request.user, public_id=public_id)
-    _record_seconds(request, assignment)
     form = SkipForm(request.POST)
     if not form.is_valid():
+        _record_seconds(request, assignment)
         scoring = _scoring_form(request, assignment)
         scoring.is_valid()
         return _render_item(request, assignment, status=422, form=scoring, overrides=scoring.entered())
     try:
-        annotation_skip(assignment=assignment, actor=request.user, **form.cleaned_data)
+        annotation_skip(assignment=assignment, actor=request.user, seconds=_seconds(request), **form.cleaned_data)
     except ValidationError as exc:
         if getattr(exc, "code", None) in REFUSAL_CODES:
             return _refused(request, assignment, exc)
         assignment.refresh_from_db(fields=["status"])
         return _render_item(request, assignment, status=409, message=" ".join(exc.messages))
-    return _after_finish(request, "Skipped as outside your expertise.")
+    return _after_finish(request, "Skipped as outside your expertise.", finished_id=assignment.public_id)
 
 
-def _lead_or_admin(user: object) -> bool:
-    return bool(
-        getattr(user, "is_staff", False) or getattr(user, "is_admin_role", False)
-        or getattr(user, "is_adjudicator", False)
-    )
+@never_cache
+@login_required
+@require_POST
+def undo(request: AuthedRequest, public_id: str) -> HttpResponse:
+    """Take back one's own submission or skip within the undo window: the item comes back as a draft.
+
+    After the window (or once the expert has moved on) the service refuses: 409 with the item, locked, saying so.
+    """
+    assignment = assignment_for_expert(expert=request.user, public_id=public_id)
+    try:
+        annotation_undo(assignment=assignment, actor=request.user)
+    except ValidationError as exc:
+        if getattr(exc, "code", None) in REFUSAL_CODES:
+            return _refused(request, assignment, exc)
+        assignment.refresh_from_db(fields=["status"])
+        response = _render_item(request, assignment, status=409, message=" ".join(exc.messages))
+    else:
+        if not request.htmx:
+            messages.success(request, "Taken back: the item is a draft again.")
+            return redirect("annotations:item", public_id=public_id)
+        assignment.refresh_from_db(fields=["status"])
+        response = _render_item(request, assignment, message="Taken back: the item is a draft again.")
+    if request.htmx:
+        response["HX-Push-Url"] = reverse("annotations:item", kwargs={"public_id": public_id})
+    return response
 
 
 def _render_lead(request: AuthedRequest, *, reopen_form: ReopenForm | None = None, reopen_id: str = "",
@@ -248,8 +287,7 @@ def _render_lead(request: AuthedRequest, *, reopen_form: ReopenForm | None = Non
 @require_GET
 def lead(request: AuthedRequest) -> HttpResponse:
     """Panel leads: the finished annotations of their panels, each with a "Reopen" button."""
-    if not _lead_or_admin(request.user):
-        raise PermissionDenied
+    require(request.user, Action.LEAD)
     return _render_lead(request)
 
 
@@ -261,7 +299,7 @@ def reopen_from_post(
     Returns the bound form when it is not valid (nothing was reopened), for the caller to show its errors.
     """
     assignment = within.select_related("panel").filter(public_id=public_id).first()
-    if assignment is None or not can_reopen(user=request.user, assignment=assignment):
+    if assignment is None or not allowed(request.user, Action.MANAGE_PANEL_WORK, assignment.panel):
         raise Http404("No such assignment.")
     form = ReopenForm(request.POST)
     if not form.is_valid():

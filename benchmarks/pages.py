@@ -351,7 +351,7 @@ def measure_demo(args: argparse.Namespace, timer: Timer) -> None:
 
     t0 = time.perf_counter()
     with open(os.devnull, "w") as devnull:
-        call_command("load_demo", stdout=devnull)
+        call_command("load_demo", "--i-know-this-is-not-production", stdout=devnull)
     print(f"# demo: {ModelResponse.objects.count()} responses in {time.perf_counter() - t0:.1f} s", file=sys.stderr,
           flush=True)
     timer.login(User.objects.get(email="admin@faithbench.test"))

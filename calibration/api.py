@@ -2,22 +2,35 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
-from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework_dataclasses.serializers import DataclassSerializer
 
+from access.policy import PolicyPermission
+from accounts.api_auth import TokenHasScope
+from accounts.models import ApiToken
 from annotations.models import CalibrationCycle
 from calibration.adjudication.selectors import gold_labels
+from evaluations.domain import query_whole_number
 
-from .models import ReportSnapshot
+from .models import ReportSnapshot, SnapshotFile
 from .reports.schema import Report, report_from_dict
-from .reports.snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, snapshot_for, version_param
+from .reports.snapshots import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    MAX_RESAMPLES,
+    snapshot_file,
+    snapshot_file_name,
+    snapshot_for,
+    version_param,
+)
 from .reports.tasks import report_snapshot_start
 
 
@@ -41,7 +54,8 @@ class GoldLabelListSerializer(serializers.Serializer):
 class GoldLabelsAPIView(APIView):
     """Current adjudicated gold labels, one row per item × sub-dimension (optionally for one cycle)."""
 
-    permission_classes = [IsAdminUser]
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(
         parameters=[OpenApiParameter("cycle", int, required=False, description="Calibration cycle id")],
@@ -51,9 +65,10 @@ class GoldLabelsAPIView(APIView):
         cycle = None
         raw = request.query_params.get("cycle", "")
         if raw:
-            if not raw.isdigit():
+            cycle_id = query_whole_number(raw)
+            if cycle_id is None:
                 raise serializers.ValidationError({"cycle": "must be a cycle id (a whole number)"})
-            cycle = get_object_or_404(CalibrationCycle, pk=int(raw))
+            cycle = get_object_or_404(CalibrationCycle, pk=cycle_id)
         return Response(GoldLabelListSerializer({"results": gold_labels(cycle=cycle)}).data)
 
 
@@ -101,7 +116,8 @@ class SnapshotRequestSerializer(serializers.Serializer):
 class ReportAPIView(APIView):
     """A cycle's IRR report: a stored snapshot (?version=N, default the newest ready one); never computed here."""
 
-    permission_classes = [IsAdminUser]
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(
         parameters=[OpenApiParameter("version", int, required=False,
@@ -124,7 +140,9 @@ class ReportAPIView(APIView):
 class ReportVersionsAPIView(APIView):
     """Every version of a cycle's report (without the report bodies); POST queues a new one for the worker."""
 
-    permission_classes = [IsAdminUser]
+    permission_classes = [PolicyPermission, TokenHasScope]
+    # Queuing a version writes a snapshot row and takes worker time: a write.
+    token_scope = {"GET": ApiToken.Scope.REPORTS_READ, "POST": ApiToken.Scope.DATA_WRITE}
 
     @extend_schema(responses={200: SnapshotSerializer(many=True)})
     def get(self, request: Request, pk: int) -> Response:
@@ -146,3 +164,34 @@ class ReportVersionsAPIView(APIView):
             raise serializers.ValidationError(exc.message_dict) from exc
         snapshot.refresh_from_db()
         return Response(SnapshotSerializer(snapshot, context={"with_report": True}).data, status=202)
+
+
+class ReportBundleAPIView(APIView):
+    """A ready report version's citable bundle (zip: README with the citation, JSON, CSV, PDF, ratings.csv,
+    SHA256SUMS), the bytes the report page serves; ?version=N, default the newest ready one."""
+
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = ApiToken.Scope.REPORTS_READ
+
+    @extend_schema(
+        operation_id="report_bundle",
+        parameters=[OpenApiParameter("version", int, required=False, description="Report version")],
+        responses={(200, "application/zip"): OpenApiTypes.BINARY},
+    )
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        cycle = get_object_or_404(CalibrationCycle, pk=pk)
+        try:
+            version = version_param(request.query_params.get("version"))
+        except ValueError as exc:
+            raise serializers.ValidationError({"version": str(exc).removeprefix("version: ")}) from exc
+        snapshot = snapshot_for(cycle=cycle, version=version, with_payload=False)
+        if snapshot is None or not snapshot.is_ready:
+            raise NotFound(f"cycle {pk} has no ready report version" + (f" {version}" if version else ""))
+        stored = snapshot_file(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)
+        if stored is None:  # pragma: no cover - a ready snapshot has every file
+            raise NotFound("the bundle is missing from this version")
+        response = HttpResponse(bytes(stored.content), content_type="application/zip")
+        response["Content-Disposition"] = (
+            f'attachment; filename="{snapshot_file_name(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)}"')
+        response["ETag"] = f'"{stored.sha256}"'
+        return response

@@ -42,7 +42,10 @@ class DrawForm(forms.Form):
 
     def with_fingerprint(self, fingerprint: str) -> DrawForm:
         """The same entries, bound again with the fingerprint of the draw just previewed (for "Commit")."""
-        return DrawForm({**self.data, "fingerprint": fingerprint})  # every field of this form is single-valued
+        # QueryDict.dict(): one value per field. Unpacking the QueryDict itself copied its internal lists, and the
+        # preview then rendered value="['1500306342']" in the number inputs, which browsers reject (left empty).
+        data = self.data.dict() if hasattr(self.data, "dict") else dict(self.data)
+        return DrawForm({**data, "fingerprint": fingerprint})  # every field of this form is single-valued
 
     def params(self) -> DrawParams:
         data = self.cleaned_data

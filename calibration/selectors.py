@@ -134,7 +134,8 @@ class PanelProgress:
 
 
 def cycle_progress(*, cycle: CalibrationCycle) -> list[PanelProgress]:
-    """Per panel and per expert: done / total (withdrawn counted apart) and the median active seconds per finished item."""
+    """Per panel and per expert: done / total (withdrawn counted apart) and the median active seconds per submitted
+    item, over the items with a recorded duration (None when there is none: the page shows "—")."""
     done = Q(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED])
     withdrawn = Q(status=Assignment.Status.WITHDRAWN)
     counts = (
@@ -145,8 +146,10 @@ def cycle_progress(*, cycle: CalibrationCycle) -> list[PanelProgress]:
         .order_by("panel__name", "expert__email")
     )
     seconds: dict[tuple[int, int], list[int]] = defaultdict(list)
+    # Only recorded durations: an item submitted without a heartbeat (imported, scripted, the demo) has 0 s,
+    # which is "unknown", not "instant" — counted, it pulled medians to "0 s".
     for panel_id, expert_id, spent in Annotation.objects.filter(
-        assignment__cycle=cycle, status=Annotation.Status.SUBMITTED
+        assignment__cycle=cycle, status=Annotation.Status.SUBMITTED, seconds_spent__gt=0
     ).values_list("assignment__panel_id", "assignment__expert_id", "seconds_spent"):
         seconds[(panel_id, expert_id)].append(spent)
 

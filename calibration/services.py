@@ -9,8 +9,10 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
+from django.urls import reverse
 
-from accounts.models import User
+from accounts.models import Notification, User
+from accounts.notifications import notify
 from annotations.models import Assignment, CalibrationCycle, CycleItem, Panel
 from evaluations.models import RubricVersion, Tradition
 from evaluations.selectors import rubric_active
@@ -135,10 +137,21 @@ def cycle_assignments_create(*, cycle: CalibrationCycle) -> AssignmentReport:
         for position, (item, panel) in enumerate(entries, start=offset + 1):
             to_create.append(Assignment(expert_id=expert_id, cycle=cycle, item=item, panel=panel, position=position))
     Assignment.objects.bulk_create(to_create, batch_size=1000)
+    _notify_new_assignments(cycle=cycle, counts={e: len(entries) for e, entries in per_expert.items()})
     notes = [f"{n} item(s) not assigned: {reason}" for reason, n in sorted(unassigned.items())]
     return AssignmentReport(
         assignments=len(to_create), experts=len(per_expert), unassigned_items=sum(unassigned.values()), notes=notes
     )
+
+
+def _notify_new_assignments(*, cycle: CalibrationCycle, counts: dict[int, int]) -> None:
+    """One notification per expert and cycle (not per item), with how many items they were given."""
+    experts = User.objects.in_bulk([e for e, n in counts.items() if n])
+    for expert_id, n in sorted(counts.items()):
+        if expert_id in experts:
+            notify(users=[experts[expert_id]], kind=Notification.Kind.ASSIGNMENTS,
+                   text=f"{n} new item{'s' if n != 1 else ''} to score in “{cycle.name}”.",
+                   link=reverse("annotations:queue"), key=f"assignments:{cycle.pk}")
 
 
 def cycle_items_mark_anchor(*, cycle: CalibrationCycle, response_ids: list[int], anchor: bool = True) -> int:

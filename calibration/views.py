@@ -10,13 +10,14 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from access.policy import Action, policy_required
 from accounts.http import AuthedRequest, download_response
 from annotations.models import CalibrationCycle
+from evaluations.domain import query_whole_number
 from evaluations.models import Dimension, Tradition
 
 from .adjudication.selectors import gold_labels
 from .forms import DrawForm, random_seed
-from .permissions import staff_required
 from .reports.exporting import GOLD_EXPORTERS, GoldLabelSet, gold_filename_stem
 from .selectors import cycle_item_counts, cycle_latest, cycle_progress, panel_size_warnings, panels_with_sizes
 from .services import cycle_commit, cycle_draw_compute
@@ -40,7 +41,7 @@ def _report_context(report: dict) -> dict:
     return {"sections": sections, "notes": report.get("notes", []), "fingerprint": report.get("fingerprint", "")}
 
 
-@staff_required
+@policy_required(Action.MANAGE_CALIBRATION)
 @require_GET
 def index(request: AuthedRequest) -> HttpResponse:
     """Overview: panel warnings and the cycles, newest first, a page at a time."""
@@ -51,14 +52,14 @@ def index(request: AuthedRequest) -> HttpResponse:
     })
 
 
-@staff_required
+@policy_required(Action.MANAGE_CALIBRATION)
 @require_GET
 def panels(request: AuthedRequest) -> HttpResponse:
     """Panels with their size against the tradition's minimum."""
     return render(request, "calibration/panels.html", {"panels": panels_with_sizes(), "warnings": panel_size_warnings()})
 
 
-@staff_required
+@policy_required(Action.MANAGE_CALIBRATION)
 @require_http_methods(["GET", "POST"])
 def draw(request: AuthedRequest) -> HttpResponse:
     """Draw a calibration set: the preview shows the stratification table; "Commit" stores and assigns."""
@@ -100,7 +101,7 @@ def draw(request: AuthedRequest) -> HttpResponse:
     return render(request, "calibration/draw.html", context)
 
 
-@staff_required
+@policy_required(Action.MANAGE_CALIBRATION)
 @require_GET
 def cycle(request: AuthedRequest, pk: int) -> HttpResponse:
     """A committed cycle: its parameters, item counts and recorded stratification table."""
@@ -109,14 +110,15 @@ def cycle(request: AuthedRequest, pk: int) -> HttpResponse:
                   {"cycle": obj, "counts": cycle_item_counts(cycle=obj), **_report_context(obj.draw_report)})
 
 
-@staff_required
+@policy_required(Action.MANAGE_CALIBRATION)
 @require_GET
 def progress(request: AuthedRequest) -> HttpResponse:
     """Per panel and per expert: done / total and median time per item."""
     cycles = list(CalibrationCycle.objects.defer("draw_report")[:100])
     selected = None
-    if request.GET.get("cycle", "").isdigit():
-        selected = next((c for c in cycles if c.pk == int(request.GET["cycle"])), None)
+    cycle_id = query_whole_number(request.GET.get("cycle"))
+    if cycle_id is not None:
+        selected = next((c for c in cycles if c.pk == cycle_id), None)
     selected = selected or (cycles[0] if cycles else None)
     rows = cycle_progress(cycle=selected) if selected else []
     return render(request, "calibration/progress.html", {"cycles": cycles, "selected": selected, "panels": rows})
@@ -125,7 +127,7 @@ def progress(request: AuthedRequest) -> HttpResponse:
 CYCLES_PAGE_SIZE = 50
 
 
-@staff_required
+@policy_required(Action.MANAGE_CALIBRATION)
 @require_GET
 def gold_export(request: AuthedRequest, pk: int) -> HttpResponse:
     """Download a cycle's current gold labels (?format=csv or json) for the benchmark pipeline."""

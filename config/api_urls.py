@@ -1,13 +1,34 @@
 """The REST API under /api/v1/ (token or session auth; every endpoint checks its own permissions)."""
-from django.urls import path
+from collections.abc import Callable
 
+from django.urls import path
+from rest_framework.views import APIView
+
+from accounts.api_auth import TokenHasScope
 from calibration import api as calibration_api
+from calibration.studies import api as studies_api
+from evaluations import api as evaluations_api
 from evaluations.judge import api as judge_api
 
+
+def _scoped(view: type[APIView]) -> Callable:
+    """A view of evaluations (below accounts) with accounts' token-scope check added to its permissions."""
+    return view.as_view(permission_classes=[*view.permission_classes, TokenHasScope])
+
+
 urlpatterns = [
+    path("cases/", _scoped(evaluations_api.CasesBulkAPIView), name="api-cases"),
+    path("responses/", _scoped(evaluations_api.ResponsesBulkAPIView), name="api-responses"),
+    path("judge-runs/", _scoped(evaluations_api.JudgeRunsAPIView), name="api-judge-runs"),
+    path("judge-runs/<int:pk>/", _scoped(evaluations_api.JudgeRunAPIView), name="api-judge-run"),
+    path("judge-runs/<int:pk>/cancel/", _scoped(evaluations_api.JudgeRunCancelAPIView), name="api-judge-run-cancel"),
+    path("studies/", studies_api.StudiesAPIView.as_view(), name="api-studies"),
+    path("studies/<int:pk>/ratings/", studies_api.StudyRatingsAPIView.as_view(), name="api-study-ratings"),
+    path("studies/<int:pk>/report/", studies_api.StudyReportAPIView.as_view(), name="api-study-report"),
     path("gold-labels/", calibration_api.GoldLabelsAPIView.as_view(), name="api-gold-labels"),
     path("reports/cycles/<int:pk>/", calibration_api.ReportAPIView.as_view(), name="api-cycle-report"),
+    path("reports/cycles/<int:pk>/bundle/", calibration_api.ReportBundleAPIView.as_view(), name="api-cycle-report-bundle"),
     path("reports/cycles/<int:pk>/versions/", calibration_api.ReportVersionsAPIView.as_view(),
          name="api-cycle-report-versions"),
-    path("leaderboard/", judge_api.LeaderboardAPIView.as_view(), name="api-leaderboard"),
+    path("leaderboard/", _scoped(judge_api.LeaderboardAPIView), name="api-leaderboard"),
 ]

@@ -5,6 +5,8 @@ from decimal import Decimal
 
 from django.db.models import Count, QuerySet
 
+from access.policy import Action, allowed
+
 from .methodology import DIFFICULTY_WEIGHTS
 from .models import RubricVersion, TestCase, Visibility
 
@@ -37,9 +39,9 @@ def difficulty_weight(difficulty: str) -> Decimal:
 
 
 def cases_visible_to(user: object) -> QuerySet[TestCase]:
-    """Public cases for everyone signed in; held-out cases only for superusers and admins."""
+    """Public cases for everyone signed in; held-out cases only for superusers (access.policy)."""
     qs = TestCase.objects.select_related("tradition")
-    if getattr(user, "is_superuser", False) or getattr(user, "is_admin_role", False):
+    if allowed(user, Action.VIEW_HELD_OUT):
         return qs
     return qs.filter(visibility=Visibility.PUBLIC)
 

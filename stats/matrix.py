@@ -70,3 +70,24 @@ def value_counts(matrix: FloatArray, categories: FloatArray) -> IntArray:
 
 def _fmt(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+MAX_CATEGORICAL_VALUES = 10  # more distinct values than this and a nominal reading of the data is suspect
+
+
+def level_warnings(matrix: FloatArray, level: str) -> list[str]:
+    """One-line warnings when the level of measurement does not fit the data.
+
+    Nominal α, Cohen's κ (unweighted), Fleiss' κ and AC1 treat every distinct value as an unordered
+    category; with more than ten distinct numeric values (continuous or fine-grained scores) they mostly
+    measure exact ties. Example: 40 distinct values asked at the nominal level → one warning.
+    """
+    distinct = int(np.unique(matrix[~np.isnan(matrix)]).size)
+    if distinct <= MAX_CATEGORICAL_VALUES:
+        return []
+    notes = [f"the data have {distinct} distinct values: Cohen's kappa (unweighted), Fleiss' kappa and AC1 treat "
+             "each as an unordered category; read the interval-level alpha and ICC instead"]
+    if level == "nominal":
+        notes.insert(0, f"nominal alpha asked of {distinct} distinct numeric values; the interval or ordinal "
+                        "level fits numeric scores")
+    return notes

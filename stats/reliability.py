@@ -1,9 +1,21 @@
 """The IRR summary of one panel's ratings: every coefficient the report shows, as JSON-ready plain data.
 
 A coefficient that has no value for the data (no pairable unit, one category only, one rater) is ``None``
-and the ``warnings`` list says why; NaN never leaves this module. Cohen's κ is reported only when exactly
-two raters rated. Fleiss' κ uses Gwet's (2014) generalisation to a varying number of raters per unit
-(see :mod:`stats.kappa`), so missing ratings need no imputation and no unit is dropped for them.
+and the ``warnings`` list says why; NaN never leaves this module. Cohen's κ, Spearman's ρ and Kendall's
+τ-b are reported only when exactly two raters rated (a judge against a reference, or a pair of experts).
+Fleiss' κ uses Gwet's (2014) generalisation to a varying number of raters per unit (see :mod:`stats.kappa`),
+so missing ratings need no imputation and no unit is dropped for them.
+
+Intervals. ``intervals`` has one entry per coefficient, keyed by its name (``krippendorff_alpha``,
+``percent_agreement``, ``within_one_agreement``, ``fleiss_kappa``, ``gwet_ac1``, ``gwet_ac2_linear``,
+``gwet_ac2_quadratic``; with two raters ``cohen_kappa_unweighted|linear|quadratic``, ``spearman_rho``,
+``kendall_tau_b``): ``{"low", "high", "method", "reliable", "reason"}``, or ``None`` where the coefficient
+is ``None``. All come from one unit bootstrap (:mod:`stats.intervals`: every coefficient on the same
+resampled unit sets); the method — percentile or BCa — is the one whose simulated coverage for the nearest
+design reaches 0.93 (:mod:`stats.interval_choice`), else ``reliable`` is false and ``reason`` says why.
+``alpha_ci`` is the interval reported for α (the chosen method's). ICC(2,1) and ICC(3,1) (:mod:`stats.icc`,
+units every rater scored) carry their F-based intervals (method "F"). Data with too many distinct values for a
+units × values table (continuous scores at scale) get α, ICC and rank correlations only, with a warning.
 """
 from __future__ import annotations
 
@@ -16,18 +28,31 @@ import numpy.typing as npt
 
 from stats.agreement import weighted_observed_agreement
 from stats.alpha import DEFAULT_ALPHA_MIN, Level, check_level, krippendorff_alpha, leave_one_rater_out
-from stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, bootstrap_alpha
+from stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from stats.gwet import gwet_ac_from_counts
+from stats.icc import IccPair, icc
+from stats.interval_choice import choose_interval_method, marginal_skew
+from stats.intervals import (
+    CoefficientFunctions,
+    CoefficientReplicates,
+    bootstrap_coefficients,
+    stratum_codes_of,
+    unit_patterns,
+)
 from stats.kappa import fleiss_kappa_from_counts
 from stats.matrix import (
     FloatArray,
     UndefinedCoefficientError,
     as_reliability_matrix,
+    level_warnings,
     resolve_categories,
     value_counts,
 )
 from stats.pairwise import KappaWeights, cohen_kappa_from_confusion, pairwise_confusion
 from stats.weights import tolerance_weights
+
+# Above this many units × distinct values the categorical coefficients are not computed (continuous data).
+MAX_COUNT_CELLS = 2_000_000
 
 
 def reliability_summary(
@@ -40,7 +65,7 @@ def reliability_summary(
     confidence: float = DEFAULT_CONFIDENCE,
     alpha_min: float = DEFAULT_ALPHA_MIN,
     strata: Sequence[object] | None = None,
-    seed: int | np.random.Generator | None = None,
+    seed: int | np.random.Generator | np.random.SeedSequence | None = None,
 ) -> dict[str, Any]:
     """Return α (with bootstrap CI and P(α < α_min)), agreement, Fleiss' κ, Gwet's AC1/AC2 and Cohen's κ.
 
@@ -55,7 +80,7 @@ def reliability_summary(
     labels = list(rater_labels) if rater_labels is not None else [str(i) for i in range(data.shape[0])]
     warnings: list[str] = []
 
-    rated_rows = (~np.isnan(data)).any(axis=1)
+    rated_rows: npt.NDArray[np.bool_] = np.asarray((~np.isnan(data)).any(axis=1), dtype=bool)
     alpha = krippendorff_alpha(data, level, cat_list)
     warnings.extend(alpha.warnings)
     summary: dict[str, Any] = {
@@ -71,32 +96,8 @@ def reliability_summary(
         "alpha_ci": None,
         "alpha_below_min_probability": None,
         "alpha_min": alpha_min,
+        "bootstrap": None,
     }
-
-    if n_resamples > 0 and alpha.alpha is not None:
-        boot = bootstrap_alpha(
-            data, level, categories=cat_list, n_resamples=n_resamples, confidence=confidence,
-            strata=strata, alpha_min=alpha_min, seed=seed,
-        )
-        warnings.extend(f"bootstrap: {w}" for w in boot.warnings)
-        if boot.ci_low is not None and boot.ci_high is not None:
-            summary["alpha_ci"] = [boot.ci_low, boot.ci_high]
-        summary["alpha_below_min_probability"] = boot.below_min_probability
-        summary["bootstrap"] = {
-            "n_resamples": boot.n_resamples,
-            "n_degenerate": boot.n_degenerate,
-            "confidence": confidence,
-            "method": "percentile; units resampled with replacement"
-            + (" within strata" if strata is not None else ""),
-            "n_strata": boot.n_strata,
-            "seed": seed if isinstance(seed, int) else None,
-        }
-    elif n_resamples > 0:
-        warnings.append("alpha_ci: no bootstrap because alpha itself is undefined")
-        summary["bootstrap"] = None
-    else:
-        warnings.append("alpha_ci: bootstrap turned off (0 resamples)")
-        summary["bootstrap"] = None
 
     def coefficient(name: str, compute: Callable[[], float]) -> float | None:
         try:
@@ -108,6 +109,10 @@ def reliability_summary(
             warnings.append(f"{name}: undefined for these data")
             return None
         return value
+
+    warnings.extend(level_warnings(data, level))
+    if cats.size * data.shape[1] > MAX_COUNT_CELLS:
+        return _continuous_summary(summary, data, rated_rows, labels, level, warnings)
 
     # The same functions as percent_agreement, fleiss_kappa and gwet_ac, on one table of value counts.
     counts = value_counts(data, cats)
@@ -128,6 +133,8 @@ def reliability_summary(
     if rated.size == 2:
         summary["cohen_kappa"] = _cohen_kappas(data[rated], cat_list, coefficient)
         summary["cohen_kappa_raters"] = [labels[rated[0]], labels[rated[1]]]
+        summary["spearman_rho"] = coefficient("spearman_rho", lambda: _rank_correlation(data[rated], cats, "spearman"))
+        summary["kendall_tau_b"] = coefficient("kendall_tau_b", lambda: _rank_correlation(data[rated], cats, "kendall"))
     elif rated.size < 2:
         warnings.append("fewer than two raters rated anything, so no agreement can be measured")
 
@@ -138,8 +145,227 @@ def reliability_summary(
         ]
     else:
         summary["leave_one_rater_out"] = []
+
+    icc_pair = _icc(data[rated], confidence, warnings) if rated.size >= 2 else None
+    summary["icc_2_1"] = icc_pair.icc_2_1.value if icc_pair else None
+    summary["icc_3_1"] = icc_pair.icc_3_1.value if icc_pair else None
+
+    _add_intervals(
+        summary, data[rated], cats, level, counts=counts, n_resamples=n_resamples, confidence=confidence,
+        alpha_min=alpha_min, strata=strata, seed=seed, warnings=warnings,
+    )
+    summary["intervals"].update(_icc_intervals(icc_pair))
+    chosen = summary["intervals"].get("krippendorff_alpha")
+    if chosen and chosen["low"] is not None:  # α's reported interval is the one chosen by simulated coverage
+        summary["alpha_ci"] = [chosen["low"], chosen["high"]]
     summary["warnings"] = warnings
     return summary
+
+
+def _icc(data: FloatArray, confidence: float, warnings: list[str]) -> IccPair | None:
+    """ICC(2,1) and ICC(3,1) over the units every rater scored, or None with the reason in ``warnings``."""
+    try:
+        pair = icc(data, confidence=confidence)
+    except UndefinedCoefficientError as exc:
+        warnings.append(f"icc: {exc}")
+        return None
+    for name, result in (("icc_2_1", pair.icc_2_1), ("icc_3_1", pair.icc_3_1)):
+        if result.value is None:
+            warnings.append(f"{name}: undefined — no variance between units beyond the raters' differences")
+    if pair.icc_2_1.n_units_dropped:
+        warnings.append(f"icc: computed over the {pair.icc_2_1.n_units} unit(s) every rater scored "
+                        f"({pair.icc_2_1.n_units_dropped} with a missing rating left out)")
+    return pair
+
+
+def _icc_intervals(pair: IccPair | None) -> dict[str, dict[str, Any] | None]:
+    """The F-based intervals of the ICCs (McGraw & Wong 1996), in the shape of the bootstrap intervals."""
+    if pair is None:
+        return {"icc_2_1": None, "icc_3_1": None}
+    out: dict[str, dict[str, Any] | None] = {}
+    for name, result in (("icc_2_1", pair.icc_2_1), ("icc_3_1", pair.icc_3_1)):
+        if result.value is None:
+            out[name] = None
+            continue
+        out[name] = ({"low": result.low, "high": result.high, "method": "F", "reliable": True, "reason": None}
+                     if result.low is not None else _no_interval("the F quantiles are undefined for these data"))
+    return out
+
+
+def _continuous_summary(
+    summary: dict[str, Any], data: FloatArray, rated_rows: npt.NDArray[np.bool_], labels: list[str], level: Level,
+    warnings: list[str],
+) -> dict[str, Any]:
+    """Data with too many distinct values for a units × values table: α, ICC and rank correlations only.
+
+    The categorical coefficients (agreement, Fleiss' κ, AC1/AC2, Cohen's κ) and the bootstrap need that
+    table; they are left out with one warning instead of exhausting memory.
+    """
+    distinct = int(np.unique(data[~np.isnan(data)]).size)
+    warnings.append(f"{distinct} distinct values over {data.shape[1]} units: agreement, Fleiss' kappa, AC1/AC2, "
+                    "Cohen's kappa and the bootstrap intervals are not computed (they treat values as categories); "
+                    "alpha, ICC and rank correlations are")
+    for name in ("percent_agreement", "within_one_agreement", "fleiss_kappa", "gwet_ac1"):
+        summary[name] = None
+    summary["gwet_ac2"] = {"linear": None, "quadratic": None}
+    rated = np.flatnonzero(rated_rows)
+    if rated.size == 2:
+        pair = data[rated]
+        both = ~np.isnan(pair).any(axis=0)
+        summary["cohen_kappa"] = {"unweighted": None, "linear": None, "quadratic": None}
+        summary["cohen_kappa_raters"] = [labels[rated[0]], labels[rated[1]]]
+        summary["spearman_rho"], summary["kendall_tau_b"] = _scipy_rank(pair[:, both], warnings)
+    summary["leave_one_rater_out"] = []
+    full = summary["krippendorff_alpha"]
+    for i in rated if rated.size >= 3 else ():  # α without each rater, each from the value-pair form
+        without = krippendorff_alpha(np.delete(data, i, axis=0), level).alpha
+        summary["leave_one_rater_out"].append({
+            "rater": labels[i], "alpha_without": without,
+            "change": without - full if without is not None and full is not None else None})
+    icc_pair = _icc(data[rated], DEFAULT_CONFIDENCE, warnings) if rated.size >= 2 else None
+    summary["icc_2_1"] = icc_pair.icc_2_1.value if icc_pair else None
+    summary["icc_3_1"] = icc_pair.icc_3_1.value if icc_pair else None
+    summary["intervals"] = {
+        name: None if value is None else _no_interval("no bootstrap for data with this many distinct values")
+        for name, value in _point_values(summary).items()
+    } | _icc_intervals(icc_pair)
+    summary["warnings"] = warnings
+    return summary
+
+
+def _scipy_rank(pair: FloatArray, warnings: list[str]) -> tuple[float | None, float | None]:
+    """Spearman's ρ and Kendall's τ-b of two long continuous score vectors (scipy.stats, imported here only)."""
+    if pair.shape[1] < 3 or np.ptp(pair[0]) == 0 or np.ptp(pair[1]) == 0:
+        warnings.append("spearman_rho, kendall_tau_b: undefined — fewer than three common units or a constant rater")
+        return None, None
+    from scipy.stats import kendalltau, spearmanr
+
+    return float(spearmanr(pair[0], pair[1]).statistic), float(kendalltau(pair[0], pair[1]).statistic)
+
+
+def _point_values(summary: dict[str, Any]) -> dict[str, float | None]:
+    """The summary's point estimate of every coefficient that gets an interval, by interval key."""
+    values: dict[str, float | None] = {
+        name: summary[name]
+        for name in ("krippendorff_alpha", "percent_agreement", "within_one_agreement", "fleiss_kappa", "gwet_ac1")
+    }
+    values["gwet_ac2_linear"] = summary["gwet_ac2"]["linear"]
+    values["gwet_ac2_quadratic"] = summary["gwet_ac2"]["quadratic"]
+    if "cohen_kappa" in summary:
+        for kind in ("unweighted", "linear", "quadratic"):
+            values[f"cohen_kappa_{kind}"] = summary["cohen_kappa"][kind]
+        values["spearman_rho"] = summary["spearman_rho"]
+        values["kendall_tau_b"] = summary["kendall_tau_b"]
+    return values
+
+
+def _add_intervals(
+    summary: dict[str, Any],
+    data: FloatArray,
+    cats: FloatArray,
+    level: Level,
+    *,
+    counts: npt.NDArray[np.int64],
+    n_resamples: int,
+    confidence: float,
+    alpha_min: float,
+    strata: Sequence[object] | None,
+    seed: int | np.random.Generator | np.random.SeedSequence | None,
+    warnings: list[str],
+) -> None:
+    """Fill ``alpha_ci``, ``alpha_below_min_probability``, ``bootstrap`` and ``intervals`` from one unit bootstrap."""
+    values = _point_values(summary)
+    summary["intervals"] = {}
+    if n_resamples <= 0 or summary["n_pairable_units"] == 0:
+        if n_resamples <= 0:
+            why = "bootstrap turned off (0 resamples)"
+            warnings.append(f"alpha_ci: {why}")
+        else:
+            why = "no unit has two or more ratings"
+            warnings.append("alpha_ci: no bootstrap because alpha itself is undefined")
+        summary["intervals"] = {
+            name: None if value is None else _no_interval(why) for name, value in values.items()
+        }
+        return
+    replicates = bootstrap_coefficients(
+        data, cats, level, stratum_codes=stratum_codes_of(strata, data.shape[1]), n_resamples=n_resamples,
+        rng=np.random.default_rng(seed), confidence=confidence, two_raters=data.shape[0] == 2,
+    )
+    alpha_boot = replicates["krippendorff_alpha"]
+    if summary["krippendorff_alpha"] is None:
+        warnings.append("alpha_ci: no bootstrap because alpha itself is undefined")
+    else:
+        valid = alpha_boot.replicates[np.isfinite(alpha_boot.replicates)]
+        if alpha_boot.n_degenerate:
+            warnings.append(
+                f"bootstrap: {alpha_boot.n_degenerate} of {n_resamples} bootstrap replicates had a single value only "
+                "(no expected disagreement) and were skipped"
+            )
+        if alpha_boot.percentile is None:
+            warnings.append("bootstrap: no bootstrap replicate had a defined value, so there is no interval")
+        else:
+            summary["alpha_ci"] = list(alpha_boot.percentile)
+        summary["alpha_below_min_probability"] = float((valid < alpha_min).mean()) if valid.size else None
+        summary["bootstrap"] = {
+            "n_resamples": n_resamples,
+            "n_degenerate": alpha_boot.n_degenerate,
+            "confidence": confidence,
+            "method": "percentile and BCa; units resampled with replacement"
+            + (" within strata" if strata is not None else "")
+            + "; alpha_ci is the interval reported for alpha (its method in intervals)",
+            "n_strata": int(stratum_codes_of(strata, data.shape[1]).max()) + 1 if data.shape[1] else 1,
+            "seed": seed if isinstance(seed, int) else None,
+        }
+    skew = marginal_skew(counts)
+    for name, value in values.items():
+        if value is None:
+            summary["intervals"][name] = None
+            continue
+        entry = _interval_entry(name, replicates.get(name), n_units=summary["n_pairable_units"],
+                                n_raters=data.shape[0], skew=skew)
+        if entry["low"] is None:
+            warnings.append(f"intervals: {name}: {entry['reason']}")
+        summary["intervals"][name] = entry
+
+
+def _interval_entry(
+    name: str, result: CoefficientReplicates | None, *, n_units: int, n_raters: int, skew: str
+) -> dict[str, Any]:
+    """The reported interval of one coefficient: the method chosen by simulated coverage, its bounds and flag."""
+    if result is None:
+        return _no_interval("not bootstrapped")
+    available = tuple(m for m, bounds in (("percentile", result.percentile), ("bca", result.bca)) if bounds)
+    if not available:
+        return _no_interval(result.note or "no bootstrap replicate had a defined value")
+    choice = choose_interval_method(name, n_units=n_units, n_raters=n_raters, skew=skew, available=available)
+    low, high = result.percentile if choice.method == "percentile" else result.bca  # type: ignore[misc]
+    return {"low": low, "high": high, "method": choice.method, "reliable": choice.reliable, "reason": choice.reason}
+
+
+def _no_interval(reason: str) -> dict[str, Any]:
+    return {"low": None, "high": None, "method": None, "reliable": False, "reason": reason}
+
+
+def _rank_correlation(pair: FloatArray, cats: FloatArray, kind: str) -> float:
+    """Spearman's ρ or Kendall's τ-b of two raters over the units both rated; raises when undefined.
+
+    ρ is the Pearson correlation of mid-ranks (Spearman 1904), τ-b Kendall's (1945) tie-corrected τ; both from
+    :class:`stats.intervals.CoefficientFunctions` at the sample itself (equal to scipy.stats.spearmanr and
+    kendalltau to 1e-10, tests/stats/test_intervals.py) — no scipy.stats import, which costs about a second.
+    Example: ratings (0, 1, 2) and (0, 2, 1) → ρ = 0.5, τ-b = 1/3.
+    """
+    both = ~np.isnan(pair).any(axis=0)
+    a, b = pair[0, both], pair[1, both]
+    if a.size < 2:
+        raise UndefinedCoefficientError("fewer than two units were rated by both raters")
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        raise UndefinedCoefficientError("a rater gave one and the same value to every common unit")
+    patterns = unit_patterns(pair, cats, np.zeros(pair.shape[1], dtype=np.int64), two_raters=True)
+    functions = CoefficientFunctions(patterns, cats, "interval")
+    weights = patterns.freq[np.newaxis, :]
+    sums = weights @ functions.linear
+    value = functions.spearman_rho(weights, sums) if kind == "spearman" else functions.kendall_tau_b(weights, sums)
+    return float(value[0])
 
 
 def _cohen_kappas(

@@ -5,8 +5,16 @@ import pytest
 from django.db import connection
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
-    """Tests marked `postgres` need PostgreSQL; on SQLite they are reported as skipped with the reason."""
+    """Browser tests run last; tests marked `postgres` are reported as skipped on SQLite with the reason.
+
+    The browser tests are transactional (a live server) and leave the database flushed. pytest-django runs such
+    tests after the others, but pytest-playwright's session-scoped `browser_name` parameter makes pytest regroup
+    the tests afterwards, which put them first on an xdist worker and emptied the reference data under the
+    ordinary tests that followed. A stable sort after every other hook restores the order.
+    """
+    items.sort(key=lambda item: "e2e" in item.keywords)
     if connection.vendor == "postgresql":
         return
     skip = pytest.mark.skip(reason="needs PostgreSQL: runs in the DATABASE_URL pass of .ci/run")

@@ -19,10 +19,9 @@ from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
 from django.contrib.auth.models import Group
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.authtoken.models import Token
 
 from accounts.models import User
-from accounts.services import invitation_create
+from accounts.services import api_token_create, invitation_create
 from annotations.lifecycle import cycle_close
 from annotations.models import Assignment
 from annotations.services import AnnotationInput, annotation_skip, annotation_submit, sub_dimension_keys
@@ -80,7 +79,7 @@ def grow(base: Base, n: int, *, tag: str, tmp_path: Path) -> None:
     adjudicators = [person(User.Role.ADJUDICATOR, name=f"{tag} adjudicator {i}") for i in range(n)]
     for i in range(n):
         Group.objects.create(name=f"{tag} group {i}")
-        Token.objects.create(user=experts[i])
+        api_token_create(user=experts[i], name=f"{tag} token {i}", scopes=["reports:read"])
         TOTP.activate(adjudicators[i], generate_totp_secret())
         invitation_create(email=f"{tag}.invited{i}@example.org", tradition=traditions[i % len(traditions)],
                           invited_by=base.admin)

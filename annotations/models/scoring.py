@@ -126,6 +126,10 @@ class Annotation(models.Model):
     broken_note = models.CharField(max_length=500, blank=True)
     skip_reason = models.CharField(max_length=30, choices=SkipReason.choices, blank=True)
     seconds_spent = models.PositiveIntegerField(default=0, help_text="Active seconds on the page, from heartbeats.")
+    last_beat_at = models.DateTimeField(
+        null=True, blank=True, editable=False,
+        help_text="Clock of the last accepted heartbeat: seconds_spent never grows faster than wall-clock time.",
+    )
     submitted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -174,6 +178,7 @@ class AnnotationEvent(models.Model):
         SUBMITTED = "submitted", "Submitted"
         SKIPPED = "skipped", "Skipped"
         REOPENED = "reopened", "Reopened"
+        UNDONE = "undone", "Submission taken back by the expert"
 
     annotation = models.ForeignKey(Annotation, on_delete=models.CASCADE, related_name="events")
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")

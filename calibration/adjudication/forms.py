@@ -14,7 +14,9 @@ def gold_field_name(key: str) -> str:
 
 
 class DecisionForm(ServiceErrorsForm):
-    reason = forms.ChoiceField(choices=AdjudicationDecision.Reason.choices)
+    # No reason chosen in advance: the lead must say why (a preselected one was recorded unread).
+    reason = forms.ChoiceField(choices=[("", "— choose a reason —"), *AdjudicationDecision.Reason.choices],
+                               error_messages={"required": "Choose the reason for this decision."})
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=4000)
 
     def __init__(self, *args: Any, keys: list[str], **kwargs: Any) -> None:

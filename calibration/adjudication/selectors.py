@@ -1,6 +1,7 @@
 """Reads for adjudication: which items disagree, who may decide them, and the blinded decision page."""
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -11,6 +12,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 from django.utils.safestring import SafeString
 
+from access.policy import panels_adjudicated
 from accounts.models import User
 from annotations.models import (
     AdjudicationDecision,
@@ -18,7 +20,6 @@ from annotations.models import (
     Assignment,
     CalibrationCycle,
     CycleItem,
-    Panel,
     SubScore,
 )
 from annotations.rendering import markdown_to_safe_html
@@ -98,12 +99,7 @@ def item_states(
 
 def _panels_adjudicated_by(user: User) -> set[int] | None:
     """Panel ids whose items `user` may adjudicate; None means every panel (admins)."""
-    if user.is_staff or user.is_admin_role:
-        return None
-    led = set(Panel.objects.filter(lead=user).values_list("id", flat=True))
-    if user.role == User.Role.ADJUDICATOR:
-        led |= set(user.panels.values_list("id", flat=True))
-    return led
+    return panels_adjudicated(user)
 
 
 def _may_decide(user: User, state: ItemState, panels: set[int] | None) -> bool:
@@ -227,6 +223,14 @@ class AdjudicationView:
     current: dict[str, int]
 
 
+def key_label(key: str, names: dict[str, str]) -> str:
+    """A sub-dimension's name for people: the rubric's, else its key spelt out ("doctrinalAccuracy" → "Doctrinal accuracy")."""
+    if key in names:
+        return names[key]
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|[_.-]+", " ", key).split()
+    return " ".join(words).capitalize() if words else key
+
+
 def adjudication_state_for(*, user: User, item_id: int) -> ItemState:
     """The item's state if `user` may adjudicate it; 404 otherwise (existence is not confirmed)."""
     state = item_states(item_ids=[item_id]).get(item_id)
@@ -258,16 +262,19 @@ def adjudication_view(*, state: ItemState) -> AdjudicationView:
             broken_note=annotation.broken_note if annotation else "",
             ordered_scores=[scores.get(sub.key) for sub in subs],
         ))
-    decisions = AdjudicationDecision.objects.filter(item=item).select_related("adjudicator").prefetch_related("scores")
+    decisions = list(AdjudicationDecision.objects.filter(item=item).select_related("adjudicator")
+                     .prefetch_related("scores"))
+    names = {sub.key: sub.name for sub in subs}
     history = [DecisionView(str(d.adjudicator), d.get_reason_display(), d.note, d.created_at, d.is_current,
-                            {s.key: s.score for s in d.scores.all()}) for d in decisions]
-    current = next((h.scores for h in history if h.is_current), {})
+                            {key_label(s.key, names): s.score for s in d.scores.all()}) for d in decisions]
+    current = next(({s.key: s.score for s in d.scores.all()} for d in decisions if d.is_current), {})
     return AdjudicationView(
         item_id=item.pk, cycle=item.cycle.name, dimension=case.get_dimension_display(),
         tradition=case.tradition.name if case.tradition else "",
         prompt_html=markdown_to_safe_html(case.prompt), response_html=markdown_to_safe_html(item.response.text),
         reference_html=markdown_to_safe_html(case.reference_answer) if case.reference_answer else None,
-        sub_dimensions=subs, scale=SCALE, experts=experts, disagreements=state.disagreements, history=history,
+        sub_dimensions=subs, scale=SCALE, experts=experts,
+        disagreements={key_label(key, names): why for key, why in state.disagreements.items()}, history=history,
         current=current,
     )
 

@@ -5,17 +5,16 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from access.policy import Action, allowed, require
 from accounts.http import AuthedRequest
-from accounts.models import User
 from annotations.forms import ReopenForm
-from annotations.models import Assignment, Panel
-from annotations.services import can_reopen
+from annotations.models import Assignment
 from annotations.views import reopen_from_post
 
 from .forms import DecisionForm, gold_field_name
@@ -28,18 +27,12 @@ from .selectors import (
 from .services import adjudication_record
 
 
-def _may_see_queue(user: User) -> bool:
-    return bool(user.is_staff or user.is_admin_role or user.role == User.Role.ADJUDICATOR
-                or Panel.objects.filter(lead=user).exists())
-
-
 @never_cache
 @login_required
 @require_GET
 def queue(request: AuthedRequest) -> HttpResponse:
     """Items of the adjudicator's panels whose experts disagree and that have no decision yet."""
-    if not _may_see_queue(request.user):
-        raise PermissionDenied
+    require(request.user, Action.ADJUDICATE)
     show_decided = request.GET.get("decided") == "1"
     found = adjudication_queue_page(user=request.user, include_decided=show_decided, page=request.GET.get("page", 1))
     return render(request, "calibration/adjudication/queue.html", {
@@ -50,8 +43,9 @@ def queue(request: AuthedRequest) -> HttpResponse:
 
 def _render_item(request: AuthedRequest, *, view: AdjudicationView, form: DecisionForm, status: int = 200,
                  reopen_form: ReopenForm | None = None, reopen_id: str = "") -> HttpResponse:
-    can_reopen_any = bool(view.experts) and can_reopen(
-        user=request.user, assignment=Assignment.objects.select_related("panel").get(public_id=view.experts[0].public_id))
+    can_reopen_any = bool(view.experts) and allowed(
+        request.user, Action.MANAGE_PANEL_WORK,
+        Assignment.objects.select_related("panel").get(public_id=view.experts[0].public_id).panel)
     return render(request, "calibration/adjudication/item.html",
                   {"view": view, "form": form, "gold_rows": form.rows(view.sub_dimensions),
                    "can_reopen": can_reopen_any and not view.history,

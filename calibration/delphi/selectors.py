@@ -15,6 +15,7 @@ from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 from django.utils.safestring import SafeString
 
+from access.policy import Action, allowed
 from evaluations.models import RubricVersion
 
 from ..models import METHODOLOGY_MIN_PANELISTS, DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
@@ -22,11 +23,6 @@ from .allocation import WeightGroup, points_str
 from .svg import histogram_svg
 
 DIMENSION_GROUP = "dimensions"
-
-
-def is_delphi_admin(user: Any) -> bool:
-    """Staff run studies and see everything (named allocations included)."""
-    return bool(getattr(user, "is_active", False) and getattr(user, "is_staff", False))
 
 
 # --- weights of a rubric ----------------------------------------------------------------------------------
@@ -94,7 +90,7 @@ def weight_structure(*, rubric: RubricVersion) -> WeightStructure:
 def studies_visible_to(user: Any) -> QuerySet[DelphiStudy]:
     """Staff: every study. Everyone else: the studies they are a panelist of."""
     qs = DelphiStudy.objects.select_related("tradition", "rubric")
-    if is_delphi_admin(user):
+    if allowed(user, Action.RUN_DELPHI):
         return qs
     return qs.for_panelist(user).distinct()
 
@@ -345,7 +341,7 @@ class StudyListRow:
 
 def study_list(*, user: Any) -> list[StudyListRow]:
     """The studies the user may see, with the open round and (for a panelist) whether they answered it."""
-    admin = is_delphi_admin(user)
+    admin = allowed(user, Action.RUN_DELPHI)
     studies = list(studies_visible_to(user).annotate(
         n_panelists=Count("panelists", distinct=True),
         n_closed=Count("rounds", filter=Q(rounds__status=DelphiRound.Status.CLOSED), distinct=True),

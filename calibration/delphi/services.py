@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import Notification
+from accounts.notifications import notify
 from annotations.models import Panel
 from evaluations.methodology import DimensionSpec, SubDimensionSpec
 from evaluations.models import RubricVersion, Tradition
@@ -63,8 +67,30 @@ def delphi_study_create(
         convergence_threshold=Decimal(convergence_threshold), created_by=created_by,
     )
     study.panelists.set(list(people.values()))
-    DelphiRound.objects.create(study=study, number=1)
+    _notify_round_open(DelphiRound.objects.create(study=study, number=1))
     return StudyCreateResult(study=study, warnings=study_warnings(study=study))
+
+
+def _notify_round_open(round: DelphiRound) -> None:
+    study = round.study
+    notify(users=study.panelists.filter(is_active=True), kind=Notification.Kind.DELPHI_OPEN,
+           text=f"Round {round.number} of the Delphi study “{study.name}” is open: your weights are asked for.",
+           link=reverse("delphi:respond", kwargs={"pk": study.pk}), key=f"delphi_round:{round.pk}")
+
+
+def delphi_round_reminders_send(*, older_than: timedelta, now: datetime | None = None) -> int:
+    """Remind panelists who have not answered a round open for longer than `older_than` (once per round)."""
+    now = now or timezone.now()
+    sent = 0
+    for round in DelphiRound.objects.open().filter(opened_at__lte=now - older_than).select_related("study"):
+        answered = DelphiResponse.objects.filter(round=round).values("expert_id")
+        waiting = round.study.panelists.filter(is_active=True).exclude(pk__in=answered)
+        sent += len(notify(users=waiting, kind=Notification.Kind.DELPHI_REMINDER,
+                           text=f"Round {round.number} of the Delphi study “{round.study.name}” still waits for "
+                                f"your answer.",
+                           link=reverse("delphi:respond", kwargs={"pk": round.study_id}),
+                           key=f"delphi_reminder:{round.pk}", once=True))
+    return sent
 
 
 def _locked_round(round: DelphiRound) -> DelphiRound:
@@ -187,6 +213,7 @@ def delphi_round_close(*, round: DelphiRound, actor: Any = None) -> RoundCloseRe
                         f"study to propose weights from round {locked.number}'s medians.")
     else:
         next_round = DelphiRound.objects.create(study=study, number=locked.number + 1)
+        _notify_round_open(next_round)
         messages.append(f"Round {next_round.number} is open.")
     return RoundCloseResult(round=locked, converged=converged, not_converged=not_converged,
                             non_responders=summary.invited - summary.responded, next_round=next_round,

@@ -1,7 +1,7 @@
 """Delphi pages: the study list, creating a study, the study page, the expert's allocation form, admin actions.
 
 Every view first resolves the study through `selectors.study_for` (404 unless staff or a panelist), then
-checks the action (`permissions.require_delphi_admin`: 403). Responses are `never_cache`: expert pages
+checks the action (`access.policy`, RUN_DELPHI: 403). Responses are `never_cache`: expert pages
 carry their own allocations. Expert pages get plain dataclasses without other people's identities.
 """
 from __future__ import annotations
@@ -18,17 +18,16 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from access.policy import Action, allowed, policy_required, require
 from accounts.http import AuthedRequest, download_response
 
 from ..models import DelphiStudy
 from .exporting import JSON_CONTENT_TYPE, study_report_filename, study_report_json
 from .forms import AllocationForm, ApproveForm, StudyCreateForm
-from .permissions import delphi_staff_required, require_delphi_admin
 from .report import delphi_report_build
 from .selectors import (
     allocation_prefill,
     expert_rounds,
-    is_delphi_admin,
     is_panelist,
     panelist_status,
     round_last_closed,
@@ -65,11 +64,11 @@ def index(request: AuthedRequest) -> HttpResponse:
     """The studies the user may see (all for staff, their own for panelists), a page at a time."""
     page = Paginator(study_list(user=request.user), STUDIES_PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "calibration/delphi/index.html",
-                  {"rows": page.object_list, "page_obj": page, "is_admin": is_delphi_admin(request.user)})
+                  {"rows": page.object_list, "page_obj": page, "is_admin": allowed(request.user, Action.RUN_DELPHI)})
 
 
 @never_cache
-@delphi_staff_required
+@policy_required(Action.RUN_DELPHI)
 @require_http_methods(["GET", "POST"])
 def create(request: AuthedRequest) -> HttpResponse:
     """Create a study: rubric, tradition, panel and/or experts, planned rounds, convergence threshold."""
@@ -99,7 +98,7 @@ def create(request: AuthedRequest) -> HttpResponse:
 def study(request: AuthedRequest, pk: int) -> HttpResponse:
     """The study: for staff its rounds, statistics, panelists' status and proposal; for a panelist their own view."""
     obj = study_for(user=request.user, pk=pk)
-    if is_delphi_admin(request.user):
+    if allowed(request.user, Action.RUN_DELPHI):
         return _render_study_admin(request, obj, approve_form=ApproveForm())
     structure = weight_structure(rubric=obj.rubric)
     context: dict[str, Any] = {"study": obj, "open_round": round_open(study=obj), "structure": structure,
@@ -181,7 +180,7 @@ def _staff_action(
 ) -> HttpResponse:
     """Run a staff action on a study; its (level, text) messages, or its validation errors, go to the study page."""
     obj = study_for(user=request.user, pk=pk)
-    require_delphi_admin(request.user)
+    require(request.user, Action.RUN_DELPHI)
     try:
         notes = action(obj)
     except ValidationError as exc:
@@ -231,7 +230,7 @@ def approve(request: AuthedRequest, pk: int) -> HttpResponse:
     A version name that is not valid (too long, taken) comes back on the study page next to its field.
     """
     obj = study_for(user=request.user, pk=pk)
-    require_delphi_admin(request.user)
+    require(request.user, Action.RUN_DELPHI)
     form = ApproveForm(request.POST)
     if form.is_valid():
         try:
@@ -270,6 +269,6 @@ def rescore(request: AuthedRequest, pk: int) -> HttpResponse:
 def report_json(request: AuthedRequest, pk: int) -> HttpResponse:
     """The whole study as JSON (staff): settings, warnings, round statistics, named allocations, proposal, re-scoring."""
     obj = study_for(user=request.user, pk=pk)
-    require_delphi_admin(request.user)
+    require(request.user, Action.RUN_DELPHI)
     return download_response(study_report_json(delphi_report_build(study=obj)),
                              filename=study_report_filename(study_id=obj.pk), content_type=JSON_CONTENT_TYPE)

@@ -2,6 +2,7 @@
 
 `delphi`: Delphi studies, rounds, responses and allocations (rubric weights by expert consensus).
 `snapshots`: immutable, versioned report snapshots and their stored files.
+`studies`: external rating studies (ratings imported from outside the app).
 Panels, cycles and their items belong to `annotations` (the work experts score); calibration holds the
 processes over them (sampling, adjudication rules, reliability reports, Delphi).
 """
@@ -15,8 +16,10 @@ from .delphi import (
     DelphiStudy,
 )
 from .snapshots import ReportSnapshot, SnapshotFile
+from .studies import Study, StudyDimension, StudyItem, StudyRater, StudyScore
 
 __all__ = [
     "DEFAULT_PLANNED_ROUNDS", "DEFAULT_THRESHOLD", "METHODOLOGY_MIN_PANELISTS", "DelphiAllocation",
-    "DelphiResponse", "DelphiRound", "DelphiStudy", "ReportSnapshot", "SnapshotFile",
+    "DelphiResponse", "DelphiRound", "DelphiStudy", "ReportSnapshot", "SnapshotFile", "Study", "StudyDimension",
+    "StudyItem", "StudyRater", "StudyScore",
 ]

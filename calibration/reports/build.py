@@ -19,6 +19,7 @@ of the panel did not give).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -30,12 +31,17 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from stats.alpha import DEFAULT_ALPHA_MIN, krippendorff_alpha
+from stats.bootstrap import named_seed
+from stats.diagnostics import bland_altman, rater_bias
 from stats.matrix import UndefinedCoefficientError
 from stats.pairwise import cohen_kappa_from_confusion, pairwise_confusion
 from stats.reliability import reliability_summary
 
 CATEGORIES = [0, 1, 2, 3]
 TARGETS = {"alpha": 0.67, "kappa": 0.61, "exact_agreement": 0.70}  # methodology §5.7.2
+# The coefficients of a judge-vs-reference block that have a point value in it (and so an interval).
+REFERENCE_INTERVALS = ("krippendorff_alpha", "percent_agreement", "cohen_kappa_quadratic", "spearman_rho",
+                       "kendall_tau_b")
 GROUP_KINDS = ("overall", "sub_dimension", "dimension", "tradition", "difficulty")
 
 
@@ -124,9 +130,14 @@ def _pairwise_kappas(data: np.ndarray, raters: list[str]) -> list[dict[str, Any]
 
 
 def _against_reference(
-    judge: np.ndarray, reference: np.ndarray, *, strata: Sequence[str] | None, n_resamples: int, seed: int
+    judge: np.ndarray, reference: np.ndarray, *, strata: Sequence[str] | None, n_resamples: int,
+    seed: int, experts: np.ndarray | None = None,
 ) -> dict[str, Any]:
-    """Judge vs a reference rating (expert majority or gold) over units that have both."""
+    """Judge vs a reference rating (expert majority or gold) over units that have both.
+
+    The Bland–Altman summary compares the judge with the experts' median (the true median, not the
+    majority's lower-middle rule) when the experts' matrix is given, else with the reference itself.
+    """
     both = ~np.isnan(judge) & ~np.isnan(reference)
     n = int(both.sum())
     result: dict[str, Any] = {"n_units": n}
@@ -153,6 +164,11 @@ def _against_reference(
         "confusion": confusion.tolist(),
         "mean_signed_difference": float(np.mean(j - r)),
         "warnings": summary["warnings"],
+        **_present(summary, "spearman_rho", "kendall_tau_b"),
+        "intervals": {key: interval for key, interval in (summary.get("intervals") or {}).items()
+                      if key in REFERENCE_INTERVALS},
+        "bland_altman": dataclasses.asdict(
+            bland_altman(j, experts[:, both] if experts is not None and experts.shape[0] else r[np.newaxis, :])),
     })
     result["verdicts"] = {
         "alpha": verdict(result["alpha"], result["alpha_ci"], TARGETS["alpha"]),
@@ -160,6 +176,11 @@ def _against_reference(
         "exact_agreement": verdict(result["exact_agreement"], None, TARGETS["exact_agreement"]),
     }
     return result
+
+
+def _present(summary: dict[str, Any], *keys: str) -> dict[str, Any]:
+    """The keys of ``summary`` that have a value (optional keys of the report's tree are left out, not null)."""
+    return {key: summary[key] for key in keys if summary.get(key) is not None}
 
 
 def _majority_row(data: np.ndarray) -> np.ndarray:
@@ -193,6 +214,12 @@ def _group_report(
     else:
         panel = reliability_summary(data, level="ordinal", categories=CATEGORIES, rater_labels=raters,
                                     n_resamples=n_resamples, strata=strata, seed=seed)
+        for key in ("spearman_rho", "kendall_tau_b", "icc_2_1", "icc_3_1"):  # optional in the tree: absent, not null
+            if panel.get(key, 0) is None:
+                del panel[key]
+        panel["rater_diagnostics"] = [
+            dataclasses.asdict(r) for r in rater_bias(data, rater_labels=raters, categories=CATEGORIES)
+        ] if len(raters) >= 2 else []
     panel["pairwise_kappa"] = _pairwise_kappas(data, raters) if len(raters) >= 2 else []
     kappas = [p["quadratic_kappa"] for p in panel["pairwise_kappa"] if p["quadratic_kappa"] is not None]
     panel["mean_pairwise_quadratic_kappa"] = float(np.mean(kappas)) if kappas else None
@@ -213,7 +240,7 @@ def _group_report(
         "n_items": len({u.item for u in units}),
         "experts": panel,
         "judge_vs_majority": _against_reference(judge_row, majority_row, strata=strata,
-                                                n_resamples=n_resamples, seed=seed),
+                                                n_resamples=n_resamples, seed=seed, experts=data),
         "judge_vs_gold": _against_reference(judge_row, gold_row, strata=strata, n_resamples=n_resamples, seed=seed),
         "panel_alpha_without_judge": alpha_without,
         "panel_alpha_with_judge": alpha_with,
@@ -279,7 +306,8 @@ def _report_build(
             columns = np.array([column[u.key] for u in members], dtype=np.intp)
             spans_dimensions = len({u.dimension for u in members}) > 1
             report = _group_report(members, data[:, columns], experts, judge_row[columns], gold_row[columns],
-                                   n_resamples=n_resamples, seed=seed, stratify=spans_dimensions)
+                                   n_resamples=n_resamples, seed=named_seed(seed, f"{kind}:{value}"),
+                                   stratify=spans_dimensions)
             groups.append({"kind": kind, "value": value, "stratified_by_dimension": spans_dimensions, **report})
             if progress is not None:
                 progress(len(groups), total)

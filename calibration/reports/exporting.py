@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from evaluations.spreadsheet import csv_dict_protect
+
 from .pdf import report_pdf
 from .render import report_csv, report_json
 
@@ -80,7 +82,7 @@ def gold_labels_csv(labels: GoldLabelSet) -> bytes:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=GOLD_FIELDS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(labels.rows)
+    writer.writerows(csv_dict_protect(row) for row in labels.rows)
     return buffer.getvalue().encode("utf-8")
 
 

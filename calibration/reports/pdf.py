@@ -37,7 +37,7 @@ from reportlab.platypus.doctemplate import BaseDocTemplate
 from reportlab.platypus.flowables import Flowable
 
 from .build import TARGETS
-from .render import _fmt, forest_rows
+from .render import _fmt, diagnostic_rows, forest_rows, interval_rows
 
 PAGE = landscape(A4)
 MARGIN_X, MARGIN_TOP, MARGIN_BOTTOM = 36.0, 54.0, 40.0
@@ -335,6 +335,53 @@ def _page_decoration(report: dict[str, Any], fonts: Fonts, version: int | None,
     return decorate
 
 
+def _intervals_section(overall: dict[str, Any], styles: _Styles, width: float) -> list[Flowable]:
+    """Every coefficient of the overall group with its interval, method and reliability (statistics v2)."""
+    fonts = styles.fonts
+    out: list[Flowable] = [Paragraph(escape(fonts.text("Every coefficient with its 95 % interval (overall)")),
+                                     styles.heading),
+                           styles.paragraph("Unit bootstrap (ICC: F-based); the method is the one whose simulated "
+                                            "coverage for a panel of this size reaches 0.93, else the interval is "
+                                            "marked not reliable.", styles.muted)]
+    widths = [64, 130, 44, 84, 50, width - 372]
+    rows: list[list[Any]] = [["Comparison", "Coefficient", "value", "95 % interval", "method", "reliable"]]
+    for comparison, title in (("experts", "experts"), ("judge_vs_majority", "judge vs majority"),
+                              ("judge_vs_gold", "judge vs gold")):
+        for row in interval_rows(overall[comparison], comparison):
+            interval = row["interval"] or {}
+            bounded = interval.get("low") is not None
+            reliable = "—" if not bounded else ("yes" if interval.get("reliable") else f"no: {interval.get('reason')}")
+            rows.append([title, row["label"], _fmt(row["value"]),
+                         _ci([interval["low"], interval["high"]], 3) if bounded else "—",
+                         interval.get("method") or "—", _fit(reliable, fonts.regular, LABEL_PT, widths[-1] - 6)])
+    if len(rows) == 1:
+        return [*out, styles.paragraph("No coefficient is defined for these data yet.", styles.muted)]
+    return [*out, _table(rows, widths, fonts, text_columns=(0, 1, 3, 4, 5))]
+
+
+def _diagnostics_section(overall: dict[str, Any], styles: _Styles) -> list[Flowable]:
+    """Each rater's bias against the rest of the panel (overall) and the judge's Bland–Altman summary."""
+    fonts = styles.fonts
+    out: list[Flowable] = [Paragraph(escape(fonts.text("Rater diagnostics (overall)")), styles.heading)]
+    rows: list[list[Any]] = [["Code", "n", "bias", "95 % interval", "flag", "α without"]]
+    for d in diagnostic_rows(overall):
+        rows.append([d["rater"], d["n_units"], _fmt(d["mean_difference"], 2),
+                     _ci([d["low"], d["high"]], 2) if d["low"] is not None else "—",
+                     "flagged" if d["flagged"] else "—", _fmt(d["alpha_without"])])
+    if len(rows) > 1:
+        out.append(_table(rows, [60, 36, 44, 84, 44, 54], fonts, text_columns=(0, 3, 4)))
+    else:
+        out.append(styles.paragraph("Diagnostics need two or more raters.", styles.muted))
+    ba = overall["judge_vs_majority"].get("bland_altman")
+    if ba:
+        limits = _ci([ba["lower_limit"], ba["upper_limit"]], 2) if ba.get("lower_limit") is not None else "—"
+        out.append(styles.paragraph(
+            f"Judge − expert median (Bland–Altman, n = {ba['n_units']}): mean {_fmt(ba['mean_difference'], 2)}, "
+            f"SD {_fmt(ba['sd'], 2)}, 95 % limits of agreement {limits}. A rater is flagged when the whole bias "
+            "interval lies more than 0.5 points from 0.", styles.muted))
+    return out
+
+
 def report_pdf(report: dict[str, Any], *, version: int | None = None, input_hash: str | None = None) -> bytes:
     """The report as PDF bytes; `version` and `input_hash` (of a report snapshot) go in every page's header."""
     fonts = report_fonts()
@@ -378,6 +425,8 @@ def report_pdf(report: dict[str, Any], *, version: int | None = None, input_hash
         for pair in experts.get("pairwise_kappa", []) for a, b in [pair["raters"]]]
     story += (_sheets(pairs, [90, 66, 50, 50], fonts, n_columns=3, height=frame_h - 20) if len(pairs) > 1
               else [p("No pair of experts shares two or more units yet.", styles.muted)])
+    story += _intervals_section(overall, styles, frame_w)
+    story += _diagnostics_section(overall, styles)
     story.append(Paragraph(escape(fonts.text("Confusion matrices (overall; rows: judge score)")), styles.heading))
     story.append(Table([[_confusion_table(overall["judge_vs_gold"].get("confusion"), "gold", fonts),
                          _confusion_table(overall["judge_vs_majority"].get("confusion"), "majority", fonts)]],

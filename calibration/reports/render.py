@@ -4,11 +4,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.template.defaultfilters import floatformat
 from django.utils.html import escape
+
+from evaluations.spreadsheet import csv_row_protect
 
 from .build import TARGETS
 
@@ -41,6 +43,16 @@ def rater_rows(group: dict[str, Any], rater_key: dict[str, str]) -> list[dict[st
     influence = {r["rater"]: r for r in group["experts"].get("leave_one_rater_out", [])}
     return [{"code": code, "expert": email, "alpha_without": influence.get(code, {}).get("alpha_without"),
              "change": influence.get(code, {}).get("change")} for code, email in rater_key.items()]
+
+
+def diagnostic_rows(group: dict[str, Any], rater_key: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Per rater of a group: bias against the rest of the panel with its interval, flag, shares and α without."""
+    influence = {r["rater"]: r for r in group["experts"].get("leave_one_rater_out", [])}
+    key = rater_key or {}
+    return [{**d, "expert": key.get(d["rater"], ""),
+             "alpha_without": influence.get(d["rater"], {}).get("alpha_without"),
+             "shares_text": " · ".join(f"{point}: {share:.0%}" for point, share in d.get("shares", {}).items())}
+            for d in group["experts"].get("rater_diagnostics") or []]
 
 
 def forest_plot_svg(rows: list[dict[str, Any]], *, title: str, target: float = TARGETS["alpha"]) -> str:
@@ -112,46 +124,98 @@ def confusion_svg(matrix: list[list[int]] | None, *, title: str, reference: str 
     return "".join(parts)
 
 
-CSV_HEADER = ["group_kind", "group_value", "comparison", "metric", "value", "ci_low", "ci_high", "n_units", "verdict"]
+CSV_HEADER = ["group_kind", "group_value", "comparison", "metric", "value", "ci_low", "ci_high", "n_units", "verdict",
+              "ci_method", "ci_reliable"]
+
+# Interval key → (label, how to read its point value from an experts block / a judge-vs-reference block).
+COEFFICIENTS: list[tuple[str, str, Callable[[dict[str, Any]], Any], Callable[[dict[str, Any]], Any] | None]] = [
+    ("krippendorff_alpha", "Krippendorff's α (ordinal)", lambda b: b.get("krippendorff_alpha"), lambda b: b.get("alpha")),
+    ("percent_agreement", "exact agreement", lambda b: b.get("percent_agreement"), lambda b: b.get("exact_agreement")),
+    ("within_one_agreement", "agreement within one point", lambda b: b.get("within_one_agreement"), None),
+    ("fleiss_kappa", "Fleiss' κ", lambda b: b.get("fleiss_kappa"), None),
+    ("gwet_ac1", "Gwet's AC1", lambda b: b.get("gwet_ac1"), None),
+    ("gwet_ac2_linear", "Gwet's AC2 (linear)", lambda b: (b.get("gwet_ac2") or {}).get("linear"), None),
+    ("gwet_ac2_quadratic", "Gwet's AC2 (quadratic)", lambda b: (b.get("gwet_ac2") or {}).get("quadratic"), None),
+    ("cohen_kappa_unweighted", "Cohen's κ (unweighted)", lambda b: (b.get("cohen_kappa") or {}).get("unweighted"), None),
+    ("cohen_kappa_linear", "Cohen's κ (linear)", lambda b: (b.get("cohen_kappa") or {}).get("linear"), None),
+    ("cohen_kappa_quadratic", "Cohen's κ (quadratic)", lambda b: (b.get("cohen_kappa") or {}).get("quadratic"),
+     lambda b: b.get("quadratic_kappa")),
+    ("spearman_rho", "Spearman's ρ", lambda b: b.get("spearman_rho"), lambda b: b.get("spearman_rho")),
+    ("kendall_tau_b", "Kendall's τ-b", lambda b: b.get("kendall_tau_b"), lambda b: b.get("kendall_tau_b")),
+    ("icc_2_1", "ICC(2,1) absolute agreement", lambda b: b.get("icc_2_1"), None),
+    ("icc_3_1", "ICC(3,1) consistency", lambda b: b.get("icc_3_1"), None),
+]
+
+
+def interval_rows(block: dict[str, Any], comparison: str = "experts") -> list[dict[str, Any]]:
+    """Every coefficient of a block that has a value, with its interval (method, reliable, reason) when stored.
+
+    Reports computed before statistics v2 have no ``intervals``: their rows carry α's percentile interval only.
+    """
+    intervals = block.get("intervals") or {}
+    rows = []
+    for key, label, experts_value, reference_value in COEFFICIENTS:
+        read = experts_value if comparison == "experts" else reference_value
+        if read is None:
+            continue
+        value = read(block)
+        if value is None:
+            continue
+        interval = intervals.get(key)
+        if interval is None and key == "krippendorff_alpha" and block.get("alpha_ci"):
+            interval = {"low": block["alpha_ci"][0], "high": block["alpha_ci"][1], "method": "percentile",
+                        "reliable": True, "reason": None}
+        rows.append({"key": key, "label": label, "value": value, "interval": interval})
+    return rows
 
 
 def _metric_rows(group: dict[str, Any]) -> Iterator[list[Any]]:
     base = [group["kind"], group["value"]]
     experts = group["experts"]
     verdicts = experts.get("verdicts", {})
-    ci = experts.get("alpha_ci") or [None, None]
     n = experts.get("n_units", group["n_units"])
-    yield base + ["experts", "krippendorff_alpha", experts.get("krippendorff_alpha"), *ci, n, verdicts.get("alpha")]
-    yield base + ["experts", "alpha_below_min_probability", experts.get("alpha_below_min_probability"), None, None, n, None]
-    yield base + ["experts", "percent_agreement", experts.get("percent_agreement"), None, None, n,
-                  verdicts.get("exact_agreement")]
+    verdict_of = {"krippendorff_alpha": verdicts.get("alpha"), "percent_agreement": verdicts.get("exact_agreement")}
+    for row in interval_rows(experts, "experts"):
+        yield base + ["experts", row["key"], row["value"], *_interval_cells(row["interval"]), n,
+                      verdict_of.get(row["key"]), *_method_cells(row["interval"])]
+    yield base + ["experts", "alpha_below_min_probability", experts.get("alpha_below_min_probability"), None, None, n,
+                  None, None, None]
     yield base + ["experts", "mean_pairwise_quadratic_kappa", experts.get("mean_pairwise_quadratic_kappa"), None, None,
-                  n, verdicts.get("kappa")]
-    yield base + ["experts", "fleiss_kappa", experts.get("fleiss_kappa"), None, None, n, None]
-    yield base + ["experts", "gwet_ac1", experts.get("gwet_ac1"), None, None, n, None]
+                  n, verdicts.get("kappa"), None, None]
     for comparison in ("judge_vs_majority", "judge_vs_gold"):
         block = group[comparison]
         verdicts = block.get("verdicts", {})
-        ci = block.get("alpha_ci") or [None, None]
-        yield base + [comparison, "krippendorff_alpha", block.get("alpha"), *ci, block["n_units"], verdicts.get("alpha")]
-        yield base + [comparison, "quadratic_kappa", block.get("quadratic_kappa"), None, None, block["n_units"],
-                      verdicts.get("kappa")]
-        yield base + [comparison, "exact_agreement", block.get("exact_agreement"), None, None, block["n_units"],
-                      verdicts.get("exact_agreement")]
+        verdict_of = {"krippendorff_alpha": verdicts.get("alpha"), "percent_agreement": verdicts.get("exact_agreement"),
+                      "cohen_kappa_quadratic": verdicts.get("kappa")}
+        for row in interval_rows(block, comparison):
+            yield base + [comparison, row["key"], row["value"], *_interval_cells(row["interval"]), block["n_units"],
+                          verdict_of.get(row["key"]), *_method_cells(row["interval"])]
         yield base + [comparison, "mean_signed_difference", block.get("mean_signed_difference"), None, None,
-                      block["n_units"], None]
-    yield base + ["panel", "alpha_without_judge", group.get("panel_alpha_without_judge"), None, None, group["n_units"], None]
-    yield base + ["panel", "alpha_with_judge", group.get("panel_alpha_with_judge"), None, None, group["n_units"], None]
+                      block["n_units"], None, None, None]
+    yield base + ["panel", "alpha_without_judge", group.get("panel_alpha_without_judge"), None, None, group["n_units"],
+                  None, None, None]
+    yield base + ["panel", "alpha_with_judge", group.get("panel_alpha_with_judge"), None, None, group["n_units"], None,
+                  None, None]
+
+
+def _interval_cells(interval: dict[str, Any] | None) -> list[Any]:
+    return [None, None] if not interval else [interval.get("low"), interval.get("high")]
+
+
+def _method_cells(interval: dict[str, Any] | None) -> list[Any]:
+    if not interval or interval.get("low") is None:
+        return [None, None]
+    return [interval.get("method"), "yes" if interval.get("reliable") else "no"]
 
 
 def report_csv(report: dict[str, Any]) -> str:
     """Long format: one row per group × comparison × metric."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_HEADER)
+    writer.writerow(csv_row_protect(CSV_HEADER))
     for group in report["groups"]:
         for row in _metric_rows(group):
-            writer.writerow(["" if v is None else (f"{v:.6f}" if isinstance(v, float) else v) for v in row])
+            writer.writerow(csv_row_protect("" if v is None else (f"{v:.6f}" if isinstance(v, float) else v) for v in row))
     return buffer.getvalue()
 
 

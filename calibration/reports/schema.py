@@ -113,6 +113,45 @@ class CohenKappa:
 
 
 @dataclass
+class Interval:
+    """A coefficient's 95 % interval: the method reported (chosen by simulated coverage) and whether it is reliable.
+
+    ``method`` is "percentile" or "bca" (unit bootstrap) or "F" (ICC's analytic interval); ``reliable`` is false
+    when the method's simulated coverage for the nearest design is below 0.93, and ``reason`` then says so.
+    """
+
+    low: float | None
+    high: float | None
+    method: str | None
+    reliable: bool
+    reason: str | None
+
+
+@dataclass
+class RaterDiagnostic:
+    """One rater's mean signed difference from the rest of the panel, its interval, and score shares."""
+
+    rater: str
+    n_units: int
+    mean_difference: float | None
+    low: float | None
+    high: float | None
+    flagged: bool
+    shares: dict[str, float]
+
+
+@dataclass
+class BlandAltmanSummary:
+    """The judge minus the reference (the expert median, or gold): mean, SD and 95 % limits of agreement."""
+
+    n_units: int
+    mean_difference: float | None
+    sd: float | None
+    lower_limit: float | None
+    upper_limit: float | None
+
+
+@dataclass
 class Experts:
     """Agreement of the experts among themselves in one group."""
 
@@ -141,6 +180,13 @@ class Experts:
     verdicts: Verdicts
     cohen_kappa: CohenKappa | None = optional()  # only when exactly two experts rated the group
     cohen_kappa_raters: list[str] | None = optional()
+    # Statistics v2 (reports computed before it have none of these):
+    spearman_rho: float | None = optional()  # two experts only
+    kendall_tau_b: float | None = optional()
+    icc_2_1: float | None = optional()
+    icc_3_1: float | None = optional()
+    intervals: dict[str, Interval | None] | None = optional()
+    rater_diagnostics: list[RaterDiagnostic] | None = optional()
 
 
 @dataclass
@@ -157,6 +203,11 @@ class AgainstReference:
     mean_signed_difference: float | None
     warnings: list[str]
     verdicts: Verdicts
+    # Statistics v2 (reports computed before it have none of these):
+    spearman_rho: float | None = optional()
+    kendall_tau_b: float | None = optional()
+    intervals: dict[str, Interval | None] | None = optional()
+    bland_altman: BlandAltmanSummary | None = optional()
 
 
 @dataclass
@@ -225,7 +276,8 @@ def _convert(kind: Any, value: Any, path: str) -> Any:
     if origin is dict:
         if not isinstance(value, dict):
             raise ReportShapeError(f"{path}: expected an object, got {type(value).__name__}")
-        return dict(value)
+        _, item = typing.get_args(kind)
+        return {k: _convert(item, v, f"{path}.{k}") for k, v in value.items()}
     if dataclasses.is_dataclass(kind):
         return _dataclass(kind, value, path)  # type: ignore[arg-type]
     if kind is float:

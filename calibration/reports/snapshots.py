@@ -20,11 +20,15 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
+from django.urls import reverse
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import Notification, User
+from accounts.notifications import notify
 from annotations.models import AdjudicationDecision, AnnotationEvent, CalibrationCycle
+from evaluations.domain import query_whole_number
 from evaluations.models import JudgeRun
+from evaluations.spreadsheet import csv_cell_unprotect, csv_row_protect
 
 from ..models import ReportSnapshot, SnapshotFile
 from ..selectors import cycle_assignment_completeness
@@ -80,7 +84,7 @@ def ratings_csv(inputs: ReportInputs) -> bytes:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(RATINGS_FIELDS)
-    writer.writerows(rows)
+    writer.writerows(csv_row_protect(row) for row in rows)
     return buffer.getvalue().encode("utf-8")
 
 
@@ -102,7 +106,8 @@ def ratings_csv_parse(data: bytes) -> ParsedRatings:
     ratings: list[Rating] = []
     judge: dict[tuple[str, str], int] = {}
     gold: dict[tuple[str, str], int] = {}
-    for line, record in enumerate(csv.DictReader(io.StringIO(data.decode("utf-8"))), start=2):
+    for line, raw in enumerate(csv.DictReader(io.StringIO(data.decode("utf-8"))), start=2):
+        record = {key: csv_cell_unprotect(value) for key, value in raw.items()}
         unit = units.setdefault(
             (record["item"], record["sub_dimension"]),
             UnitInfo(record["item"], record["sub_dimension"], record["dimension"], record["tradition"],
@@ -183,6 +188,10 @@ def report_snapshot_compute(
             status=ReportSnapshot.Status.FAILED, finished_at=timezone.now(), error=f"{type(exc).__name__}: {exc}"[:5000],
         )
     snapshot.refresh_from_db()
+    if snapshot.status == ReportSnapshot.Status.READY and snapshot.requested_by_id:
+        notify(users=User.objects.filter(pk=snapshot.requested_by_id), kind=Notification.Kind.REPORT_READY,
+               text=f"Version {snapshot.version} of the report on “{snapshot.cycle.name}” is ready.",
+               link=f"{reverse('calibration:report', kwargs={'pk': snapshot.cycle_id})}?version={snapshot.version}")
     return snapshot
 
 
@@ -321,9 +330,10 @@ def version_param(raw: str | None) -> int | None:
     """A `?version=` query value: None when absent, else a whole number ≥ 1 (ValueError naming the field)."""
     if raw is None or raw == "":
         return None
-    if not raw.isdigit() or int(raw) < 1:
+    version = query_whole_number(raw, maximum=2**31 - 1)
+    if version is None:
         raise ValueError(f"version: must be a whole number ≥ 1, got {raw[:20]!r}")
-    return int(raw)
+    return version
 
 
 def snapshot_for(

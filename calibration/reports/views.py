@@ -7,14 +7,14 @@ from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from access.policy import Action, policy_required
 from accounts.http import AuthedRequest
 from annotations.models import CalibrationCycle
 
 from ..models import ReportSnapshot, SnapshotFile
-from ..permissions import staff_required
 from .build import overall
 from .forms import SnapshotRequestForm
-from .render import confusion_svg, forest_plot_svg, forest_rows, rater_rows
+from .render import confusion_svg, diagnostic_rows, forest_plot_svg, forest_rows, interval_rows, rater_rows
 from .snapshots import (
     CONTENT_TYPES,
     snapshot_changes,
@@ -46,6 +46,12 @@ def _report_context(cycle: CalibrationCycle, snapshot: ReportSnapshot | None, fo
             "report": payload, "overall": summary, "run": snapshot.judge_run, "changes": changes,
             "changes_text": changes.describe(snapshot.version),
             "raters": rater_rows(summary, snapshot.rater_key),
+            "interval_tables": [
+                ("Experts among themselves", interval_rows(summary["experts"], "experts")),
+                ("Judge against the expert majority", interval_rows(summary["judge_vs_majority"], "judge_vs_majority")),
+                ("Judge against adjudicated gold", interval_rows(summary["judge_vs_gold"], "judge_vs_gold")),
+            ],
+            "diagnostics": diagnostic_rows(summary, snapshot.rater_key),
             "experts_plot": forest_plot_svg(forest_rows(payload, "experts"),
                                             title="Experts among themselves: α (ordinal)"),
             "judge_plot": forest_plot_svg(forest_rows(payload, "judge_vs_majority"),
@@ -58,7 +64,7 @@ def _report_context(cycle: CalibrationCycle, snapshot: ReportSnapshot | None, fo
     return context
 
 
-@staff_required
+@policy_required(Action.MANAGE_CALIBRATION)
 @require_GET
 def report(request: AuthedRequest, pk: int) -> HttpResponse:
     """The IRR report of a cycle: the chosen (or newest) snapshot, what changed since, every version."""
@@ -74,7 +80,7 @@ def report(request: AuthedRequest, pk: int) -> HttpResponse:
     return render(request, "calibration/report.html", context)
 
 
-@staff_required
+@policy_required(Action.MANAGE_CALIBRATION)
 @require_POST
 def report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
     """Queue a new version of the report; the worker computes it while the page shows progress."""
@@ -95,7 +101,7 @@ def report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
                   status=422)
 
 
-@staff_required
+@policy_required(Action.MANAGE_CALIBRATION)
 @require_GET
 def report_progress(request: AuthedRequest, pk: int, version: int) -> HttpResponse:
     """The progress of one computing snapshot (htmx polls it; a finished one tells the page to reload)."""
@@ -107,7 +113,7 @@ def report_progress(request: AuthedRequest, pk: int, version: int) -> HttpRespon
     return response
 
 
-@staff_required
+@policy_required(Action.MANAGE_CALIBRATION)
 @require_GET
 def report_download(request: AuthedRequest, pk: int, fmt: str) -> HttpResponse:
     """A stored file of a snapshot (?version=N, default the newest): the same bytes every time."""

@@ -3,6 +3,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -24,7 +25,7 @@ DEBUG = False
 ALLOWED_HOSTS: list[str] = [h for h in (env("DJANGO_ALLOWED_HOSTS", "") or "").split(",") if h]
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "config.apps.PolicyAdminConfig",  # django.contrib.admin, its site asking access.policy
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -34,7 +35,6 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "django_tasks",
     "django_tasks_db",
@@ -45,13 +45,21 @@ INSTALLED_APPS = [
     "evaluations",
     "annotations",
     "calibration",
+    "config",  # operations: worker heartbeat (config/models.py), `manage.py run_worker`
 ]
 
 MIDDLEWARE = [
+    # /healthz first: no host check, session or redirect for a load balancer's probe (config/middleware.py).
+    "config.middleware.HealthCheckMiddleware",
+    "config.middleware.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy (django-csp), with a fresh nonce per response for the <style> blocks.
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # 404 for ids past 64 bits, 400 for NUL characters in the path or query (they would overflow or fail in SQL).
+    "config.middleware.BadInputMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -76,6 +84,9 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "csp.context_processors.nonce",  # {{ CSP_NONCE }}
+                "access.policy.can",
+                "accounts.context_processors.notifications",  # {{ unread_notifications }} in the navigation  # {{ can.manage_calibration }}, … — what navigation and links offer
             ],
         },
     },
@@ -86,13 +97,20 @@ DATABASES = {
     "default": dj_database_url.config(
         env="DATABASE_URL",
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=0,
+        conn_max_age=int(env("DJANGO_CONN_MAX_AGE", "0") or 0),
+        # A persistent connection is checked (SELECT 1 equivalent) before each request reuses it, so a
+        # database restart costs the requests in flight, not every request of every worker afterwards.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL and a busy timeout let the task worker and the web server share the file.
+    # WAL and a busy timeout let the task worker and the web server share the file. Transactions take the
+    # write lock when they begin (IMMEDIATE): a deferred one that reads first and writes later cannot wait for
+    # the lock — SQLite answers "database is locked" at once — so two saves of one item racing each other
+    # (a double Enter, an autosave overtaking a submit) failed; now the second waits its turn and is told 409.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
+        {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+         "transaction_mode": "IMMEDIATE"}
     )
 
 AUTH_USER_MODEL = "accounts.User"
@@ -135,35 +153,90 @@ ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[FaithBench] "
 ACCOUNT_PREVENT_ENUMERATION = True
-# Failed sign-ins: at most 10 a minute from one IP and 5 per 5 minutes for one email address.
+# Sign-in throttling (allauth's rate limits; counters live in the cache, shared by all processes in
+# production). Per ACCOUNT: 5 failed sign-ins per 5 minutes for one email address, then it is locked for the
+# rest of the window whatever the IP. Per IP: generous, because a room of 40-50 experts behind one NAT (a
+# seminar, a conference) signs in from one address within a minute: 200 attempts and 30 failures a minute.
+# Both are settings (DJANGO_LOGIN_RATE_LIMIT, DJANGO_LOGIN_FAILED_RATE_LIMIT), in allauth's syntax.
 ACCOUNT_RATE_LIMITS = {
-    "login": "30/m/ip",
-    "login_failed": "10/m/ip,5/5m/key",
+    "login": env("DJANGO_LOGIN_RATE_LIMIT", "200/m/ip"),
+    "login_failed": env("DJANGO_LOGIN_FAILED_RATE_LIMIT", "30/m/ip,5/5m/key"),
     "reset_password": "20/m/ip,5/m/key",
     "signup": "20/m/ip",
 }
+# "The IP" is the client's address as the proxy in front of the app saw it. Behind N reverse proxies that
+# each append to X-Forwarded-For (nginx, a load balancer), set DJANGO_TRUSTED_PROXY_COUNT=N: otherwise every
+# request seems to come from the proxy and all experts share one bucket. 0 (the default) trusts no
+# X-Forwarded-For at all (a client could forge it), and uses REMOTE_ADDR.
+ALLAUTH_TRUSTED_PROXY_COUNT = int(env("DJANGO_TRUSTED_PROXY_COUNT", "0") or 0)
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
 MFA_TOTP_ISSUER = "FaithBench Calibration"
 # Staff, admins and adjudicators must activate a TOTP authenticator before any other page.
 # Only the test settings turn this off (for tests that are not about it).
 ACCOUNTS_MFA_REQUIRED = True
 ACCOUNTS_INVITATION_DAYS = 14
+# API tokens (accounts.ApiToken): lifetime when created (days), the longest a creator may choose, and how
+# often the last-used time is written (at most once per this many seconds, to keep requests cheap).
+ACCOUNTS_API_TOKEN_DAYS = int(env("ACCOUNTS_API_TOKEN_DAYS", "90") or 90)
+ACCOUNTS_API_TOKEN_MAX_DAYS = int(env("ACCOUNTS_API_TOKEN_MAX_DAYS", "365") or 365)
+ACCOUNTS_API_TOKEN_TOUCH_SECONDS = 60
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.api_auth.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
+    # A view that sets its own permission_classes must list TokenHasScope too (tests/accounts/test_api_tokens.py
+    # walks every API URL for it).
+    "DEFAULT_PERMISSION_CLASSES": ["access.policy.PolicyPermission", "accounts.api_auth.TokenHasScope"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "FaithBench Calibration API",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema and its docs page are public (access.policy: "api-schema", "api-docs"): they hold no data.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
 }
 
+# Request bodies: form fields (not files) up to Django's default 2.5 MB; files above 2.5 MB stream to a temporary
+# file instead of memory; an import page refuses files above IMPORT_MAX_UPLOAD_BYTES with a message (413/400).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+IMPORT_MAX_UPLOAD_BYTES = int(env("IMPORT_MAX_UPLOAD_BYTES", str(50 * 1024 * 1024)) or 0)
+
+# Content-Security-Policy (django-csp 4). Scripts only from our own origin, or with this response's nonce:
+# no inline <script> and no inline event handler (onclick=…, hx-on) can run, so an injected one does
+# nothing. Styles likewise: the templates' <style> blocks carry the nonce and no element has a style
+# attribute (progress bars use the w-0 … w-100 classes of static/css/widths.css), so 'unsafe-inline' is not
+# needed. htmx runs with includeIndicatorStyles=false (it would otherwise inject a <style> without a nonce)
+# and without "style" in attributesToSettle (it would copy style attributes with setAttribute, which the
+# policy refuses); both in base.html's htmx-config. The browser tests fail on any CSP violation in the console.
+# tests/test_csp.py checks the header and that no template has an inline script, handler or style attribute.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
+# Error reports (the DEBUG page, admin emails) hide the judge's API key and base URL, DATABASE_URL and any
+# setting, environment variable or local variable whose name matches KEY|TOKEN|SECRET|PASSWORD|… .
+DEFAULT_EXCEPTION_REPORTER_FILTER = "config.errors.SensitiveSettingsFilter"
+
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# /healthz: the worker's heartbeat thread writes every HEALTH_WORKER_BEAT_SECONDS; older than
+# HEALTH_WORKER_MAX_AGE means no worker is alive (503).
+HEALTH_WORKER_BEAT_SECONDS = float(env("HEALTH_WORKER_BEAT_SECONDS", "10") or 10)
+HEALTH_WORKER_MAX_AGE = float(env("HEALTH_WORKER_MAX_AGE", "60") or 60)
 
 LOGGING = {
     "version": 1,
@@ -183,6 +256,13 @@ FAITHBENCH = {
     "JUDGE_FALLBACK_MODEL": env("FAITHBENCH_JUDGE_FALLBACK_MODEL", "openai/gpt-4o-mini"),
     "JUDGE_SECONDARY_MODEL": env("FAITHBENCH_JUDGE_SECONDARY_MODEL", ""),
 }
+
+# Seconds after a submission (or skip) during which the expert may take it back ("Undo"); the window also
+# closes as soon as the expert saves anything on another item (annotations/services.py, annotation_undo).
+SCORING_UNDO_SECONDS = int(env("FAITHBENCH_SCORING_UNDO_SECONDS") or "120")
+
+# `manage.py notify_due` reminds panelists of Delphi rounds open longer than this that they have not answered.
+DELPHI_REMINDER_DAYS = float(env("FAITHBENCH_DELPHI_REMINDER_DAYS") or "3")
 
 
 def settings_of(namespace: dict[str, object]) -> dict[str, object]:

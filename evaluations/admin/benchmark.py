@@ -5,10 +5,13 @@ import tempfile
 from pathlib import Path
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path, reverse
+
+from access.policy import Action, allowed
 
 from ..importing import ImportFailed, export_records, import_file
 from ..models import (
@@ -26,9 +29,25 @@ from ..models import (
 CONTENT_TYPES = {"json": "application/json", "jsonl": "application/x-ndjson", "csv": "text/csv"}
 
 
+def import_max_bytes() -> int:
+    """The largest file an import page accepts (setting IMPORT_MAX_UPLOAD_BYTES, default 50 MB)."""
+    return int(getattr(settings, "IMPORT_MAX_UPLOAD_BYTES", 50 * 1024 * 1024))
+
+
+def too_large_message(size: int) -> str:
+    return (f"The upload is {size / 1048576:.1f} MB; imports are limited to {import_max_bytes() / 1048576:.0f} MB "
+            "(IMPORT_MAX_UPLOAD_BYTES). Split the file, or import it with manage.py import_data.")
+
+
 class ImportForm(forms.Form):
     file = forms.FileField(help_text="JSON (array), JSONL or CSV; the format is taken from the file name.")
     dry_run = forms.BooleanField(required=False, help_text="Validate and count only; write nothing.")
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > import_max_bytes():
+            raise forms.ValidationError(too_large_message(upload.size), code="too_large")
+        return upload
 
 
 class ImportExportAdmin(admin.ModelAdmin):
@@ -46,8 +65,15 @@ class ImportExportAdmin(admin.ModelAdmin):
     def import_view(self, request: HttpRequest) -> HttpResponse:
         if not self.has_add_permission(request):
             return HttpResponse(status=403)
+        # Refused before the body is read (a proxy's body limit should sit in front as well).
+        declared = request.META.get("CONTENT_LENGTH") or ""
+        if request.method == "POST" and declared.isascii() and declared.isdigit() and int(declared) > import_max_bytes() + 1024 * 1024:
+            return HttpResponse(too_large_message(int(declared)), status=413, content_type="text/plain; charset=utf-8")
         form = ImportForm(request.POST or None, request.FILES or None)
-        if request.method == "POST" and form.is_valid():
+        status = 200
+        if request.method == "POST" and not form.is_valid():
+            status = 400
+        elif request.method == "POST":
             upload = form.cleaned_data["file"]
             suffix = Path(upload.name).suffix.lower()
             with tempfile.NamedTemporaryFile(suffix=suffix) as handle:
@@ -59,6 +85,7 @@ class ImportExportAdmin(admin.ModelAdmin):
                                          dry_run=form.cleaned_data["dry_run"], progress=False)
                 except ImportFailed as exc:
                     form.add_error("file", [str(e) for e in exc.errors])  # every bad row, next to the file
+                    status = 400
                 else:
                     prefix = "Dry run: " if form.cleaned_data["dry_run"] else ""
                     messages.success(request, prefix + str(report))
@@ -71,10 +98,10 @@ class ImportExportAdmin(admin.ModelAdmin):
             "form": form,
             "kind": self.import_kind,
         }
-        return render(request, "admin/evaluations/import.html", context)
+        return render(request, "admin/evaluations/import.html", context, status=status)
 
     def _export(self, request: HttpRequest, queryset, fmt: str) -> StreamingHttpResponse:
-        include_held_out = request.user.is_superuser
+        include_held_out = allowed(request.user, Action.VIEW_HELD_OUT)
         body = export_records(kind=self.import_kind, fmt=fmt, queryset=queryset, include_held_out=include_held_out)
         response = StreamingHttpResponse((piece.encode("utf-8") for piece in body), content_type=CONTENT_TYPES[fmt])
         response["Content-Disposition"] = f'attachment; filename="{self.import_kind}.{fmt}"'
@@ -148,11 +175,11 @@ class TestCaseAdmin(ImportExportAdmin):
 
     def get_search_fields(self, request: HttpRequest) -> list[str]:
         # Searching held-out prompts would let a non-superuser probe their text.
-        return self.search_fields if request.user.is_superuser else ["external_id"]
+        return self.search_fields if allowed(request.user, Action.VIEW_HELD_OUT) else ["external_id"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: TestCase | None = None) -> tuple[str, ...]:
         readonly = tuple(super().get_readonly_fields(request, obj))
-        if obj is not None and obj.visibility == Visibility.HELD_OUT and not request.user.is_superuser:
+        if obj is not None and obj.visibility == Visibility.HELD_OUT and not allowed(request.user, Action.VIEW_HELD_OUT):
             readonly += HELD_OUT_TEXT_FIELDS + ("visibility",)
         return readonly
 
@@ -175,7 +202,9 @@ class ModelResponseAdmin(ImportExportAdmin):
     raw_id_fields = ["test_case"]
 
     def get_search_fields(self, request: HttpRequest) -> list[str]:
-        return self.search_fields if request.user.is_superuser else ["test_case__external_id", "model__name", "run_label"]
+        if allowed(request.user, Action.VIEW_HELD_OUT):
+            return self.search_fields
+        return ["test_case__external_id", "model__name", "run_label"]
 
 
 @admin.register(TheoBertCase)

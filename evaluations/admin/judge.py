@@ -14,6 +14,8 @@ from django.shortcuts import redirect, render
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from access.policy import Action, allowed
+
 from ..judge.services import judge_run_cancel, judge_run_resume
 from ..models import EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, RubricVersion
 from ..selectors import rubric_active
@@ -77,7 +79,7 @@ class JudgeRunAdmin(admin.ModelAdmin):
         return own + super().get_urls()
 
     def start_view(self, request: HttpRequest) -> HttpResponse:
-        if not self.has_view_permission(request) or not request.user.is_staff:
+        if not self.has_view_permission(request) or not allowed(request.user, Action.VIEW_JUDGE_OUTPUT):
             return HttpResponse(status=403)
         form = JudgeRunStartForm(request.POST or None, initial={"rubric": rubric_active()})
         if request.method == "POST" and form.is_valid():

@@ -12,9 +12,12 @@ class RowError:
     line: int
     field: str
     message: str
+    column: int = 0  # for a syntax error: where on the line the parser stopped (1-based; 0: not known)
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
+        if self.line and self.column:
+            where += f":{self.column}"
         return f"{where}:{self.field}: {self.message}" if self.field else f"{where}: {self.message}"
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..models import ModelResponse, TestCase, TheoBertCase, Visibility
+from ..spreadsheet import csv_cell_protect, csv_row_protect
 from .readers import format_for
 from .schemas import SCHEMAS
 
@@ -106,9 +107,9 @@ def export_records(*, kind: str, fmt: str, queryset: Any = None, include_held_ou
         names = SCHEMAS[kind].names
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(names)
+        writer.writerow(csv_row_protect(names))
         for record in records:
-            writer.writerow([_csv_cell(record[n]) for n in names])
+            writer.writerow([csv_cell_protect(_csv_cell(record[n])) for n in names])
             if buffer.tell() > 1 << 16:
                 yield buffer.getvalue()
                 buffer.seek(0)

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..spreadsheet import csv_row_unprotect
 from .errors import ImportFailed, RowError
 
 FORMATS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
@@ -84,7 +85,8 @@ def _read_json(path: Path, label: str) -> Iterator[Item]:
         try:
             value, end = decoder.raw_decode(text, index)
         except json.JSONDecodeError as exc:
-            yield exc.lineno, RowError(label, exc.lineno, "", f"invalid JSON: {exc.msg}")
+            yield exc.lineno, RowError(label, exc.lineno, "", f"invalid JSON at column {exc.colno}: {exc.msg}",
+                                       exc.colno)
             return
         yield line, (value if isinstance(value, dict) else RowError(label, line, "", "each record must be a JSON object"))
         index = _skip_ws(text, end)
@@ -94,7 +96,9 @@ def _read_json(path: Path, label: str) -> Iterator[Item]:
         if index < len(text) and text[index] == "]" and _skip_ws(text, index + 1) == len(text):
             return
         line = _line_of(text, index, cache)
-        yield line, RowError(label, line, "", "invalid JSON: expected ',' or ']' after a record")
+        column = index - text.rfind("\n", 0, index)
+        yield line, RowError(label, line, "", f"invalid JSON at column {column}: expected ',' or ']' after a record",
+                             column)
         return
 
 
@@ -104,9 +108,10 @@ def _read_jsonl(path: Path, label: str) -> Iterator[Item]:
             if not line.strip():
                 continue
             try:
-                value = json.loads(line)
+                value = json.loads(line.rstrip("\r\n"))  # a column on this line, not on "line 2"
             except json.JSONDecodeError as exc:
-                yield number, RowError(label, number, "", f"invalid JSON: {exc.msg}")
+                # json.loads counts from the start of this line's text: its line is always 1, its column ours.
+                yield number, RowError(label, number, "", f"invalid JSON at column {exc.colno}: {exc.msg}", exc.colno)
                 continue
             yield number, (value if isinstance(value, dict) else RowError(label, number, "", "each line must be a JSON object"))
 
@@ -131,7 +136,7 @@ def _read_csv(path: Path, label: str) -> Iterator[Item]:
                 if len(cells) != len(header):
                     yield start, RowError(label, start, "", f"row has {len(cells)} cells; the header has {len(header)}")
                 else:
-                    yield start, dict(zip(header, cells, strict=True))
+                    yield start, dict(zip(header, csv_row_unprotect(cells), strict=True))
                 start = reader.line_num + 1
         except csv.Error as exc:
             yield reader.line_num, RowError(label, reader.line_num, "", f"invalid CSV: {exc}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from ..models import EvaluatedModel, ModelResponse, TestCase, TheoBertCase, Tradition
 from .errors import ImportFailed, RowError
-from .readers import check_readable, format_for, read_records
+from .readers import Item, check_readable, format_for, read_records
 from .schemas import SCHEMAS, Schema
 
 logger = logging.getLogger(__name__)
@@ -57,18 +57,43 @@ def import_file(
     progress: bool | None = None,
 ) -> ImportReport:
     """Import a file of `kind` (cases, responses, theobert); raises ImportFailed and writes nothing on any error."""
-    if kind not in SCHEMAS:
-        raise ValueError(f"unknown import kind {kind!r}; expected one of {', '.join(SCHEMAS)}")
+    _check_kind(kind)
     label = name or str(path)
     fmt = format_for(name or path, fmt)
     check_readable(path, label)
-    schema = SCHEMAS[kind]
     show = os.path.getsize(path) >= PROGRESS_BYTES if progress is None else progress
+    return _import(kind=kind, label=label, read=lambda: read_records(path, fmt=fmt, label=label), dry_run=dry_run,
+                   show=show)
+
+
+def import_records(*, records: Sequence[Any], kind: str, label: str = "request", dry_run: bool = False) -> ImportReport:
+    """Import records given in memory (the API's bulk POST): the same checks and writes as a file, where
+    "line" is the record's position (1, 2, …); raises ImportFailed and writes nothing on any error."""
+    _check_kind(kind)
+
+    def read() -> Iterator[Item]:
+        for position, record in enumerate(records, start=1):
+            if isinstance(record, dict):
+                yield position, record
+            else:
+                yield position, RowError(label, position, "", "each record must be an object")
+
+    return _import(kind=kind, label=label, read=read, dry_run=dry_run, show=False)
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in SCHEMAS:
+        raise ValueError(f"unknown import kind {kind!r}; expected one of {', '.join(SCHEMAS)}")
+
+
+def _import(*, kind: str, label: str, read: Callable[[], Iterator[Item]], dry_run: bool, show: bool) -> ImportReport:
+    """Both passes over `read()` (called once per pass): check everything, then write everything or nothing."""
+    schema = SCHEMAS[kind]
     job = _IMPORTERS[kind](label)
 
     errors: list[RowError] = []
     seen: dict[tuple, int] = {}
-    for line, clean in _clean(schema, path, fmt, label, errors, desc=f"checking {label}", show=show):
+    for line, clean in _clean(schema, read(), label, errors, desc=f"checking {label}", show=show):
         key = tuple(clean[k] for k in schema.key)
         if key in seen:
             errors.append(RowError(label, line, schema.key[0], f"duplicate of the record on line {seen[key]}"))
@@ -84,7 +109,7 @@ def import_file(
     with transaction.atomic():
         job.prepare()
         batch: list[dict] = []
-        for _, clean in _clean(schema, path, fmt, label, errors, desc=f"writing {label}", show=show):
+        for _, clean in _clean(schema, read(), label, errors, desc=f"writing {label}", show=show):
             batch.append(clean)
             if len(batch) == BATCH:
                 job.write(batch, report)
@@ -101,10 +126,9 @@ def import_file(
 
 
 def _clean(
-    schema: Schema, path: str | Path, fmt: str, label: str, errors: list[RowError], *, desc: str, show: bool
+    schema: Schema, items: Iterator[Item], label: str, errors: list[RowError], *, desc: str, show: bool
 ) -> Iterator[tuple[int, dict]]:
     """Parsed, validated records; problems go to `errors`."""
-    items = read_records(path, fmt=fmt, label=label)
     for line, record in tqdm(items, desc=desc, unit=" rows", disable=not show, leave=False):
         if isinstance(record, RowError):
             errors.append(record)

@@ -5,11 +5,13 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
-from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from access.policy import PolicyPermission
+
+from ..domain import query_whole_number
 from ..models import JudgeRun
 from .selectors import judge_run_latest_finished, leaderboard_cached
 
@@ -66,7 +68,9 @@ class LeaderboardSerializer(serializers.Serializer):
 class LeaderboardAPIView(APIView):
     """Per-model leaderboard of a judge run (default: the newest finished run)."""
 
-    permission_classes = [IsAdminUser]
+    # evaluations sits below accounts: config/api_urls.py adds accounts' TokenHasScope, which reads this.
+    permission_classes = [PolicyPermission]
+    token_scope = "reports:read"
 
     @extend_schema(
         operation_id="judge_leaderboard",
@@ -75,7 +79,7 @@ class LeaderboardAPIView(APIView):
     )
     def get(self, request: Request) -> Response:
         run_id = request.query_params.get("run")
-        if run_id and not run_id.isdigit():
+        if run_id and query_whole_number(run_id) is None:
             raise NotFound("no such judge run")
         found = (get_object_or_404(JudgeRun.objects.select_related("rubric"), pk=int(run_id)) if run_id
                  else judge_run_latest_finished())

@@ -21,9 +21,7 @@ sends them.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -36,11 +34,6 @@ import httpx
 
 from .config import RetryPolicy
 from .errors import RETRYABLE, ErrorClass, error_class_for_status
-
-if importlib.util.find_spec("sniffio") is None:
-    # httpcore runs `import sniffio` on every request; without the package each attempt searches all of
-    # sys.path (~0.25 ms, a third of a request's CPU). A None entry makes that import fail at once.
-    sys.modules.setdefault("sniffio", None)  # type: ignore[arg-type]  # typeshed allows modules only; None is legal
 
 Sleep = Callable[[float], Awaitable[None]]
 Now = Callable[[], datetime]

@@ -10,6 +10,7 @@ import fnmatch
 import json
 import os
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -35,6 +36,8 @@ DEFAULTS: dict[str, Any] = {
     "WRITE_BATCH_SIZE": 200,
     "WRITE_FLUSH_SECONDS": 0.5,
     "STALE_RUN_SECONDS": 120,
+    # The currency the endpoint reports costs in (OpenRouter: credits, i.e. US dollars); shown with every amount.
+    "CURRENCY": "USD",
     # fnmatch pattern → family; first match wins (see judge_family).
     "MODEL_FAMILIES": [
         ["google/gemini-*", "gemini"],
@@ -66,6 +69,13 @@ def setting(key: str) -> Any:
             return float(from_env)
         return from_env
     return DEFAULTS.get(key)
+
+
+def money(amount: Any, places: int = 6) -> str:
+    """An amount with its currency ("0.001234 USD"); "—" for none."""
+    if amount is None or amount == "":
+        return "—"
+    return f"{Decimal(str(amount)):.{places}f} {setting('CURRENCY')}"
 
 
 def judge_family(model_name: str) -> str:

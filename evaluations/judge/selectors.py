@@ -16,6 +16,7 @@ from django.db.models.functions import Cast
 
 from ..models import Difficulty, EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, ModelResponse, TestCase
 from ..selectors import difficulty_weight
+from .config import money
 from .leaderboard import (
     NO_TRADITION,
     Leaderboard,
@@ -161,7 +162,7 @@ class RunSummary:
             f"consistency flags: {self.flagged}; fallback judge used: {self.fallback_used}; "
             f"secondary judge (self-preference): {self.secondary_scored} scored, {self.secondary_failed} failed",
             f"calls {self.calls}; tokens {self.prompt_tokens} prompt + {self.completion_tokens} completion; "
-            f"cost {self.cost}",
+            f"cost {money(self.cost)}",
         ] + (["AUTHENTICATION FAILED (401): fix FAITHBENCH_LLM_API_KEY, then resume the run."]
              if self.flagged_auth_error else [])
 

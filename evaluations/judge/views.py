@@ -5,13 +5,15 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from access.policy import Action, policy_required
+
+from ..domain import query_page, query_whole_number
 from ..models import JudgeRun
 from .leaderboard import Leaderboard
-from .permissions import staff_required
 from .selectors import (
     judge_run_latest_finished,
     judge_run_summary,
@@ -24,15 +26,17 @@ from .services import judge_run_cancel
 POLL_SECONDS = 2
 
 
-@staff_required
+@policy_required(Action.VIEW_JUDGE_OUTPUT)
 def run_list(request: HttpRequest) -> HttpResponse:
     """The judge runs, newest first, a page at a time, with their status and progress."""
-    page = request.GET.get("page", "1")
-    found = judge_runs_page(page=int(page) if page.isdigit() else 1)
+    page = query_page(request.GET.get("page"))
+    if page is None:
+        raise Http404("no such page")
+    found = judge_runs_page(page=page)
     return render(request, "evaluations/judge/run_list.html", {"runs": found.runs, "page_obj": found})
 
 
-@staff_required
+@policy_required(Action.VIEW_JUDGE_OUTPUT)
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """One run's progress bar and summary; htmx polls the "progress" partial while the run is active."""
     run = get_object_or_404(JudgeRun.objects.select_related("rubric", "created_by"), pk=pk)
@@ -43,7 +47,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, f"{template}#progress" if partial else template, context)
 
 
-@staff_required
+@policy_required(Action.VIEW_JUDGE_OUTPUT)
 @require_POST
 def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     """Ask a queued or running run to stop."""
@@ -61,11 +65,13 @@ def _matrix(board: Leaderboard, attribute: str) -> tuple[list[str], list[dict[st
     return keys, rows
 
 
-@staff_required
+@policy_required(Action.VIEW_JUDGE_OUTPUT)
 def leaderboard(request: HttpRequest) -> HttpResponse:
     """Per-model scores of one run (default: the newest finished run), with intervals and comparisons."""
     run_id = request.GET.get("run")
-    run = get_object_or_404(JudgeRun, pk=run_id) if run_id and run_id.isdigit() else judge_run_latest_finished()
+    if run_id and query_whole_number(run_id) is None:
+        raise Http404("no such judge run")
+    run = get_object_or_404(JudgeRun, pk=int(run_id)) if run_id else judge_run_latest_finished()
     context: dict[str, Any] = {"run": run, "runs": judge_runs_recent(limit=20)}
     if run is not None:
         board = leaderboard_cached(run=run)

@@ -6,6 +6,15 @@
  * Ctrl+Enter submit from the rationale box; Esc leaves it
  * ?        show / hide the list of keys
  *
+ * Nothing fails silently: the line at the top of the panel says "Saving…", "Draft saved at hh:mm" or
+ * "Not saved — Retry"; a failed submit says so (role=alert) and keeps what was entered; after a
+ * validation error the first marked field gets focus.
+ *
+ * Nothing typed is lost: the rationale autosaves while typing (htmx, debounced) and when the box is
+ * left; unsaved changes are sent with navigator.sendBeacon when the page is hidden (the CSRF token
+ * travels in the form body). If a save fails, the entries are kept in localStorage for this item and
+ * put back (and saved) when the page is opened again; they are removed as soon as a save succeeds.
+ *
  * Active time: a second counts when the tab is visible and the expert pressed a key, moved the
  * mouse or scrolled within the last minute. It is sent every 15 s (heartbeat) and with every save;
  * the server caps each report, so the page cannot inflate it.
@@ -33,9 +42,120 @@
   function firstUnscored() {
     return rows().filter(function (r) { return scoreOf(r) === null; })[0] || null;
   }
-  function message(text) {
+  function message(text, focus) {
     var el = document.getElementById("js-message");
-    if (el) { el.textContent = text || ""; }
+    if (!el) { return; }
+    el.textContent = text || "";
+    if (text) {
+      el.scrollIntoView({ block: "nearest" });
+      if (focus) { el.focus(); }
+    }
+  }
+  function autosaver() { return document.getElementById("autosave"); }
+  function itemId() { var f = form(); return f ? f.dataset.item : ""; }
+
+  // --- Save state ----------------------------------------------------------------------------------
+  var edits = 0;       // changes made on this page since it was loaded or swapped in
+  var inFlight = 0;    // the value of `edits` the running autosave carries
+  var saved = 0;       // the value of `edits` the server has confirmed
+
+  function hasUnsaved() { return edits > saved; }
+
+  function setStatus(state, text, retry) {
+    var el = document.getElementById("save-status");
+    if (!el) { return; }
+    el.textContent = "";
+    var span = document.createElement("span");
+    span.dataset.state = state;
+    if (state === "error") { span.className = "bad"; }
+    span.textContent = text;
+    el.appendChild(span);
+    if (retry) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "secondary";
+      button.id = "retry-save";
+      button.textContent = "Retry";
+      button.addEventListener("click", function () { saveNow(); });
+      el.appendChild(button);
+    }
+  }
+
+  function localTimes() {  // the server says when it saved; show it in the expert's own clock
+    var el = document.querySelector("#save-status time[datetime]");
+    if (!el) { return; }
+    var when = new Date(el.getAttribute("datetime"));
+    if (!isNaN(when.getTime())) {
+      el.textContent = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
+    }
+  }
+
+  function saveNow() {
+    var el = autosaver();
+    if (el && window.htmx) { window.htmx.trigger(el, "fb:save"); }
+  }
+
+  // --- Entries kept in this browser when a save fails --------------------------------------------------
+  function storeKey() { return "faithbench:draft:" + itemId(); }
+
+  function entries() {
+    var f = form();
+    var data = { scores: {}, rationale: "", broken_note: "", flagged_broken: false, at: Date.now() };
+    if (!f) { return data; }
+    f.querySelectorAll("input[type=radio]:checked").forEach(function (input) { data.scores[input.name] = input.value; });
+    data.rationale = (f.querySelector("[name=rationale]") || {}).value || "";
+    data.broken_note = (f.querySelector("[name=broken_note]") || {}).value || "";
+    data.flagged_broken = !!(f.querySelector("[name=flagged_broken]") || {}).checked;
+    return data;
+  }
+
+  function keepLocally() {
+    if (!itemId() || isLocked()) { return; }
+    try { window.localStorage.setItem(storeKey(), JSON.stringify(entries())); } catch (e) { /* storage full or off */ }
+  }
+
+  function forgetLocally() {
+    if (!itemId()) { return; }
+    try { window.localStorage.removeItem(storeKey()); } catch (e) { /* storage off */ }
+  }
+
+  function restoreLocally() {
+    if (!itemId()) { return; }
+    if (isLocked()) { forgetLocally(); return; }
+    var raw = null;
+    try { raw = window.localStorage.getItem(storeKey()); } catch (e) { return; }
+    if (!raw) { return; }
+    var kept;
+    try { kept = JSON.parse(raw); } catch (e) { forgetLocally(); return; }
+    var now = entries();
+    var same = kept.rationale === now.rationale && kept.broken_note === now.broken_note &&
+      kept.flagged_broken === now.flagged_broken && JSON.stringify(kept.scores) === JSON.stringify(now.scores);
+    if (same) { forgetLocally(); return; }
+    var f = form();
+    Object.keys(kept.scores || {}).forEach(function (name) {
+      var input = f.querySelector('input[type=radio][name="' + name + '"][value="' + kept.scores[name] + '"]');
+      if (input) { input.checked = true; }
+    });
+    if (f.querySelector("[name=rationale]")) { f.querySelector("[name=rationale]").value = kept.rationale || ""; }
+    if (f.querySelector("[name=broken_note]")) { f.querySelector("[name=broken_note]").value = kept.broken_note || ""; }
+    if (f.querySelector("[name=flagged_broken]")) { f.querySelector("[name=flagged_broken]").checked = !!kept.flagged_broken; }
+    refreshState();
+    edits += 1;
+    setStatus("restored", "Restored what you entered here before it could be saved; saving…");
+    saveNow();
+  }
+
+  // Leaving the page (closing the tab, following a link, switching apps on a phone): send what is unsaved.
+  function flush() {
+    var f = form();
+    if (!f || isLocked() || !hasUnsaved()) { return; }
+    var body = new FormData(f);  // includes csrfmiddlewaretoken: a beacon cannot set the X-CSRFToken header
+    body.set("seconds", String(takeSeconds()));
+    if (navigator.sendBeacon && f.dataset.draftUrl && navigator.sendBeacon(f.dataset.draftUrl, body)) {
+      saved = edits;
+    } else {
+      keepLocally();  // the browser would not queue the beacon: keep the entries for the next visit
+    }
   }
 
   function refreshState() {
@@ -143,8 +263,85 @@
   });
 
   document.addEventListener("change", function (event) {
-    if (event.target.closest && event.target.closest("#score-form")) { refreshState(); }
+    if (event.target.closest && event.target.closest("#score-form")) { edits += 1; refreshState(); }
   });
+  document.addEventListener("input", function (event) {
+    if (event.target.closest && event.target.closest("#score-form") && event.target.type !== "radio") { edits += 1; }
+  });
+  window.addEventListener("pagehide", flush);
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "hidden") { flush(); }
+  });
+
+  function isAutosave(event) { var el = autosaver(); return !!el && event.detail.elt === el; }
+  function isSubmit(event) {
+    var f = form();
+    return !!f && f.contains(event.detail.elt) && !isAutosave(event);
+  }
+
+  // A submit (or skip) waits for a running autosave instead of racing it on the server: the two would write
+  // the same rows at once (on SQLite, "database is locked"). htmx:confirm lets us hold the request back;
+  // issueRequest(false) sends it later and still asks hx-confirm's question.
+  var autosaveRunning = false;
+  var waitingForAutosave = [];
+  document.body.addEventListener("htmx:confirm", function (event) {
+    if (!autosaveRunning || !isSubmit(event)) { return; }
+    event.preventDefault();
+    waitingForAutosave.push(function () { event.detail.issueRequest(false); });
+  });
+  function autosaveEnded() {
+    if (autosaveRunning) { return; }  // htmx started the next queued autosave: wait for that one too
+    var waiting = waitingForAutosave;
+    waitingForAutosave = [];
+    waiting.slice(-1).forEach(function (send) { send(); });  // a double Enter sends once
+  }
+
+  document.body.addEventListener("htmx:beforeRequest", function (event) {
+    if (isAutosave(event)) {
+      autosaveRunning = true;
+      inFlight = edits;
+      setStatus("saving", "Saving…");
+    } else if (isSubmit(event)) {
+      message("");
+      var button = document.getElementById("submit-button");
+      if (button) { button.setAttribute("aria-busy", "true"); }
+      setStatus("saving", "Submitting…");
+    }
+  });
+  document.body.addEventListener("htmx:afterRequest", function (event) {
+    if (!isAutosave(event)) { return; }
+    autosaveRunning = false;
+    window.setTimeout(autosaveEnded, 0);  // after htmx has started any queued autosave
+    var status = event.detail.xhr ? event.detail.xhr.status : 0;
+    if (event.detail.successful && status >= 200 && status < 300) {
+      saved = Math.max(saved, inFlight);
+      if (!hasUnsaved()) { forgetLocally(); }
+      localTimes();
+    } else if (status === 422) {
+      keepLocally();  // the server said why (swapped into the status line); keep the entries meanwhile
+    }
+  });
+  // Errors htmx does not swap (network failure, 5xx, 403, 404…): say so, keep the entries, offer a retry.
+  function failed(event, reason) {
+    if (isAutosave(event)) {
+      keepLocally();
+      setStatus("error", "Not saved — " + reason + ". Your entries are kept in this browser.", true);
+    } else if (isSubmit(event)) {
+      var button = document.getElementById("submit-button");
+      if (button) { button.removeAttribute("aria-busy"); }
+      var what = event.detail.elt === form() ? "Submitting" : "Sending";
+      setStatus("error", what + " failed.", false);  // the reason is in the alert just above
+      message(what + " failed (" + reason + "). Nothing is lost: your entries are still here — try again.", true);
+    }
+  }
+  document.body.addEventListener("htmx:responseError", function (event) {
+    var xhr = event.detail.xhr;
+    var reason = xhr && xhr.status === 403 ? "you may have been signed out (403)" :
+      "the server answered " + (xhr ? xhr.status : "an error");
+    failed(event, reason);
+  });
+  document.body.addEventListener("htmx:sendError", function (event) { failed(event, "no connection to the server"); });
+  document.body.addEventListener("htmx:timeout", function (event) { failed(event, "the server took too long"); });
   ["mousemove", "scroll", "click", "input"].forEach(function (name) {
     document.addEventListener(name, function () { lastActivity = Date.now(); }, { passive: true });
   });
@@ -163,14 +360,32 @@
       window.location.href = xhr.responseURL;
     }
   });
-  // A swapped-in item (after submit or skip) gets focus on its first open sub-dimension.
+  // A swapped-in item (after submit, skip or undo) gets focus on its first open sub-dimension; after a
+  // validation error, on the first marked field (its message is read with it: aria-describedby).
   document.body.addEventListener("htmx:afterSettle", function (event) {
     if (event.detail.target && event.detail.target.id === "scoring") {
+      edits = 0; inFlight = 0; saved = 0;
       refreshState();
-      focusInitial();
       window.scrollTo(0, 0);
+      if (!focusFirstError()) { focusInitial(); }
+      restoreLocally();
+      localTimes();
     }
   });
+
+  function focusFirstError() {
+    var f = form();
+    if (!f) { return false; }
+    var field = f.querySelector("[aria-invalid=true]");
+    var target = field || document.getElementById("form-errors");
+    if (!target) { return false; }
+    if (!target.hasAttribute("tabindex") && !/^(TEXTAREA|INPUT|SELECT|BUTTON)$/.test(target.tagName)) {
+      target.setAttribute("tabindex", "-1");
+    }
+    target.focus({ preventScroll: true });
+    target.scrollIntoView({ block: "center" });
+    return true;
+  }
   setInterval(function () {
     if (document.visibilityState === "visible" && Date.now() - lastActivity < IDLE_AFTER_MS && !isLocked()) {
       pendingSeconds += 1;
@@ -188,5 +403,13 @@
   }, HEARTBEAT_EVERY_S * 1000);
 
   refreshState();
-  focusInitial();
+  if (!focusFirstError()) { focusInitial(); }
+  localTimes();
+  // After htmx has set up the page (its own DOMContentLoaded listener was added first), so that the
+  // restored entries can be saved through the autosave element.
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", restoreLocally);
+  } else {
+    restoreLocally();
+  }
 })();

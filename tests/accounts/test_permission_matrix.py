@@ -5,7 +5,8 @@ import pytest
 from django.test import Client
 from django.urls import get_resolver, reverse
 
-from tests.accounts.permission_matrix import Case, matrix_failures, roles
+from access.policy import URL_ACTIONS
+from tests.accounts.permission_matrix import Case, extra_identities, matrix_failures, roles
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +22,7 @@ ALLAUTH_NAMES = (
 def clients(world) -> dict[str, Client]:  # type: ignore[no-untyped-def]
     result = {"anonymous": Client()}
     for role, user in (("expert", world.expert), ("other_panel_expert", world.other_panel_expert),
-                       ("adjudicator", world.lead), ("admin", world.admin)):
+                       ("adjudicator", world.lead), ("admin", world.admin), *extra_identities().items()):
         client = Client()
         client.force_login(user)
         result[role] = client
@@ -45,10 +46,33 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
     snapshot = report_snapshot_request(cycle=world.cycle, requested_by=world.admin, n_resamples=0)
     report_snapshot_compute(snapshot_id=snapshot.pk)
     signed_in = roles("login", "allow", "allow", "allow", "allow")
+    from accounts.services import api_token_create
+
+    admin_token, _secret = api_token_create(user=world.admin, name="matrix", scopes=["reports:read"])
     own_item = roles("login", "allow", "404", "404", "404")
     return [
+        # the project's own pages outside the apps' namespaces
+        Case("home", reverse("home"), roles("allow", "allow", "allow", "allow", "allow")),
+        Case("evaluations:index", reverse("evaluations:index"), roles("allow", "allow", "allow", "allow", "allow")),
+        Case("api-schema", reverse("api-schema"), roles("allow", "allow", "allow", "allow", "allow")),
+        Case("api-docs", reverse("api-docs"), roles("allow", "allow", "allow", "allow", "allow")),
+        # signed-in non-admins get 403 rather than a sign-in loop; admins go on to the admin site
+        Case("admin_login_via_allauth", reverse("admin_login_via_allauth"),
+             roles("login", "403", "403", "403", "allow")),
+        Case("admin:index", reverse("admin:index"), roles(*["admin-login"] * 4, "allow")),
+        Case("admin:evaluations_testcase_changelist", reverse("admin:evaluations_testcase_changelist"),
+             roles(*["admin-login"] * 4, "allow", staff="403")),  # staff without model permissions
         # accounts (ours)
         Case("accounts:profile", reverse("accounts:profile"), signed_in),
+        Case("accounts:api_tokens", reverse("accounts:api_tokens"), signed_in),
+        Case("accounts:inbox", reverse("accounts:inbox"), signed_in),
+        Case("accounts:inbox", reverse("accounts:inbox"), roles("login", "allow", "allow", "allow", "allow"),
+             method="post"),  # marks one's own notifications read
+        # A token is revoked only by its owner (here the admin); anyone else gets 404, GET is 405.
+        Case("accounts:api_token_revoke", reverse("accounts:api_token_revoke", args=[admin_token.pk]),
+             roles("login", "404", "404", "404", "allow", staff="404"), method="post"),
+        Case("accounts:api_token_revoke", reverse("accounts:api_token_revoke", args=[admin_token.pk]),
+             roles("login", "405", "405", "405", "405")),
         Case("accounts:invitation_accept", reverse("accounts:invitation_accept", kwargs={"token": "not-a-token"}),
              roles("404", "allow", "allow", "allow", "allow")),
         # allauth
@@ -64,7 +88,8 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         # annotations: the expert's own queue and items
         Case("annotations:queue", reverse("annotations:queue"), signed_in),
         Case("annotations:next", reverse("annotations:next"), signed_in),
-        Case("annotations:lead", reverse("annotations:lead"), roles("login", "403", "403", "allow", "allow")),
+        Case("annotations:lead", reverse("annotations:lead"),
+             roles("login", "403", "403", "allow", "allow", panel_lead="allow")),
         Case("annotations:item", a("item"), own_item),
         Case("annotations:item", a("item"), own_item, htmx=True),
         Case("annotations:draft", a("draft"), own_item, method="post", data={"score-doctrinalAccuracy": "2"}),
@@ -72,6 +97,8 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("annotations:submit", a("submit"), own_item, method="post"),  # incomplete → 422 for the owner
         # the owner skips first; nobody else can touch the item afterwards either
         Case("annotations:skip", a("skip", skip_item), roles("login", "allow", "404", "404", "404"), method="post"),
+        # undo of an item that is not finished: 409 for its expert, 404 for everyone else
+        Case("annotations:undo", a("undo"), own_item, method="post"),
         Case("annotations:item", a("item", "x" * 22), roles("login", "404", "404", "404", "404")),
         # reopen: the panel lead and admins only; the expert gets 404, not 403
         Case("annotations:reopen", a("reopen", skip_item), roles("login", "404", "404", "allow", "allow"),
@@ -79,7 +106,7 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("annotations:draft", a("draft"), roles("login", "405", "405", "405", "405")),  # GET on a POST URL
         # reassignment: the panel's lead and staff; everyone else gets 404 for the assignment, 403 for the list
         Case("annotations:lead_assignments", reverse("annotations:lead_assignments"),
-             roles("login", "403", "403", "allow", "allow")),
+             roles("login", "403", "403", "allow", "allow", panel_lead="allow")),
         Case("annotations:reassign", a("reassign", catholic), roles("login", "404", "404", "allow", "allow")),
         Case("annotations:reassign", a("reassign", catholic), roles("login", "404", "404", "allow", "allow"),
              method="post"),  # no choice posted: a form error (422), nothing changes
@@ -103,11 +130,13 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
              staff_only),
         Case("api-cycle-report", reverse("api-cycle-report", kwargs={"pk": world.cycle.pk}),
              roles("403", "403", "403", "403", "allow")),
+        Case("api-cycle-report-bundle", reverse("api-cycle-report-bundle", kwargs={"pk": world.cycle.pk}),
+             roles("403", "403", "403", "403", "allow")),
         Case("api-cycle-report-versions", reverse("api-cycle-report-versions", kwargs={"pk": world.cycle.pk}),
              roles("403", "403", "403", "403", "allow")),
         # adjudication: leads of the item's panel who did not rate it, and admins; raters get 404
         Case("calibration:adjudication_queue", reverse("calibration:adjudication_queue"),
-             roles("login", "403", "403", "allow", "allow")),
+             roles("login", "403", "403", "allow", "allow", panel_lead="allow")),
         Case("calibration:adjudication_item", reverse("calibration:adjudication_item", kwargs={"item_id": mine[0].item_id}),
              roles("login", "404", "404", "allow", "allow")),
         Case("calibration:adjudication_item", reverse("calibration:adjudication_item", kwargs={"item_id": 10**9}),
@@ -122,12 +151,29 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("judge:leaderboard", reverse("judge:leaderboard"), staff_only),
         Case("judge:run_cancel", reverse("judge:run_cancel", kwargs={"pk": judge_run.pk}), staff_only, method="post"),
         Case("api-leaderboard", reverse("api-leaderboard"), roles("403", "403", "403", "403", "404")),
+        # the write API: admins only (an empty list is a 400 for them; nothing is written)
+        Case("api-cases", reverse("api-cases"), roles("403", "403", "403", "403", "allow"), method="post"),
+        Case("api-responses", reverse("api-responses"), roles("403", "403", "403", "403", "allow"), method="post"),
+        Case("api-judge-runs", reverse("api-judge-runs"), roles("403", "403", "403", "403", "allow"), method="post",
+             data={"limit": "0"}),  # a 400 for the admin: nothing starts
+        Case("api-judge-run", reverse("api-judge-run", kwargs={"pk": judge_run.pk}),
+             roles("403", "403", "403", "403", "allow")),
+        Case("api-judge-run-cancel", reverse("api-judge-run-cancel", kwargs={"pk": 999_999}),
+             roles("403", "403", "403", "403", "404"), method="post"),
+        Case("api-studies", reverse("api-studies"), roles("403", "403", "403", "403", "allow")),
+        Case("api-studies", reverse("api-studies"), roles("403", "403", "403", "403", "allow"), method="post"),
+        Case("api-study-ratings", reverse("api-study-ratings", kwargs={"pk": 999_999}),
+             roles("403", "403", "403", "403", "404"), method="post"),
+        Case("api-study-report", reverse("api-study-report", kwargs={"pk": 999_999}),
+             roles("403", "403", "403", "403", "404")),
         # the pipeline's API: admins only (token or session)
         Case("api-gold-labels", reverse("api-gold-labels"), roles("403", "403", "403", "403", "allow")),
     ]
 
 
-def test_every_url_of_accounts_annotations_calibration_is_in_the_matrix(world) -> None:  # type: ignore[no-untyped-def]
+def test_every_url_of_the_policy_table_is_in_the_matrix(world) -> None:  # type: ignore[no-untyped-def]
+    """The policy table names every URL of ours (tests/accounts/test_policy.py); each has a row here (the Delphi
+    URLs in tests/delphi/test_permissions.py, which needs a study)."""
     covered = {case.name for case in build_cases(world)}
     resolver = get_resolver()
     ours = {
@@ -136,7 +182,9 @@ def test_every_url_of_accounts_annotations_calibration_is_in_the_matrix(world) -
         for name in resolver.namespace_dict[namespace][1].reverse_dict
         if isinstance(name, str)
     }
-    assert ours - covered == set(), "add these URLs to the permission matrix"
+    assert ours - set(URL_ACTIONS) == set(), "add these URLs to access.policy.URL_ACTIONS"
+    assert {name for name in URL_ACTIONS if not name.startswith("delphi:")} - covered == set(), \
+        "add these URLs to the permission matrix"
     assert set(ALLAUTH_NAMES) - covered == set()
 
 
@@ -148,7 +196,7 @@ def test_permission_matrix(world, clients) -> None:  # type: ignore[no-untyped-d
 def test_expert_cannot_open_another_experts_assignment(client, world) -> None:  # type: ignore[no-untyped-def]
     theirs = world.assignments(world.other_expert)[0]
     client.force_login(world.expert)
-    for name in ("item", "draft", "heartbeat", "submit", "skip"):
+    for name in ("item", "draft", "heartbeat", "submit", "skip", "undo"):
         method = client.get if name == "item" else client.post
         response = method(reverse(f"annotations:{name}", kwargs={"public_id": theirs.public_id}))
         assert response.status_code == 404, name

@@ -274,8 +274,8 @@ def test_a_lead_reassigns_an_open_assignment_to_a_fresh_one(world, newcomer) -> 
     old = Assignment.objects.filter(expert=world.other_expert, panel=world.catholic).order_by("position").first()
     annotation_draft_save(assignment=old, actor=world.other_expert, data=AnnotationInput(
         scores={sub_dimension_keys(assignment=old)[0]: 3}, rationale=f"{OTHER_RATIONALE_MARKER} draft"))
-    Assignment.objects.create(expert=newcomer, cycle=world.cycle, item=world.assignments(world.expert)[-1].item,
-                              panel=world.catholic, position=7)
+    elsewhere = next(a.item for a in world.assignments(world.expert) if a.item_id != old.item_id)  # not old's item
+    Assignment.objects.create(expert=newcomer, cycle=world.cycle, item=elsewhere, panel=world.catholic, position=7)
     assert newcomer in reassign_candidates(assignment=old)
     assert world.expert not in reassign_candidates(assignment=old)  # already has the item
 

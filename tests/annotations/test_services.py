@@ -1,12 +1,17 @@
 """Annotation services: drafts, server-side validation, submit locks, skip, reopen, audit, time spent."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
+from django.urls import reverse
+from django.utils import timezone
 
 from annotations.models import Annotation, AnnotationEvent, Assignment, SubScore
 from annotations.services import (
+    HEARTBEAT_CARRY_SECONDS,
     HEARTBEAT_MAX_SECONDS,
     AnnotationInput,
     annotation_draft_save,
@@ -189,15 +194,53 @@ def test_reopening_a_draft_is_refused(world, mine) -> None:  # type: ignore[no-u
 
 def test_time_spent_accumulates_capped_per_heartbeat(world, mine) -> None:  # type: ignore[no-untyped-def]
     assignment, keys = mine
-    assert annotation_time_add(assignment=assignment, seconds=15) == 15
-    assert annotation_time_add(assignment=assignment, seconds=10_000) == HEARTBEAT_MAX_SECONDS
-    assert annotation_time_add(assignment=assignment, seconds=-50) == 0
+    start = timezone.now()
+    assert annotation_time_add(assignment=assignment, seconds=15, now=start) == 15
+    later = start + timedelta(minutes=5)
+    assert annotation_time_add(assignment=assignment, seconds=10_000, now=later) == HEARTBEAT_MAX_SECONDS
+    assert annotation_time_add(assignment=assignment, seconds=-50, now=later + timedelta(minutes=1)) == 0
     annotation = Annotation.objects.get(assignment=assignment)
     assert annotation.seconds_spent == 15 + HEARTBEAT_MAX_SECONDS
     annotation_submit(assignment=assignment, actor=world.expert, data=full(keys))
-    assert annotation_time_add(assignment=assignment, seconds=20) == 0  # not after submission
+    assert annotation_time_add(assignment=assignment, seconds=20, now=later + timedelta(minutes=2)) == 0  # not after submission
     annotation.refresh_from_db()
     assert annotation.seconds_spent == 15 + HEARTBEAT_MAX_SECONDS
+
+
+def test_heartbeats_never_add_more_than_the_wall_clock_time_since_the_last_one(world, mine) -> None:  # type: ignore[no-untyped-def]
+    """The reported attack: ten 30-second beats within 0.6 s. Only the first counts (a page's first beat may
+    claim one heartbeat); the rest add the wall-clock time that really passed, i.e. nothing."""
+    assignment, _ = mine
+    start = timezone.now()
+    added = [annotation_time_add(assignment=assignment, seconds=30, now=start + timedelta(seconds=0.06 * i))
+             for i in range(10)]
+    assert added == [30] + [0] * 9
+    # A page that beats every 15 s, a little early or late, is credited what it claims, within a second (an
+    # early beat is cut to the whole seconds that passed; the fraction carries over to the next beat).
+    clock = start
+    for gap in (15.0, 14.6, 15.3, 14.9, 15.2):
+        clock += timedelta(seconds=gap)
+        annotation_time_add(assignment=assignment, seconds=15, now=clock)
+    annotation = Annotation.objects.get(assignment=assignment)
+    assert 30 + 74 <= annotation.seconds_spent <= 30 + 75
+    # After an idle hour a burst cannot claim the hour: one beat's worth, plus at most the carried slack.
+    idle = clock + timedelta(hours=1)
+    burst = [annotation_time_add(assignment=assignment, seconds=30, now=idle + timedelta(seconds=0.06 * i))
+             for i in range(10)]
+    assert burst[0] == 30 and sum(burst) <= 30 + HEARTBEAT_CARRY_SECONDS
+    annotation.refresh_from_db()
+    wall_clock = (idle + timedelta(seconds=0.6) - start).total_seconds()
+    assert annotation.seconds_spent <= 30 + 75 + 30 + HEARTBEAT_CARRY_SECONDS < wall_clock
+
+
+def test_the_heartbeat_view_cannot_inflate_active_time(world, mine, client) -> None:  # type: ignore[no-untyped-def]
+    assignment, _ = mine
+    client.force_login(world.expert)
+    url = reverse("annotations:heartbeat", args=[assignment.public_id])
+    for _ in range(10):
+        assert client.post(url, {"seconds": 30}).status_code == 204
+    # ten requests arrive within a second or two: 30 s for the first, at most a second or two after it
+    assert Annotation.objects.get(assignment=assignment).seconds_spent <= 30 + 3
 
 
 def test_the_database_enforces_one_annotation_per_assignment_and_scores_0_to_3(world, mine) -> None:  # type: ignore[no-untyped-def]

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from annotations.models import Annotation, AnnotationEvent, Assignment
 from annotations.selectors import QUEUE_PAGE_SIZE
@@ -137,6 +139,8 @@ def test_last_item_leads_to_all_done(expert_client, world) -> None:  # type: ign
 def test_heartbeat_records_capped_seconds(expert_client, world) -> None:  # type: ignore[no-untyped-def]
     first = world.assignments(world.expert)[0]
     assert expert_client.post(url("heartbeat", first), {"seconds": "15"}).status_code == 204
+    # ten minutes pass (heartbeats are also capped by the wall-clock time since the last one)
+    Annotation.objects.filter(assignment=first).update(last_beat_at=timezone.now() - timedelta(minutes=10))
     assert expert_client.post(url("heartbeat", first), {"seconds": "3000"}).status_code == 204
     assert expert_client.post(url("heartbeat", first), {"seconds": "nonsense"}).status_code == 204
     assert Annotation.objects.get(assignment=first).seconds_spent == 45

@@ -135,14 +135,12 @@ def test_gold_labels_export_and_api(setup, client):
     assert {int(r["gold_score"]) for r in parsed if r["sub_dimension"] == "doctrinalAccuracy"} == {1}
     body = client.get(reverse("calibration:gold_export", args=[world.cycle.pk]), {"format": "json"})
     assert json.loads(body.content)["gold_labels"][0]["reason"] == "misread_response"
-    from rest_framework.authtoken.models import Token
+    from tests.accounts.api import token_auth
 
-    token = Token.objects.create(user=world.admin)
     client.logout()
-    api = client.get("/api/v1/gold-labels/", {"cycle": world.cycle.pk}, HTTP_AUTHORIZATION=f"Token {token.key}")
+    api = client.get("/api/v1/gold-labels/", {"cycle": world.cycle.pk}, **token_auth(world.admin))
     assert api.status_code == 200 and len(api.json()["results"]) == 4
-    expert_token = Token.objects.create(user=world.expert)
-    denied = client.get("/api/v1/gold-labels/", HTTP_AUTHORIZATION=f"Token {expert_token.key}")
+    denied = client.get("/api/v1/gold-labels/", **token_auth(world.expert))
     assert denied.status_code == 403
 
 
@@ -274,3 +272,34 @@ def test_adjudication_queue_is_paginated_in_queue_order(db, client, monkeypatch)
     everything, response = shown(decided="1")
     assert everything == items[:4] and "?decided=1&amp;page=2" in response.content.decode()
     assert shown(decided="1", page="3")[0] == items[8:]
+
+
+def test_no_reason_is_chosen_in_advance_and_sub_dimensions_are_named_for_people(setup, client):
+    world, items, emails = setup
+    score_item(world, items[0], {emails[0]: [0, 1, 2, 3], emails[1]: [3, 1, 2, 3], emails[2]: [1, 1, 2, 3]})
+    client.force_login(world.lead)
+    url = reverse("calibration:adjudication_item", args=[items[0]])
+    html = client.get(url).content.decode()
+    select = re.search(r'<select name="reason"[^>]*>(.*?)</select>', html, re.S).group(1)
+    assert re.findall(r'<option value="([^"]*)"[^>]*selected', select) in ([], [""])  # no reason preselected
+    assert select.lstrip().startswith('<option value=""')  # the empty choice shows first
+    assert "doctrinalAccuracy" not in re.sub(r'name="gold_\w+"|id="id_gold_\w+"|for="id_gold_\w+[^"]*"', "", html)
+    assert "Doctrinal accuracy" in html or "Doctrinal Accuracy" in html
+    disagreement = re.search(r'data-testid="disagreement"><strong>([^<]+)</strong>', html).group(1)
+    assert disagreement[0].isupper() and " " in disagreement  # a name, not a camelCase key
+    scores = {f"gold_{k}": v for k, v in zip(DOCTRINAL, [1, 1, 2, 3], strict=True)}
+    response = client.post(url, scores | {"note": ""})  # no reason: refused, with the reason field's own message
+    assert response.status_code == 400
+    assert response.context["form"].errors["reason"] == ["Choose the reason for this decision."]
+    assert not AdjudicationDecision.objects.filter(item_id=items[0]).exists()
+    client.post(url, scores | {"reason": "rubric_ambiguity", "note": ""})
+    history = client.get(url).content.decode().split("<h2>Decisions</h2>", 1)[1]
+    assert "doctrinalAccuracy" not in history and "The rubric is ambiguous here" in history
+
+
+def test_key_label_spells_out_keys_the_rubric_does_not_name() -> None:
+    from calibration.adjudication.selectors import key_label
+
+    assert key_label("doctrinalAccuracy", {"doctrinalAccuracy": "Doctrinal Accuracy"}) == "Doctrinal Accuracy"
+    assert key_label("nuanceRecognition", {}) == "Nuance recognition"
+    assert key_label("source_grounding", {}) == "Source grounding"

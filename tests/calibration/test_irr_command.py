@@ -125,3 +125,68 @@ def test_irr_through_manage_py_exits_non_zero_with_one_line(tmp_path):
     assert done.returncode != 0
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "dup.csv, line 3: duplicate rating" in lines[0]
+
+
+def test_irr_two_raters_with_non_integer_values_gives_an_interval_for_every_defined_coefficient(tmp_path):
+    # Issue 12's acceptance: two raters, values such as 1.5 and 2.25, exit 0, every defined coefficient has an interval.
+    rows = [("u1", 1.5, 2.25), ("u2", 2.25, 2.25), ("u3", 3, 1.5), ("u4", 0.5, 0.75), ("u5", 3, 3), ("u6", 1.5, 2.25),
+            ("u7", 0.5, 1.5), ("u8", 2.25, 3), ("u9", 0.75, 0.5), ("u10", 3, 2.25), ("u11", 1.5, 1.5), ("u12", 2.25, 3)]
+    path = tmp_path / "two.csv"
+    path.write_text("unit,rater,value\n" + "".join(f"{u},a,{a}\n{u},b,{b}\n" for u, a, b in rows))
+    done = subprocess.run(
+        [sys.executable, "manage.py", "irr", str(path), "--format", "json", "--seed", "4", "--bootstrap", "300"],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"},
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    values = {
+        **{k: report[k] for k in ("krippendorff_alpha", "percent_agreement", "within_one_agreement", "fleiss_kappa",
+                                  "gwet_ac1", "spearman_rho", "kendall_tau_b")},
+        "gwet_ac2_linear": report["gwet_ac2"]["linear"], "gwet_ac2_quadratic": report["gwet_ac2"]["quadratic"],
+        **{f"cohen_kappa_{k}": v for k, v in report["cohen_kappa"].items()},
+        "icc_2_1": report["icc_2_1"], "icc_3_1": report["icc_3_1"],
+    }
+    assert set(report["intervals"]) == set(values)
+    for name, value in values.items():
+        entry = report["intervals"][name]
+        assert value is not None, name
+        method = ("F",) if name.startswith("icc") else ("percentile", "bca")
+        assert entry["low"] < entry["high"] and entry["method"] in method, name
+
+
+def test_diagnostics_flag_the_rater_who_scores_higher_and_summarise_the_judge(tmp_path: Path) -> None:
+    """Known truth: raters A–C give the unit's true score ± nothing; D (the judge) gives it + 1 on every unit."""
+    truth = [0, 1, 2, 3, 1, 2, 0, 3, 2, 1, 0, 2]
+    noise = {"A": [0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0], "B": [0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, 0],
+             "C": [1, 0, 0, -1, 0, 0, 0, 1, 0, 0, 0, -1], "D": [1] * 12}
+    lines = ["unit,rater,value"] + [f"u{u},{r},{truth[u] + noise[r][u]}" for u in range(12) for r in "ABCD"]
+    path = tmp_path / "panel.csv"
+    path.write_text("\n".join(lines) + "\n")
+    report = json.loads(run_irr(str(path), "--level", "interval", "--diagnostics", "--judge", "D",
+                                "--seed", "1", "--bootstrap", "200", "--format", "json"))
+    raters = report["diagnostics"]["raters"]
+    assert raters["D"]["flagged"] and raters["D"]["low"] > 0.5
+    assert not any(raters[r]["flagged"] for r in "ABC")
+    # D minus the mean of A–C on each unit: 1 − mean(noise of A–C), averaged over the units (hand-computed).
+    expected = sum(1 - (noise["A"][u] + noise["B"][u] + noise["C"][u]) / 3 for u in range(12)) / 12
+    assert raters["D"]["mean_difference"] == pytest.approx(expected)
+    assert raters["D"]["alpha_without"] == pytest.approx(report["leave_one_rater_out"][3]["alpha_without"])
+    assert sum(raters["A"]["shares"].values()) == pytest.approx(1.0)
+    judge = report["diagnostics"]["judge"]
+    assert judge["rater"] == "D" and judge["n_units"] == 12 and judge["mean_difference"] > 0.5
+    table = run_irr(str(path), "--level", "interval", "--diagnostics", "--judge", "D", "--seed", "1",
+                    "--bootstrap", "0")
+    assert "D !" in table and "judge D − median" in table
+
+
+def test_icc_and_intervals_for_a_two_rater_continuous_file(tmp_path: Path) -> None:
+    path = tmp_path / "pair.csv"
+    a = [1.5, 2.25, 3, 1, 2, 2.5, 1.25, 3.5, 0.5, 2, 1.75, 2.75]
+    b = [1.5, 2.5, 2.75, 1.25, 2, 2.25, 1, 3.25, 0.75, 2.5, 1.5, 3]
+    path.write_text("unit,rater,value\n" + "".join(f"u{i},A,{x}\nu{i},B,{y}\n" for i, (x, y) in enumerate(zip(a, b, strict=True))))
+    report = json.loads(run_irr(str(path), "--level", "interval", "--seed", "2", "--format", "json"))
+    for key in ("icc_2_1", "icc_3_1"):
+        assert report[key] is not None and report["intervals"][key]["method"] == "F"
+        assert report["intervals"][key]["low"] < report[key] < report["intervals"][key]["high"]
+    assert any("distinct values" in w for w in report["warnings"])

@@ -16,6 +16,7 @@ from calibration.reports.build import (
     verdict,
 )
 from stats.alpha import krippendorff_alpha
+from stats.bootstrap import named_seed
 from stats.kappa import cohen_kappa
 from stats.matrix import UndefinedCoefficientError
 from stats.reliability import reliability_summary
@@ -74,8 +75,9 @@ def test_overall_numbers_match_stats_called_directly():
     order = sorted(units, key=lambda u: (u.dimension, u.item, u.sub_dimension))
     keys, data = direct_matrix(ratings, order)
 
+    # Each group's random stream is named by the group (issue 12): the overall group's is "overall:all".
     direct = reliability_summary(data, level="ordinal", categories=[0, 1, 2, 3], rater_labels=["A", "B", "C"],
-                                 n_resamples=200, strata=[u.dimension for u in order], seed=11)
+                                 n_resamples=200, strata=[u.dimension for u in order], seed=named_seed(11, "overall:all"))
     experts = group["experts"]
     assert experts["krippendorff_alpha"] == pytest.approx(direct["krippendorff_alpha"])
     assert experts["alpha_ci"] == pytest.approx(direct["alpha_ci"])
@@ -209,6 +211,13 @@ def _assert_same_report(expected, actual, path="report"):
 def test_report_equals_the_one_built_before_the_numpy_kappas():
     # tests/calibration/data/report_golden.json was written by commit b5bd157 (one scikit-learn call per
     # rater pair, krippendorff.alpha once per left-out rater) from this very synthetic cycle; keys sorted.
+    # Rewritten for issue 12 (each group's stream named by the group, one unit bootstrap for every coefficient):
+    # only the random parts changed — alpha_ci, P(alpha < min), the bootstrap's method text and seed, the count
+    # of degenerate replicates and one interval-based verdict; every point estimate is the same to 1e-12.
+    # Rewritten again when the report gained statistics v2: alpha_ci became the interval *reported* for α
+    # (percentile or BCa by simulated coverage), which moved two verdicts; ICC warnings, intervals, rank
+    # correlations, rater diagnostics and Bland–Altman were added. A diff against the previous file changed
+    # nothing else (every point estimate, pairwise κ and leave-one-out α the same to 1e-12).
     from pathlib import Path
 
     from tests.calibration.synthetic import synthetic_cycle

@@ -217,3 +217,28 @@ def test_demo_cycle_pdf_carries_every_number_of_the_report_page(client):
     assert all(f"cycle: {DEMO_CYCLE_NAME}" in p and f"snapshot version 1 · input hash {snapshot.input_hash[:16]}" in p
                for p in pages), pages[0][:400]
     assert "@faithbench.test" not in text  # the rater key stays on the page
+
+
+def test_every_interval_and_every_rater_diagnostic_is_in_the_pdf(large):
+    """Statistics v2 at a realistic size (60 raters): each overall coefficient's interval and each rater's bias."""
+    from calibration.reports.render import interval_rows
+
+    report, _, pages = large
+    lines = [line for page in pages for line in page.splitlines()]
+    top = overall(report)
+    checked = 0
+    for comparison in ("experts", "judge_vs_majority", "judge_vs_gold"):
+        for row in interval_rows(top[comparison], comparison):
+            interval = row["interval"]
+            if interval and interval["low"] is not None:
+                cells = f"{row['label']} {shown(row['value'])} {ci([interval['low'], interval['high']], 3)} {interval['method']}"
+                assert any(cells in line for line in lines), cells
+                checked += 1
+    assert checked >= 10
+    diagnostics = top["experts"]["rater_diagnostics"]
+    assert len(diagnostics) == 60
+    for d in diagnostics:
+        interval = ci([d["low"], d["high"]], 2) if d["low"] is not None else "—"
+        row = f"{d['rater']} {d['n_units']} {shown(d['mean_difference'], 2)} {interval}"
+        assert any(row in line for line in lines), row
+    assert any(line.startswith("Judge − expert median (Bland–Altman") for line in lines)

@@ -100,6 +100,23 @@ def test_report_page_numbers_equal_stats_on_the_same_ratings(scored, client):
     assert report["meta"]["judge_run"] == run.pk and report["meta"]["rubric_version"] == "1.0"
     body = page.content.decode()
     assert "<svg" in body and "Judge vs adjudicated gold" in body
+    # Statistics v2: every coefficient with its interval, the rater diagnostics and the judge's Bland–Altman line,
+    # each equal to stats/ on the same ratings.
+    from stats.diagnostics import bland_altman, rater_bias
+
+    rows = {r["key"]: r for title, table in page.context["interval_tables"] for r in table if title.startswith("Experts")}
+    assert {"krippendorff_alpha", "fleiss_kappa", "gwet_ac1"} <= set(rows)
+    alpha_interval = rows["krippendorff_alpha"]["interval"]
+    assert [alpha_interval["low"], alpha_interval["high"]] == overall["experts"]["alpha_ci"]
+    assert alpha_interval["method"] in ("percentile", "bca") and isinstance(alpha_interval["reliable"], bool)
+    biases = {d["rater"]: d for d in page.context["diagnostics"]}
+    expected = rater_bias(data, rater_labels=sorted(biases), categories=CATS)
+    assert [biases[b.rater]["mean_difference"] for b in expected] == pytest.approx([b.mean_difference for b in expected])
+    assert all(d["expert"] for d in biases.values())  # the admin sees who the codes are
+    ba = bland_altman(jrow, data)
+    assert vs["bland_altman"]["mean_difference"] == pytest.approx(ba.mean_difference)
+    assert 'data-testid="intervals"' in body and 'data-testid="rater-diagnostics"' in body
+    assert 'data-testid="bland-altman"' in body
 
 
 def test_exports_and_api_carry_the_same_report(scored, client):
@@ -118,19 +135,17 @@ def test_exports_and_api_carry_the_same_report(scored, client):
     assert pdf.content.startswith(b"%PDF")
     assert client.get(reverse("calibration:report_export", args=[world.cycle.pk, "xls"])).status_code == 404
     # The API (token auth, admins only) gives the same numbers for the same seed.
-    from rest_framework.authtoken.models import Token
+    from tests.accounts.api import token_auth
 
     client.logout()
-    token = Token.objects.create(user=world.admin)
-    api = client.get(reverse("api-cycle-report", args=[world.cycle.pk]), HTTP_AUTHORIZATION=f"Token {token.key}")
+    auth = token_auth(world.admin)
+    api = client.get(reverse("api-cycle-report", args=[world.cycle.pk]), **auth)
     assert api.status_code == 200
     assert api.json()["report"]["groups"][0]["experts"]["alpha_ci"] == report["groups"][0]["experts"]["alpha_ci"]
-    bad = client.get(reverse("api-cycle-report", args=[world.cycle.pk]), {"version": "many"},
-                     HTTP_AUTHORIZATION=f"Token {token.key}")
+    bad = client.get(reverse("api-cycle-report", args=[world.cycle.pk]), {"version": "many"}, **auth)
     assert bad.status_code == 400
-    expert_token = Token.objects.create(user=world.expert)
     assert client.get(reverse("api-cycle-report", args=[world.cycle.pk]),
-                      HTTP_AUTHORIZATION=f"Token {expert_token.key}").status_code == 403
+                      **token_auth(world.expert)).status_code == 403
 
 
 def test_report_shows_agreement_before_adjudication_and_judge_against_gold_after(scored, client):

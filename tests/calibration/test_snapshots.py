@@ -14,7 +14,6 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 from annotations.models import Annotation, Assignment
 from annotations.services import AnnotationInput, annotation_reopen, annotation_submit, sub_dimension_keys
@@ -25,6 +24,7 @@ from calibration.reports.snapshots import (
     report_snapshot_compute,
     report_snapshot_request,
 )
+from tests.accounts.api import token_auth
 from tests.calibration.test_report_views import compute, scored_world
 
 FORMATS = ["json", "csv", "pdf", "zip", "ratings"]
@@ -126,8 +126,7 @@ def test_report_endpoints_answer_bad_parameters_with_400_and_missing_versions_wi
     assert unknown_run.status_code == 422 and "424242" in unknown_run.content.decode()
 
     client.logout()
-    token = Token.objects.create(user=world.admin)
-    auth = {"HTTP_AUTHORIZATION": f"Token {token.key}"}
+    auth = token_auth(world.admin, "reports:read", "data:write")
     api = reverse("api-cycle-report", args=[world.cycle.pk])
     assert client.get(api, {"version": "x"}, **auth).status_code == 400
     assert client.get(api, {"version": "5"}, **auth).status_code == 404
@@ -142,14 +141,12 @@ def test_report_endpoints_answer_bad_parameters_with_400_and_missing_versions_wi
 
 def test_the_api_queues_a_version_for_the_worker(scored, client, django_capture_on_commit_callbacks):
     world, _ = scored
-    token = Token.objects.create(user=world.admin)
+    auth = token_auth(world.admin, "reports:read", "data:write")
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("api-cycle-report-versions", args=[world.cycle.pk]),
-                               {"seed": 7, "n_resamples": 50}, content_type="application/json",
-                               HTTP_AUTHORIZATION=f"Token {token.key}")
+                               {"seed": 7, "n_resamples": 50}, content_type="application/json", **auth)
     assert response.status_code == 202 and response.json()["version"] == 1
-    body = client.get(reverse("api-cycle-report", args=[world.cycle.pk]),
-                      HTTP_AUTHORIZATION=f"Token {token.key}").json()
+    body = client.get(reverse("api-cycle-report", args=[world.cycle.pk]), **auth).json()
     assert body["status"] == "ready" and body["seed"] == 7 and body["n_resamples"] == 50
     assert body["report"]["meta"]["seed"] == 7 and len(body["input_hash"]) == 64
 

@@ -89,6 +89,37 @@ def test_progress_page_counts_and_medians(admin_client_world) -> None:  # type: 
     assert "Median time per item" in response.content.decode()
 
 
+def test_progress_medians_leave_out_items_without_a_recorded_duration(admin_client_world) -> None:  # type: ignore[no-untyped-def]
+    client, world = admin_client_world
+    mine = [a for a in world.assignments(world.expert) if a.panel_id == world.catholic.pk][:2]
+    for assignment in mine:
+        keys = list(RubricSubDimension.objects.filter(
+            dimension__rubric=world.cycle.rubric, dimension__key=assignment.item.response.test_case.dimension,
+        ).values_list("key", flat=True))
+        annotation_submit(assignment=assignment, actor=world.expert, data=AnnotationInput(scores=dict.fromkeys(keys, 2)))
+    # Submitted without any heartbeat: 0 s recorded, which is unknown, not instant.
+    assert set(Annotation.objects.filter(assignment__in=mine).values_list("seconds_spent", flat=True)) == {0}
+    response = client.get(reverse("calibration:progress"), {"cycle": world.cycle.pk})
+    catholic = next(e for e in response.context["panels"] if e.panel.label == world.catholic.name)
+    alice = next(row for row in catholic.experts if "alice@faithbench.test" in row.label)
+    assert (alice.done, alice.median_seconds, catholic.panel.median_seconds) == (len(mine), None, None)
+    html = response.content.decode()
+    assert "median — per item" in html and "0.0 s" not in html and ">0 s<" not in html
+    Annotation.objects.filter(assignment=mine[0]).update(seconds_spent=75)  # one recorded duration
+    response = client.get(reverse("calibration:progress"), {"cycle": world.cycle.pk})
+    catholic = next(e for e in response.context["panels"] if e.panel.label == world.catholic.name)
+    assert catholic.panel.median_seconds == 75.0
+    assert "median 75 s per item" in response.content.decode()
+
+
+def test_the_preview_keeps_the_entries_as_they_were_typed(admin_client_world) -> None:  # type: ignore[no-untyped-def]
+    client, _world = admin_client_world
+    html = client.post(reverse("calibration:draw"), draw_data(action="preview")).content.decode()
+    seed = draw_data(action="preview")["seed"]
+    assert f'value="{seed}"' in html
+    assert "[&#x27;" not in html and "['" not in html  # no list repr of a value in any input
+
+
 @pytest.fixture
 def admin_client_world(client):  # type: ignore[no-untyped-def]
     world = world_build()

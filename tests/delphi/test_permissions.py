@@ -5,8 +5,9 @@ import pytest
 from django.test import Client
 from django.urls import get_resolver, reverse
 
+from access.policy import URL_ACTIONS
 from calibration.models import DelphiResponse
-from tests.accounts.permission_matrix import Case, matrix_failures, roles
+from tests.accounts.permission_matrix import Case, extra_identities, matrix_failures, roles
 from tests.delphi.factories import allocation, close, delphi_world_build, form_data, submit_all
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +26,7 @@ def world(db):  # type: ignore[no-untyped-def]
 def clients(world) -> dict[str, Client]:  # type: ignore[no-untyped-def]
     result = {"anonymous": Client()}
     for role, user in (("expert", world.expert), ("other_panel_expert", world.outsider),
-                       ("adjudicator", world.adjudicator), ("admin", world.admin)):
+                       ("adjudicator", world.adjudicator), ("admin", world.admin), *extra_identities().items()):
         client = Client()
         client.force_login(user)
         result[role] = client
@@ -73,6 +74,7 @@ def test_every_delphi_url_is_in_the_matrix(world) -> None:  # type: ignore[no-un
     ours = {f"delphi:{name}" for name in get_resolver().namespace_dict["delphi"][1].reverse_dict
             if isinstance(name, str)}
     assert ours - covered == set(), "add these URLs to the permission matrix"
+    assert {name for name in URL_ACTIONS if name.startswith("delphi:")} == ours
 
 
 def test_delphi_permission_matrix(world, clients) -> None:  # type: ignore[no-untyped-def]

@@ -10,16 +10,15 @@ from annotations.lifecycle import cycle_close
 from annotations.models import Annotation
 from evaluations.services import reference_data_ensure
 from tests.annotations.factories import world_build
-from tests.e2e.browser import ARTIFACTS, browser_ready, launch
+from tests.e2e.conftest import ARTIFACTS
 
 PASSWORD = "pw-e2e-expert-1357"
 
 
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-def test_closing_the_cycle_mid_scoring_turns_the_page_read_only(live_server, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    browser_ready(monkeypatch)
-    from playwright.sync_api import expect, sync_playwright
+def test_closing_the_cycle_mid_scoring_turns_the_page_read_only(live_server, page) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
 
     reference_data_ensure()
     world = world_build()
@@ -27,35 +26,25 @@ def test_closing_the_cycle_mid_scoring_turns_the_page_read_only(live_server, mon
     world.expert.save()
     first = world.assignments(world.expert)[0]
 
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.set_default_timeout(10_000)
-        try:
-            page.goto(f"{live_server.url}/accounts/login/")
-            page.fill("input[name=login]", world.expert.email)
-            page.fill("input[name=password]", PASSWORD)
-            page.press("input[name=password]", "Enter")
-            page.wait_for_url(re.compile(r"/scoring/$"))
-            page.goto(f"{live_server.url}/scoring/a/{first.public_id}/")
-            expect(page.locator("fieldset.subdim").first).to_be_focused()
-            page.keyboard.press("2")
-            expect(page.locator("#save-status")).to_contain_text("Draft saved")
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=login]", world.expert.email)
+    page.fill("input[name=password]", PASSWORD)
+    page.press("input[name=password]", "Enter")
+    page.wait_for_url(re.compile(r"/scoring/$"))
+    page.goto(f"{live_server.url}/scoring/a/{first.public_id}/")
+    expect(page.locator("fieldset.subdim").first).to_be_focused()
+    page.keyboard.press("2")
+    expect(page.locator("#save-status")).to_contain_text("Draft saved")
 
-            cycle_close(cycle=world.cycle, actor=world.admin, reason="end of the round")
-            page.keyboard.press("1")  # the next autosave meets the closed cycle
+    cycle_close(cycle=world.cycle, actor=world.admin, reason="end of the round")
+    page.keyboard.press("1")  # the next autosave meets the closed cycle
 
-            notice = page.locator("[data-testid=unavailable-message]")
-            expect(notice).to_contain_text("This calibration cycle is closed")
-            expect(page.locator("#score-form")).to_have_attribute("data-locked", "true")
-            expect(page.locator("#submit-button")).to_have_count(0)
-            expect(page.locator("fieldset.subdim input[type=radio]").first).to_be_disabled()
-            page.screenshot(path=str(ARTIFACTS / "scoring-cycle-closed.png"), full_page=False)
-        except BaseException:
-            page.screenshot(path=str(ARTIFACTS / "failure-lifecycle.png"), full_page=True)
-            raise
-        finally:
-            browser.close()
+    notice = page.locator("[data-testid=unavailable-message]")
+    expect(notice).to_contain_text("This calibration cycle is closed")
+    expect(page.locator("#score-form")).to_have_attribute("data-locked", "true")
+    expect(page.locator("#submit-button")).to_have_count(0)
+    expect(page.locator("fieldset.subdim input[type=radio]").first).to_be_disabled()
+    page.screenshot(path=str(ARTIFACTS / "scoring-cycle-closed.png"), full_page=False)
 
     annotation = Annotation.objects.get(assignment=first)
     assert list(annotation.scores.values_list("score", flat=True)) == [2]  # the refused change was not stored

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -40,7 +41,7 @@ def test_admin_import_lists_every_bad_row_and_writes_nothing(db, client):
     body = b'{"external_id": "B-1", "dimension": "nope", "difficulty": "easy", "question_type": "factual_recall", "prompt": "Q?"}\n' \
            b'{"external_id": "B-2", "dimension": "textual", "difficulty": "easy", "question_type": "nope", "prompt": "Q?"}\n'
     response = client.post(url, {"file": SimpleUploadedFile("bad.jsonl", body)})
-    assert response.status_code == 200
+    assert response.status_code == 400  # a failed import is a client error, with the rows' problems shown
     content = response.content.decode()
     assert "bad.jsonl:1:dimension" in content and "bad.jsonl:2:question_type" in content
     assert "2 problems; nothing was imported." in content
@@ -53,6 +54,37 @@ def test_admin_import_lists_every_bad_row_and_writes_nothing(db, client):
     response = client.post(url, {"file": SimpleUploadedFile("good.jsonl", good)})
     assert response.status_code == 302
     assert TestCase.objects.get().external_id == "B-1"
+
+
+@pytest.mark.parametrize("name, body", [
+    ("empty.jsonl", b""),
+    ("binary.json", bytes(range(256)) * 4),
+    ("latin1.csv", "external_id,prompt\nB-1,caf\xe9\n".encode("latin-1")),
+    ("broken.json", b'[{"external_id": "B-1",'),
+    ("object.json", b'{"not": "an array"}'),
+    ("program.exe", b"MZ\x90\x00"),
+    ("nul.jsonl", b'{"external_id": "B-\x00", "dimension": "textual"}\n'),
+])
+def test_admin_import_of_a_broken_file_is_a_400_with_the_error_shown(db, client, name, body):
+    superuser(client)
+    response = client.post(reverse("admin:evaluations_testcase_import"), {"file": SimpleUploadedFile(name, body)})
+    assert response.status_code == 400
+    assert response.context["form"].errors and 'class="errorlist' in response.content.decode()
+    assert TestCase.objects.count() == 0
+
+
+def test_admin_import_refuses_files_over_the_upload_limit(db, client, settings):
+    settings.IMPORT_MAX_UPLOAD_BYTES = 1000
+    superuser(client)
+    url = reverse("admin:evaluations_testcase_import")
+    row = b'{"external_id": "B-1", "dimension": "textual", "difficulty": "easy", "question_type": "factual_recall", "prompt": "Q?"}\n'
+    response = client.post(url, {"file": SimpleUploadedFile("big.jsonl", row * 20)})
+    assert response.status_code == 400 and TestCase.objects.count() == 0
+    assert "imports are limited to" in response.content.decode() and "IMPORT_MAX_UPLOAD_BYTES" in response.content.decode()
+    # A body announced as far larger is refused before it is read.
+    refused = client.post(url, {"file": SimpleUploadedFile("big.jsonl", row)}, CONTENT_LENGTH=str(50 * 1024 * 1024))
+    assert refused.status_code == 413 and b"imports are limited to" in refused.content
+    assert client.post(url, {"file": SimpleUploadedFile("ok.jsonl", row)}).status_code == 302
 
 
 def test_admin_export_action_downloads_the_selected_rows(db, client, tmp_path):

@@ -132,7 +132,7 @@ def test_unknown_fields_and_syntax_errors_are_reported(db, tmp_path):
         import_file(path=path, kind="cases")
     broken = tmp_path / "broken.json"
     broken.write_text('[\n  {"external_id": "E-1",\n  "dimension": }\n]\n')
-    with pytest.raises(ImportFailed, match=r"broken.json:3: invalid JSON"):
+    with pytest.raises(ImportFailed, match=r"broken.json:3:16: invalid JSON at column 16: Expecting value"):
         import_file(path=broken, kind="cases")
     empty = tmp_path / "empty.csv"
     empty.write_text("")
@@ -284,3 +284,20 @@ def test_import_command_reports_all_errors_and_writes_nothing(db, tmp_path, case
     out = StringIO()
     call_command("export_data", "cases", str(tmp_path / "out.csv"), stdout=out)
     assert "public only" in out.getvalue()
+
+
+def test_json_and_jsonl_syntax_errors_name_their_line_and_column(db, tmp_path):
+    good = json.dumps(case("J-1"))
+    jsonl = tmp_path / "lines.jsonl"
+    jsonl.write_text(f"{good}\n\n{good[:-1]}, \"x\" 1}}\n{json.dumps(case('J-2'))}\n")
+    with pytest.raises(ImportFailed) as info:
+        import_file(path=jsonl, kind="cases")
+    [error] = info.value.errors
+    bad_line = jsonl.read_text().splitlines()[2]
+    assert (error.line, error.column) == (3, bad_line.index(" 1}") + 2)  # the line of the file, not "line 1"
+    assert str(error).startswith(f"{jsonl}:3:{error.column}: invalid JSON at column {error.column}")
+    missing_comma = tmp_path / "records.json"
+    missing_comma.write_text(f"[\n  {good}\n  {json.dumps(case('J-2'))}\n]\n")
+    with pytest.raises(ImportFailed, match=r"records.json:3:3: invalid JSON at column 3: expected ',' or ']'"):
+        import_file(path=missing_comma, kind="cases")
+    assert TestCase.objects.count() == 0

@@ -43,6 +43,12 @@ class Command(BaseCommand):
             help="comma-separated full category set in order, e.g. 0,1,2,3 (default: the values in the file)",
         )
         parser.add_argument("--format", choices=("table", "json"), default="table")
+        parser.add_argument(
+            "--diagnostics", action="store_true",
+            help="per rater: bias against the rest of the panel with an interval, score shares, alpha without the rater",
+        )
+        parser.add_argument("--judge", metavar="RATER",
+                            help="with --diagnostics: the rater who is the judge (Bland-Altman against the others' median)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["bootstrap"] < 0:
@@ -67,6 +73,8 @@ class Command(BaseCommand):
             alpha_min=options["min_alpha"],
             seed=options["seed"],
             group_by=options["group_by"],
+            diagnostics=options["diagnostics"],
+            judge=options["judge"],
         )
         text = irr_report_json(report) if options["format"] == "json" else irr_report_table(report)
         self.stdout.write(text)

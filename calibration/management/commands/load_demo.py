@@ -1,5 +1,10 @@
-"""manage.py load_demo — the demo data set, idempotent, with the logins printed at the end."""
-from django.core.management.base import BaseCommand
+"""manage.py load_demo — the demo data set, idempotent, with the logins printed at the end.
+
+It creates a superuser and experts with passwords printed in the README, so it refuses to run unless DEBUG is
+on or the operator says `--i-know-this-is-not-production` (a throwaway benchmark database, a staging demo).
+"""
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from calibration.delphi.demo import demo_delphi_create
@@ -23,8 +28,17 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--no-judge", action="store_true", help="Skip the offline judge run.")
+        parser.add_argument(
+            "--i-know-this-is-not-production", action="store_true", dest="not_production",
+            help="Load the demo although DEBUG is off (it creates a superuser with a published password).",
+        )
 
     def handle(self, *args, **options) -> None:
+        if not settings.DEBUG and not options["not_production"]:
+            raise CommandError(
+                "load_demo creates a superuser and experts with published passwords, and DEBUG is off: this looks "
+                "like production. Nothing was loaded. On a throwaway database, add --i-know-this-is-not-production."
+            )
         with transaction.atomic():
             reports = demo_benchmark_load()
         for report in reports:

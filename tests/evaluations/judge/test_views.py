@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
-from rest_framework.authtoken.models import Token
 
 from evaluations.judge.pipeline import judge_run_execute
 from evaluations.judge.services import judge_run_create
 from evaluations.models import EvaluatedModel, JudgeRun
+from tests.accounts.api import token_auth
 
 from .conftest import import_benchmark, no_sleep
 
@@ -72,7 +72,7 @@ def test_permission_matrix_for_judge_pages(client, users, finished_run, method, 
 def test_permission_matrix_for_the_leaderboard_api_with_token_auth(client, users, finished_run, role, status):
     headers = {}
     if role:
-        headers["HTTP_AUTHORIZATION"] = f"Token {Token.objects.create(user=users[role]).key}"
+        headers = token_auth(users[role])
     response = client.get(reverse("api-leaderboard"), **headers)
     assert response.status_code == status
 

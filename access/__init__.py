@@ -1,0 +1,1 @@
+"""Who may do what (access.policy), below every app so that all of them can ask it."""

@@ -1,0 +1,40 @@
+"""``manage.py import_ratings FILE --study NAME [--format long|judge-bench|wide]``: ratings made elsewhere."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from calibration.studies.importing import FORMATS, StudyImportFailed, study_import
+from stats.alpha import LEVELS
+
+
+class Command(BaseCommand):
+    help = ("Import ratings into a study (created if new), all or nothing; re-importing updates changed scores. "
+            "Formats: long (CSV or JSONL with study,item,dimension,rater,rater_kind,score[,group]), judge-bench "
+            "(a JUDGE-BENCH dataset JSON), wide (one CSV row per item, one column per rater).")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file")
+        parser.add_argument("--study", required=True, help="the study's name")
+        parser.add_argument("--format", dest="fmt", choices=FORMATS, default="long")
+        parser.add_argument("--level", choices=LEVELS, default="ordinal",
+                            help="level of measurement of the dimensions (long and wide; judge-bench says its own)")
+        parser.add_argument("--id-column", default="item", help="wide: the column naming the item")
+        parser.add_argument("--rater-columns", default="", help="wide: the raters' columns, comma-separated")
+        parser.add_argument("--judge-columns", default="", help="wide: which of those columns are judges")
+        parser.add_argument("--dimension", default="score", help="wide: the dimension the columns rate")
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        split = [c.strip() for c in options["rater_columns"].split(",") if c.strip()]
+        try:
+            summary = study_import(
+                path=options["file"], study=options["study"], fmt=options["fmt"], level=options["level"],
+                id_column=options["id_column"], rater_columns=split, dimension=options["dimension"],
+                judge_columns=[c.strip() for c in options["judge_columns"].split(",") if c.strip()],
+                progress=not options["no_progress"],
+            )
+        except StudyImportFailed as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(str(summary))

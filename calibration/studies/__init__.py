@@ -1,0 +1,1 @@
+"""External rating studies: import ratings made elsewhere and measure them (see importing, selectors)."""

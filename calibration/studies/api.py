@@ -1,0 +1,207 @@
+"""API of external rating studies: create a study, push ratings in bulk (the long format's rules, all or nothing,
+idempotent), read its reliability. Admins; tokens need data:write to write and reports:read to read."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import ParseError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from access.policy import PolicyPermission
+from accounts.api_auth import TokenHasScope
+from stats.alpha import LEVELS
+
+from ..models import Study, StudyDimension
+from .importing import Dimension, StudyImportFailed, study_ratings_import
+from .selectors import study_reliability
+
+MAX_RATINGS = 20_000
+MAX_RESAMPLES = 10_000
+
+
+class DimensionSerializer(serializers.Serializer):
+    key = serializers.CharField(max_length=120)
+    level = serializers.ChoiceField(choices=LEVELS, default="ordinal")
+    scale_min = serializers.FloatField(required=False, allow_null=True, default=None)
+    scale_max = serializers.FloatField(required=False, allow_null=True, default=None)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        low, high = attrs.get("scale_min"), attrs.get("scale_max")
+        if low is not None and high is not None and low > high:
+            raise serializers.ValidationError({"scale_max": "must not be below scale_min"})
+        return attrs
+
+
+class StudySerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    source = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+    dimensions = DimensionSerializer(many=True, required=False, default=list)
+
+
+class RatingSerializer(serializers.Serializer):
+    item = serializers.CharField()
+    dimension = serializers.CharField()
+    rater = serializers.CharField()
+    rater_kind = serializers.ChoiceField(choices=["human", "judge"])
+    score = serializers.FloatField()
+    group = serializers.CharField(required=False, allow_blank=True)
+
+
+class RatingsResultSerializer(serializers.Serializer):
+    study = serializers.CharField()
+    items = serializers.IntegerField()
+    raters = serializers.IntegerField()
+    scores = serializers.IntegerField()
+    created = serializers.IntegerField()
+    updated = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+
+
+class ErrorsSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    errors = serializers.ListField(child=serializers.CharField())
+
+
+def _study_data(study: Study) -> dict[str, Any]:
+    return {"id": study.pk, "name": study.name, "description": study.description, "source": study.source,
+            "dimensions": [{"key": d.key, "level": d.level, "scale_min": d.scale_min, "scale_max": d.scale_max}
+                           for d in study.dimensions.order_by("id")]}
+
+
+class _BadBody(Exception):
+    pass
+
+
+def _body(request: Request) -> Any:
+    try:
+        return request.data
+    except ParseError as exc:
+        raise _BadBody(f"the body is not JSON: {exc.detail}") from None
+
+
+def _flatten(detail: Any, prefix: str = "") -> list[str]:
+    """DRF's nested validation errors as 'field: message' lines (the shape every 400 of this API has)."""
+    if isinstance(detail, dict):
+        return [line for key, value in detail.items() for line in _flatten(value, f"{prefix}{key}.")]
+    if isinstance(detail, list):
+        if all(not isinstance(v, dict | list) for v in detail):
+            return [f"{prefix.rstrip('.')}: {v}" for v in detail]
+        return [line for i, value in enumerate(detail) for line in _flatten(value, f"{prefix}{i}.")]
+    return [f"{prefix.rstrip('.')}: {detail}"]
+
+
+def _errors(detail: str, errors: list[str], status: int = 400) -> Response:
+    return Response({"detail": detail, "errors": errors}, status=status)
+
+
+class StudiesAPIView(APIView):
+    """GET: the studies. POST: create one with its dimensions; the same study posted again answers 200 with it,
+    a different one under a taken name 409."""
+
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = {"GET": "reports:read", "POST": "data:write"}
+
+    @extend_schema(operation_id="studies_list", responses=StudySerializer(many=True))
+    def get(self, request: Request) -> Response:
+        return Response([_study_data(s) for s in Study.objects.prefetch_related("dimensions")])
+
+    @extend_schema(operation_id="studies_create", request=StudySerializer,
+                   responses={200: StudySerializer, 201: StudySerializer, 400: ErrorsSerializer, 409: ErrorsSerializer})
+    def post(self, request: Request) -> Response:
+        try:
+            serializer = StudySerializer(data=_body(request))
+        except _BadBody as exc:
+            return _errors(str(exc), [f"body: {exc}"])
+        if not serializer.is_valid():
+            return _errors("invalid study", _flatten(serializer.errors))
+        data = serializer.validated_data
+        keys = [d["key"] for d in data["dimensions"]]
+        if len(set(keys)) != len(keys):
+            return Response({"detail": "a dimension is named twice", "errors": ["dimensions: keys must differ"]},
+                            status=400)
+        existing = Study.objects.filter(name=data["name"]).first()
+        wanted = {"id": None, "name": data["name"], "description": data["description"], "source": data["source"],
+                  "dimensions": [dict(d) for d in data["dimensions"]]}
+        if existing is not None:
+            current = _study_data(existing)
+            if json.dumps({**current, "id": None}, sort_keys=True) == json.dumps(wanted, sort_keys=True):
+                return Response(current)
+            return Response({"detail": "a different study has this name",
+                             "errors": [f"name: {data['name']!r} is study {existing.pk}"]}, status=409)
+        try:
+            with transaction.atomic():
+                study = Study.objects.create(name=data["name"], description=data["description"], source=data["source"])
+                StudyDimension.objects.bulk_create(StudyDimension(study=study, **d) for d in data["dimensions"])
+        except IntegrityError:  # created by a concurrent request meanwhile
+            return Response({"detail": "a study with this name was just created", "errors": ["name: taken"]},
+                            status=409)
+        return Response(_study_data(study), status=201)
+
+
+class StudyRatingsAPIView(APIView):
+    """Add or update ratings in bulk (the long format's fields); a bad rating anywhere writes nothing."""
+
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = "data:write"
+
+    @extend_schema(operation_id="study_ratings_upsert", request=RatingSerializer(many=True),
+                   responses={200: RatingsResultSerializer, 400: ErrorsSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        study = get_object_or_404(Study, pk=pk)
+        try:
+            body = _body(request)
+        except _BadBody as exc:
+            return _errors(str(exc), [f"body: {exc}"])
+        if isinstance(body, dict):
+            body = body.get("ratings")
+        if not isinstance(body, list) or not body:
+            return Response({"detail": "bad body", "errors": ["send a non-empty JSON list of ratings"]}, status=400)
+        if len(body) > MAX_RATINGS:
+            return Response({"detail": "too many ratings", "errors": [f"at most {MAX_RATINGS} per request"]},
+                            status=400)
+        declared = [Dimension(key=d.key, level=d.level, scale_min=d.scale_min, scale_max=d.scale_max, prompt=d.prompt)
+                    for d in study.dimensions.all()]
+        try:
+            summary = study_ratings_import(records=body, study=study.name, dimensions=declared)
+        except StudyImportFailed as exc:
+            return Response({"detail": f"{len(exc.errors)} error(s); nothing was written.", "errors": exc.errors},
+                            status=400)
+        return Response({"study": summary.study, "items": summary.items, "raters": summary.raters,
+                         "scores": summary.scores, "created": summary.created, "updated": summary.updated,
+                         "unchanged": summary.unchanged})
+
+
+class StudyReportAPIView(APIView):
+    """The study's reliability per dimension: the humans' coefficients with intervals, and each judge."""
+
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = "reports:read"
+
+    @extend_schema(operation_id="study_report", parameters=[
+        OpenApiParameter("bootstrap", int, description=f"resamples for the intervals (0–{MAX_RESAMPLES}, default 1000)"),
+        OpenApiParameter("seed", int, description="seed of the bootstrap (default 0)")],
+        responses={200: OpenApiTypes.OBJECT, 400: ErrorsSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        study = get_object_or_404(Study, pk=pk)
+        params = {}
+        for name, default in (("bootstrap", 1000), ("seed", 0)):
+            raw = request.query_params.get(name)
+            limit = MAX_RESAMPLES if name == "bootstrap" else 2**32 - 1
+            value = default if raw in (None, "") else (
+                int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 10 and int(raw) <= limit else None)
+            if value is None:
+                return Response({"detail": f"bad {name}", "errors": [f"{name}: must be a whole number in range"]},
+                                status=400)
+            params[name] = value
+        report = study_reliability(study=study, n_resamples=params["bootstrap"], seed=params["seed"])
+        return Response(json.loads(json.dumps(report, default=float)))

@@ -1,0 +1,352 @@
+"""Import ratings made outside the app into a study: long CSV/JSONL, JUDGE-BENCH JSON, wide CSV.
+
+Every format is read into the same rows (item, dimension, rater, kind, value, where) and checked whole before
+anything is written: one bad row anywhere and nothing is; every problem is reported with its file, line (or
+JSON path) and field. Re-importing upserts by (item, dimension, rater): the same file twice changes nothing,
+a changed value is counted as updated.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+from tqdm import tqdm
+
+from evaluations.importing.errors import RowError
+from evaluations.importing.readers import read_records
+
+from ..models import Study, StudyDimension, StudyItem, StudyRater, StudyScore
+
+FORMATS = ("long", "judge-bench", "wide")
+LONG_COLUMNS = ("study", "item", "dimension", "rater", "rater_kind", "score")
+JUDGE_BENCH_LEVELS = {"graded": "ordinal", "categorical": "nominal", "continuous": "interval"}
+KINDS = {"human", "judge"}
+
+
+class StudyImportFailed(Exception):
+    """Nothing was written; `errors` lists every problem as 'file:where: field: message'."""
+
+    def __init__(self, errors: list[str]) -> None:
+        self.errors = errors
+        super().__init__(f"{len(errors)} error(s); nothing was imported.\n" + "\n".join(errors[:50])
+                         + (f"\n… and {len(errors) - 50} more." if len(errors) > 50 else ""))
+
+
+@dataclass(frozen=True)
+class Row:
+    where: str  # "line 12", or a JSON path
+    item: str
+    dimension: str
+    rater: str
+    kind: str
+    value: float
+    group: str = ""
+
+
+@dataclass
+class Dimension:
+    key: str
+    level: str = "ordinal"
+    scale_min: float | None = None
+    scale_max: float | None = None
+    prompt: str = ""
+
+
+@dataclass
+class Parsed:
+    dimensions: dict[str, Dimension] = field(default_factory=dict)
+    rows: list[Row] = field(default_factory=list)
+    texts: dict[str, str] = field(default_factory=dict)  # item → its text, when the source has one
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ImportSummary:
+    study: str
+    items: int = 0
+    raters: int = 0
+    scores: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+    def __str__(self) -> str:
+        return (f"{self.study}: {self.items} items, {self.raters} raters, {self.scores} scores — {self.created} "
+                f"created, {self.updated} updated, {self.unchanged} unchanged")
+
+
+def _number(raw: Any) -> float | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int | float):
+        value = float(raw)
+    else:
+        try:
+            value = float(str(raw).strip())
+        except ValueError:
+            return None
+    return value if math.isfinite(value) else None
+
+
+# --- readers ----------------------------------------------------------------------------------------------
+
+
+def _records(path: Path, label: str, parsed: Parsed, fmt: str) -> Iterable[tuple[int, dict[str, Any]]]:
+    """The file's records with their lines, read by the benchmark importers' readers (CSV formula prefixes
+    undone, line and column of broken JSON); their problems go to `parsed.errors`."""
+    for line, record in read_records(path, fmt=fmt, label=label):
+        if isinstance(record, RowError):
+            parsed.errors.append(str(record))
+            continue
+        yield line, record
+
+
+def _csv_rows(path: Path, label: str, parsed: Parsed) -> Iterable[tuple[int, dict[str, Any]]]:
+    return _records(path, label, parsed, "csv")
+
+
+def _jsonl_rows(path: Path, label: str, parsed: Parsed) -> Iterable[tuple[int, dict[str, Any]]]:
+    return _records(path, label, parsed, "jsonl")
+
+
+def read_long(path: Path, *, label: str, study: str, level: str = "ordinal") -> Parsed:
+    """`study,item,dimension,rater,rater_kind,score[,group]` rows, from CSV or JSONL (by the file's suffix)."""
+    parsed = Parsed()
+    source = _jsonl_rows if path.suffix.lower() in (".jsonl", ".ndjson") else _csv_rows
+    return _long_rows(((f"{label}:{line}", record) for line, record in source(path, label, parsed)),
+                      parsed=parsed, study=study, level=level)
+
+
+def _long_rows(records: Iterable[tuple[str, dict[str, Any]]], *, parsed: Parsed, study: str, level: str) -> Parsed:
+    for where, record in records:
+        missing = [c for c in LONG_COLUMNS if c != "study" and str(record.get(c, "")).strip() == ""]
+        for column in missing:
+            parsed.errors.append(f"{where}: {column}: is required")
+        if missing:
+            continue
+        named = str(record.get("study", "") or "").strip()
+        if named and named != study:
+            parsed.errors.append(f"{where}: study: this row is for study {named!r}, not {study!r}")
+            continue
+        kind = str(record["rater_kind"]).strip().lower()
+        if kind not in KINDS:
+            parsed.errors.append(f"{where}: rater_kind: must be human or judge, not {str(record['rater_kind'])[:40]!r}")
+            continue
+        value = _number(record["score"])
+        if value is None:
+            parsed.errors.append(f"{where}: score: must be a number, not {str(record['score'])[:40]!r}")
+            continue
+        dimension = str(record["dimension"]).strip()
+        parsed.dimensions.setdefault(dimension, Dimension(key=dimension, level=level))
+        parsed.rows.append(Row(where, str(record["item"]).strip(), dimension, str(record["rater"]).strip(), kind,
+                               value, str(record.get("group", "") or "").strip()))
+    return parsed
+
+
+def read_judge_bench(path: Path, *, label: str) -> Parsed:
+    """A JUDGE-BENCH dataset file: its metrics become dimensions, each position of `individual_human_scores` a
+    human rater ("human-1", …); graded metrics are ordinal, categorical ones nominal (labels coded in sorted
+    order), continuous ones interval."""
+    parsed = Parsed()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except json.JSONDecodeError as exc:
+        parsed.errors.append(f"{label}:{exc.lineno}:{exc.colno}: invalid JSON at column {exc.colno}: {exc.msg}")
+        return parsed
+    if not isinstance(data, dict) or not isinstance(data.get("annotations"), list) \
+            or not isinstance(data.get("instances"), list):
+        parsed.errors.append(f"{label}: not a JUDGE-BENCH dataset: expected an object with 'annotations' and "
+                             "'instances' lists")
+        return parsed
+    labels: dict[str, list[str]] = {}
+    for n, spec in enumerate(data["annotations"]):
+        metric = spec.get("metric") if isinstance(spec, dict) else None
+        category = spec.get("category") if isinstance(spec, dict) else None
+        if not metric or category not in JUDGE_BENCH_LEVELS:
+            parsed.errors.append(f"{label}: annotations[{n}]: needs a metric and a category "
+                                 f"({', '.join(JUDGE_BENCH_LEVELS)})")
+            continue
+        level = JUDGE_BENCH_LEVELS[category]
+        worst, best = _number(spec.get("worst")), _number(spec.get("best"))
+        parsed.dimensions[metric] = Dimension(
+            key=metric, level=level, scale_min=min(worst, best) if worst is not None and best is not None else None,
+            scale_max=max(worst, best) if worst is not None and best is not None else None,
+            prompt=str(spec.get("prompt", "") or ""))
+        if level == "nominal":
+            labels[metric] = sorted({str(s) for inst in data["instances"] if isinstance(inst, dict)
+                                     for s in (((inst.get("annotations") or {}).get(metric) or {})
+                                               .get("individual_human_scores") or []) if s is not None})
+    for n, inst in enumerate(data["instances"]):
+        if not isinstance(inst, dict) or "id" not in inst:
+            parsed.errors.append(f"{label}: instances[{n}]: needs an id")
+            continue
+        item = str(inst["id"])
+        if isinstance(inst.get("instance"), str):
+            parsed.texts[item] = inst["instance"]
+        for metric, annotation in (inst.get("annotations") or {}).items():
+            where = f"{label}: instances[{n}].annotations.{metric}"
+            if metric not in parsed.dimensions:
+                parsed.errors.append(f"{where}: no such metric in 'annotations'")
+                continue
+            scores = (annotation or {}).get("individual_human_scores")
+            if scores is None:
+                continue  # the dataset has only an aggregate for this item
+            if not isinstance(scores, list):
+                parsed.errors.append(f"{where}.individual_human_scores: must be a list")
+                continue
+            for position, raw in enumerate(scores, start=1):
+                if raw is None:
+                    continue
+                value = float(labels[metric].index(str(raw))) if metric in labels else _number(raw)
+                if value is None:
+                    parsed.errors.append(f"{where}.individual_human_scores[{position - 1}]: not a number: "
+                                         f"{str(raw)[:40]!r}")
+                    continue
+                parsed.rows.append(Row(f"{where}[{position - 1}]", item, metric, f"human-{position}", "human", value))
+    return parsed
+
+
+def read_wide(path: Path, *, label: str, id_column: str, rater_columns: list[str], dimension: str,
+              level: str = "ordinal", judge_columns: Iterable[str] = ()) -> Parsed:
+    """One row per item, one column per rater (`judge_columns` are judges); empty cells are missing ratings."""
+    parsed = Parsed(dimensions={dimension: Dimension(key=dimension, level=level)})
+    judges = set(judge_columns)
+    first = True
+    for line, record in _csv_rows(path, label, parsed):
+        if first:
+            absent = [c for c in [id_column, *rater_columns] if c not in record]
+            if absent:
+                parsed.errors.append(f"{label}:1: {', '.join(absent)}: no such column in the header")
+                return parsed
+            first = False
+        item = record[id_column].strip()
+        if not item:
+            parsed.errors.append(f"{label}:{line}: {id_column}: is required")
+            continue
+        for column in rater_columns:
+            raw = record[column].strip()
+            if raw == "":
+                continue
+            value = _number(raw)
+            if value is None:
+                parsed.errors.append(f"{label}:{line}: {column}: must be a number, not {raw[:40]!r}")
+                continue
+            parsed.rows.append(Row(f"{label}:{line}", item, dimension, column,
+                                   "judge" if column in judges else "human", value))
+    return parsed
+
+
+# --- checks and writes ------------------------------------------------------------------------------------
+
+
+def _check(parsed: Parsed) -> list[str]:
+    errors = list(parsed.errors)
+    seen: dict[tuple[str, str, str], str] = {}
+    kinds: dict[str, tuple[str, str]] = {}
+    for row in parsed.rows:
+        key = (row.item, row.dimension, row.rater)
+        if key in seen:
+            errors.append(f"{row.where}: score: a second score of rater {row.rater!r} for item {row.item!r} on "
+                          f"{row.dimension!r} (the first: {seen[key]})")
+        seen.setdefault(key, row.where)
+        if row.rater in kinds and kinds[row.rater][0] != row.kind:
+            errors.append(f"{row.where}: rater_kind: {row.rater!r} is {kinds[row.rater][0]} at {kinds[row.rater][1]}")
+        kinds.setdefault(row.rater, (row.kind, row.where))
+        spec = parsed.dimensions[row.dimension]
+        if spec.scale_min is not None and spec.scale_max is not None and spec.level != "nominal" \
+                and not spec.scale_min <= row.value <= spec.scale_max:
+            errors.append(f"{row.where}: score: {row.value:g} is outside {row.dimension!r}'s scale "
+                          f"{spec.scale_min:g}–{spec.scale_max:g}")
+    if not parsed.rows and not errors:
+        errors.append("no ratings found")
+    return errors
+
+
+def study_import(*, path: str | Path, study: str, fmt: str = "long", progress: bool = False,
+                 level: str = "ordinal", id_column: str = "", rater_columns: list[str] | None = None,
+                 judge_columns: Iterable[str] = (), dimension: str = "", source: str = "") -> ImportSummary:
+    """Read, check, then write a ratings file into the study `study` (created if new); all or nothing."""
+    path = Path(path)
+    label = str(path)
+    if fmt not in FORMATS:
+        raise StudyImportFailed([f"{label}: unknown format {fmt!r}; use {', '.join(FORMATS)}"])
+    if not path.is_file():
+        raise StudyImportFailed([f"{label}: no such file"])
+    readers: dict[str, Callable[[], Parsed]] = {
+        "long": lambda: read_long(path, label=label, study=study, level=level),
+        "judge-bench": lambda: read_judge_bench(path, label=label),
+        "wide": lambda: read_wide(path, label=label, id_column=id_column or "item",
+                                  rater_columns=list(rater_columns or []), dimension=dimension or "score",
+                                  level=level, judge_columns=judge_columns),
+    }
+    if fmt == "wide" and not rater_columns:
+        raise StudyImportFailed([f"{label}: the wide format needs --rater-columns"])
+    try:
+        parsed = readers[fmt]()
+    except UnicodeDecodeError as exc:
+        raise StudyImportFailed([f"{label}: not UTF-8 text (byte {exc.start})"]) from None
+    errors = _check(parsed)
+    if errors:
+        raise StudyImportFailed(errors)
+    return _write(parsed, study=study, source=source or label, progress=progress)
+
+
+def study_ratings_import(*, records: list[Any], study: str, label: str = "request", level: str = "ordinal",
+                         dimensions: Iterable[Dimension] = ()) -> ImportSummary:
+    """The long format given as records in memory (the API's bulk POST); `where` is "request: row N". Declared
+    `dimensions` (key, level, scale) are kept; others are created at `level`. All or nothing."""
+    parsed = Parsed(dimensions={d.key: d for d in dimensions})
+    rows = []
+    for position, record in enumerate(records, start=1):
+        if isinstance(record, dict):
+            rows.append((f"{label}: row {position}", record))
+        else:
+            parsed.errors.append(f"{label}: row {position}: each rating must be an object")
+    _long_rows(rows, parsed=parsed, study=study, level=level)
+    errors = _check(parsed)
+    if errors:
+        raise StudyImportFailed(errors)
+    return _write(parsed, study=study, source=label, progress=False)
+
+
+@transaction.atomic
+def _write(parsed: Parsed, *, study: str, source: str, progress: bool) -> ImportSummary:
+    obj, _ = Study.objects.get_or_create(name=study, defaults={"source": source[:500]})
+    dims = {}
+    for spec in parsed.dimensions.values():
+        dims[spec.key], _ = StudyDimension.objects.update_or_create(
+            study=obj, key=spec.key, defaults={"level": spec.level, "scale_min": spec.scale_min,
+                                               "scale_max": spec.scale_max, "prompt": spec.prompt})
+    items = {i.external_id: i for i in StudyItem.objects.filter(study=obj)}
+    new_items = sorted({r.item for r in parsed.rows} - set(items))
+    for item in StudyItem.objects.bulk_create(
+            [StudyItem(study=obj, external_id=e, text=parsed.texts.get(e, "")) for e in new_items], batch_size=1000):
+        items[item.external_id] = item
+    raters = {r.name: r for r in StudyRater.objects.filter(study=obj)}
+    kinds = {r.rater: (r.kind, r.group) for r in parsed.rows}
+    for rater in StudyRater.objects.bulk_create(
+            [StudyRater(study=obj, name=n, kind=k, group=g) for n, (k, g) in kinds.items() if n not in raters]):
+        raters[rater.name] = rater
+    existing = {(s.item_id, s.dimension_id, s.rater_id): s
+                for s in StudyScore.objects.filter(item__study=obj)}
+    summary = ImportSummary(study=obj.name, items=len({r.item for r in parsed.rows}), raters=len(kinds),
+                            scores=len(parsed.rows))
+    create, update = [], []
+    for row in tqdm(parsed.rows, desc=f"importing into {obj.name}", unit=" scores", disable=not progress):
+        key = (items[row.item].pk, dims[row.dimension].pk, raters[row.rater].pk)
+        current = existing.get(key)
+        if current is None:
+            create.append(StudyScore(item_id=key[0], dimension_id=key[1], rater_id=key[2], value=row.value))
+        elif current.value != row.value:
+            current.value = row.value
+            update.append(current)
+    StudyScore.objects.bulk_create(create, batch_size=1000)
+    StudyScore.objects.bulk_update(update, ["value"], batch_size=1000)
+    summary.created, summary.updated = len(create), len(update)
+    summary.unchanged = summary.scores - summary.created - summary.updated
+    return summary

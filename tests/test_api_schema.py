@@ -1,0 +1,61 @@
+"""The REST API against its own OpenAPI schema (drf-spectacular), fuzzed by schemathesis in process (WSGI).
+
+Every operation gets generated requests — valid ones and, by schemathesis' negative mode, invalid ones — sent
+with a token that has every scope, on a database holding a cycle with a report snapshot. Each answer must not
+be a server error, and a documented answer must match its schema. Examples per operation:
+SCHEMATHESIS_MAX_EXAMPLES (default 25; the whole file stays well under two minutes on two cores).
+
+`.ci/run` runs it once, in the SQLite pass (marker `schemathesis`).
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import response_schema_conformance
+
+from accounts.models import ApiToken
+from accounts.services import api_token_create
+from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
+from config.wsgi import application
+from tests.annotations.factories import world_build
+
+pytestmark = [pytest.mark.schemathesis, pytest.mark.django_db]
+
+MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "25"))
+
+
+@pytest.fixture
+def token_headers(db) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """A world with one computed report, and an admin token holding every scope."""
+    world = world_build()
+    snapshot = report_snapshot_request(cycle=world.cycle, requested_by=world.admin, n_resamples=0)
+    report_snapshot_compute(snapshot_id=snapshot.pk)
+    _token, secret = api_token_create(user=world.admin, name="schemathesis", scopes=list(ApiToken.Scope.values))
+    return {"Authorization": f"Token {secret}"}
+
+
+# Loaded when the module is collected: the schema view reads no database. (schemathesis' `from_fixture` does
+# not work with pytest 9's nodes.)
+schema = schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", application)
+
+
+@schema.parametrize()
+@settings(max_examples=MAX_EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                 HealthCheck.filter_too_much])
+def test_the_api_answers_every_generated_request_without_a_server_error_and_as_documented(
+    case: Any, token_headers: dict[str, str],
+) -> None:
+    case.call_and_validate(headers=token_headers, checks=[not_a_server_error, response_schema_conformance])
+
+
+def test_the_schema_lists_every_api_operation() -> None:
+    operations = {(op.method.upper(), op.path) for op in (result.ok() for result in schema.get_all_operations())}
+    assert {("GET", "/api/v1/gold-labels/"), ("GET", "/api/v1/leaderboard/"),
+            ("GET", "/api/v1/reports/cycles/{id}/"), ("GET", "/api/v1/reports/cycles/{id}/versions/"),
+            ("POST", "/api/v1/reports/cycles/{id}/versions/")} <= operations
