@@ -3,6 +3,7 @@ from django.urls import path
 from . import views
 from .adjudication import views as adjudication
 from .reports import views as reports
+from .studies import views as studies
 
 app_name = "calibration"
 
@@ -16,6 +17,12 @@ urlpatterns = [
     path("cycles/<int:pk>/report/versions/", reports.report_compute, name="report_compute"),
     path("cycles/<int:pk>/report/versions/<int:version>/progress/", reports.report_progress, name="report_progress"),
     path("cycles/<int:pk>/report.<str:fmt>", reports.report_download, name="report_export"),
+    path("studies/", studies.studies, name="studies"),
+    path("studies/<int:pk>/report/", studies.study_report, name="study_report"),
+    path("studies/<int:pk>/report/versions/", studies.study_report_compute, name="study_report_compute"),
+    path("studies/<int:pk>/report/versions/<int:version>/progress/", studies.study_report_progress,
+         name="study_report_progress"),
+    path("studies/<int:pk>/report.<str:fmt>", studies.study_report_download, name="study_report_export"),
     path("progress/", views.progress, name="progress"),
     # Adjudication is for panel leads and adjudicators as well as admins; the views check who may decide what.
     path("adjudication/", adjudication.queue, name="adjudication_queue"),

@@ -57,7 +57,7 @@ def home_parts(user: Any) -> HomeParts:
     if allowed(user, Action.VIEW_JUDGE_OUTPUT):
         parts.runs = list(JudgeRun.objects.order_by("-created_at")[:RECENT])
     if allowed(user, Action.MANAGE_CALIBRATION):
-        parts.reports = list(ReportSnapshot.objects.select_related("cycle").order_by("-requested_at", "-id")[:RECENT])
+        parts.reports = list(ReportSnapshot.objects.select_related("cycle", "study").defer("payload", "rater_key").order_by("-requested_at", "-id")[:RECENT])
     return parts
 
 

@@ -234,6 +234,9 @@ def _sorted_quantiles(ordered: FloatArray, levels: tuple[float, float]) -> tuple
     return out[0], out[1]
 
 
+_TIE_TOLERANCE = 1e-9  # relative: far below any gap between distinct values of a coefficient on real data
+
+
 def bca_interval(
     replicates: FloatArray,
     estimate: float,
@@ -243,7 +246,7 @@ def bca_interval(
 ) -> tuple[float, float] | None:
     """Return the bias-corrected and accelerated (BCa) interval, or None when it cannot be formed.
 
-    z0 = Φ⁻¹(share of replicates below the estimate, ties counted half); acceleration
+    z0 = Φ⁻¹(share of replicates below the estimate, ties — equal to 1e-9 relative — counted half); acceleration
     a = Σ U³ / (6 (Σ U²)^{3/2}), U_i = θ̄_(·) − θ_(i) from the leave-one-unit-out jackknife values θ_(i);
     the interval is the replicates' quantiles at Φ(z0 + (z0 + z_q)/(1 − a (z0 + z_q))) for q = (1 ∓ c)/2.
     ``jackknife_weights`` counts how many units share each jackknife value (units with the same rating
@@ -258,7 +261,11 @@ def bca_interval(
     jack, counts = jack[keep], counts[keep]
     if valid.size == 0 or jack.size < 2 or not math.isfinite(estimate):
         return None
-    below = (np.searchsorted(valid, estimate, "left") + np.searchsorted(valid, estimate, "right")) / (2.0 * valid.size)
+    # A replicate equal to the estimate up to rounding is a tie: agreement-type coefficients take few distinct
+    # values, and the same value summed in another order differs in the last bits, which must not move z0.
+    tie = _TIE_TOLERANCE * max(1.0, abs(estimate))
+    below = (np.searchsorted(valid, estimate - tie, "left") + np.searchsorted(valid, estimate + tie, "right")) \
+        / (2.0 * valid.size)
     if not 0.0 < below < 1.0:  # every replicate on one side of the estimate: no bias correction exists
         return None
     z0 = _NORMAL.inv_cdf(below)

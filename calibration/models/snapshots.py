@@ -22,7 +22,8 @@ class ReportSnapshotQuerySet(models.QuerySet["ReportSnapshot"]):
 
 
 class ReportSnapshot(models.Model):
-    """One immutable computation of a cycle's IRR report: its inputs' hash, seed, resamples, software, payload."""
+    """One immutable computation of a report — of a calibration cycle or of an imported rating study (exactly one
+    of the two): its inputs' hash, seed, resamples, software, payload. Versions count per cycle and per study."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -30,8 +31,11 @@ class ReportSnapshot(models.Model):
         READY = "ready", "Ready"
         FAILED = "failed", "Failed"
 
-    cycle = models.ForeignKey("annotations.CalibrationCycle", on_delete=models.PROTECT, related_name="report_snapshots")
-    version = models.PositiveIntegerField(help_text="1, 2, 3, … per cycle, in the order they were requested.")
+    cycle = models.ForeignKey("annotations.CalibrationCycle", null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="report_snapshots")
+    study = models.ForeignKey("calibration.Study", null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="report_snapshots")
+    version = models.PositiveIntegerField(help_text="1, 2, 3, … per cycle or study, in the order they were requested.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     judge_run = models.ForeignKey(
         "evaluations.JudgeRun", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
@@ -67,6 +71,9 @@ class ReportSnapshot(models.Model):
         verbose_name = "report snapshot"
         constraints = [
             models.UniqueConstraint(fields=["cycle", "version"], name="snapshot_one_per_cycle_version"),
+            models.UniqueConstraint(fields=["study", "version"], name="snapshot_one_per_study_version"),
+            models.CheckConstraint(condition=Q(cycle__isnull=False, study__isnull=True)
+                                   | Q(cycle__isnull=True, study__isnull=False), name="snapshot_of_a_cycle_or_a_study"),
             models.CheckConstraint(condition=Q(version__gte=1), name="snapshot_version_positive"),
             models.CheckConstraint(condition=Q(status__in=["queued", "running", "ready", "failed"]),
                                    name="snapshot_status_valid"),
@@ -75,7 +82,16 @@ class ReportSnapshot(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.cycle} · report v{self.version}"
+        return f"{self.subject_name} · report v{self.version}"
+
+    @property
+    def subject_name(self) -> str:
+        """The cycle's or the study's name."""
+        return str(self.cycle if self.cycle_id else self.study)
+
+    @property
+    def subject_kind(self) -> str:
+        return "cycle" if self.cycle_id else "study"
 
     @property
     def is_ready(self) -> bool:

@@ -30,7 +30,7 @@ from evaluations.domain import query_whole_number
 from evaluations.models import JudgeRun
 from evaluations.spreadsheet import csv_cell_unprotect, csv_row_protect
 
-from ..models import ReportSnapshot, SnapshotFile
+from ..models import ReportSnapshot, SnapshotFile, Study
 from ..selectors import cycle_assignment_completeness
 from .build import Rating, UnitInfo, calibration_report_build
 from .exporting import REPORT_EXPORTERS
@@ -170,18 +170,27 @@ def report_snapshot_request(
 def report_snapshot_compute(
     *, snapshot_id: int, progress: Callable[[int, str], None] | None = None,
 ) -> ReportSnapshot:
-    """Compute a queued snapshot and store it with its files; safe to call twice (the second does nothing)."""
+    """Compute a queued snapshot of a cycle and store it with its files; safe to call twice (the second does nothing)."""
+    return snapshot_run(snapshot_id=snapshot_id, progress=progress, compute=_compute)
+
+
+def snapshot_run(
+    *, snapshot_id: int, compute: Callable[[ReportSnapshot, ProgressReporter], None],
+    progress: Callable[[int, str], None] | None = None,
+) -> ReportSnapshot:
+    """Claim a queued snapshot (of a cycle or a study), run `compute` on it, record a failure with its reason, and
+    tell whoever asked for it. A snapshot already claimed is returned as it is."""
     now = timezone.now()
     claimed = ReportSnapshot.objects.filter(pk=snapshot_id, status=ReportSnapshot.Status.QUEUED).update(
         status=ReportSnapshot.Status.RUNNING, started_at=now, heartbeat_at=now, progress=1,
-        progress_note="reading the cycle's scores",
+        progress_note="reading the scores",
     )
-    snapshot = ReportSnapshot.objects.select_related("cycle__rubric", "judge_run").get(pk=snapshot_id)
+    snapshot = ReportSnapshot.objects.select_related("cycle__rubric", "judge_run", "study").get(pk=snapshot_id)
     if not claimed:
         return snapshot
-    reporter = _ProgressReporter(snapshot_id, progress)
+    reporter = ProgressReporter(snapshot_id, progress)
     try:
-        _compute(snapshot, reporter)
+        compute(snapshot, reporter)
     except Exception as exc:  # the snapshot records why it failed; nothing half-written is kept
         logger.exception("report snapshot %s failed", snapshot_id)
         ReportSnapshot.objects.filter(pk=snapshot_id).update(
@@ -190,12 +199,46 @@ def report_snapshot_compute(
     snapshot.refresh_from_db()
     if snapshot.status == ReportSnapshot.Status.READY and snapshot.requested_by_id:
         notify(users=User.objects.filter(pk=snapshot.requested_by_id), kind=Notification.Kind.REPORT_READY,
-               text=f"Version {snapshot.version} of the report on “{snapshot.cycle.name}” is ready.",
-               link=f"{reverse('calibration:report', kwargs={'pk': snapshot.cycle_id})}?version={snapshot.version}")
+               text=f"Version {snapshot.version} of the report on “{snapshot.subject_name}” is ready.",
+               link=snapshot_page_url(snapshot))
     return snapshot
 
 
-class _ProgressReporter:
+def snapshot_page_url(snapshot: ReportSnapshot) -> str:
+    """The report page showing this version (the cycle's or the study's)."""
+    if snapshot.study_id:
+        return f"{reverse('calibration:study_report', kwargs={'pk': snapshot.study_id})}?version={snapshot.version}"
+    return f"{reverse('calibration:report', kwargs={'pk': snapshot.cycle_id})}?version={snapshot.version}"
+
+
+def snapshot_store(*, snapshot: ReportSnapshot, files: dict[str, bytes], **fields: Any) -> None:
+    """Write a computed snapshot's files and mark it ready, in one transaction (a snapshot cancelled or
+    abandoned meanwhile stays as it is: only a running one becomes ready)."""
+    with transaction.atomic():
+        SnapshotFile.objects.bulk_create(
+            SnapshotFile(snapshot_id=snapshot.pk, format=fmt, content=content,
+                         sha256=hashlib.sha256(content).hexdigest(), size=len(content))
+            for fmt, content in files.items()
+        )
+        ReportSnapshot.objects.filter(pk=snapshot.pk, status=ReportSnapshot.Status.RUNNING).update(
+            status=ReportSnapshot.Status.READY, progress=100, progress_note="", finished_at=timezone.now(),
+            heartbeat_at=timezone.now(), **fields,
+        )
+
+
+def zip_bundle(*, folder: str, entries: list[tuple[str, bytes]]) -> bytes:
+    """A zip of `entries` under `folder`, with fixed timestamps and modes: the same entries, the same bytes."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, content in entries:
+            info = zipfile.ZipInfo(f"{folder}/{name}", date_time=ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, content)
+    return buffer.getvalue()
+
+
+class ProgressReporter:
     """Writes progress to the row at most twice a second, and passes it on (to a CLI progress bar)."""
 
     def __init__(self, snapshot_id: int, callback: Callable[[int, str], None] | None) -> None:
@@ -211,8 +254,9 @@ class _ProgressReporter:
             )
 
 
-def _compute(snapshot: ReportSnapshot, reporter: _ProgressReporter) -> None:
+def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
     cycle, run = snapshot.cycle, snapshot.judge_run
+    assert cycle is not None, "a cycle's snapshot"
     with transaction.atomic():  # one consistent read of the cycle (a snapshot of the rows on PostgreSQL too)
         watermark = _watermark(cycle)
         inputs = report_inputs(cycle=cycle, run=run)
@@ -246,17 +290,8 @@ def _compute(snapshot: ReportSnapshot, reporter: _ProgressReporter) -> None:
         "units": len(inputs.units), "expert_ratings": len(inputs.ratings), "raters": len(inputs.rater_key),
         "judge_scores": len(inputs.judge), "gold_scores": len(inputs.gold),
     }
-    with transaction.atomic():
-        SnapshotFile.objects.bulk_create(
-            SnapshotFile(snapshot_id=snapshot.pk, format=fmt, content=content,
-                         sha256=hashlib.sha256(content).hexdigest(), size=len(content))
-            for fmt, content in files.items()
-        )
-        ReportSnapshot.objects.filter(pk=snapshot.pk, status=ReportSnapshot.Status.RUNNING).update(
-            status=ReportSnapshot.Status.READY, payload=report, input_hash=input_hash, input_counts=counts,
-            watermark=watermark, software=software, rater_key=inputs.rater_key, progress=100, progress_note="",
-            finished_at=timezone.now(), heartbeat_at=timezone.now(),
-        )
+    snapshot_store(snapshot=snapshot, files=files, payload=report, input_hash=input_hash, input_counts=counts,
+                   watermark=watermark, software=software, rater_key=inputs.rater_key)
 
 
 # --- rendering the files --------------------------------------------------------------------------
@@ -313,14 +348,7 @@ def snapshot_files_render(*, report: dict[str, Any], ratings: bytes, snapshot: R
     entries += [(name, files[fmt]) for fmt, name in FILE_NAMES.items()]
     entries.append(("SHA256SUMS", sums.encode("utf-8")))
     folder = f"faithbench-report-cycle-{meta['cycle_id']}-v{snapshot.version}"
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, content in entries:
-            info = zipfile.ZipInfo(f"{folder}/{name}", date_time=ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, content)
-    files[SnapshotFile.Format.BUNDLE] = buffer.getvalue()
+    files[SnapshotFile.Format.BUNDLE] = zip_bundle(folder=folder, entries=entries)
     return files
 
 
@@ -337,13 +365,17 @@ def version_param(raw: str | None) -> int | None:
 
 
 def snapshot_for(
-    *, cycle: CalibrationCycle, version: int | None = None, with_payload: bool = True,
+    *, cycle: CalibrationCycle | None = None, study: Study | None = None, version: int | None = None,
+    with_payload: bool = True,
 ) -> ReportSnapshot | None:
-    """The asked-for version of a cycle's report, else its newest ready one (None if there is none).
+    """The asked-for version of a cycle's (or a study's) report, else its newest ready one (None if there is none).
 
     Downloads pass `with_payload=False`: they serve stored files and need not read the report's JSON.
     """
-    snapshots = ReportSnapshot.objects.filter(cycle=cycle)
+    if (cycle is None) == (study is None):
+        raise TypeError("snapshot_for: give a cycle or a study")
+    snapshots = ReportSnapshot.objects.filter(cycle=cycle) if cycle is not None else \
+        ReportSnapshot.objects.filter(study=study)
     if not with_payload:
         snapshots = snapshots.defer("payload", "rater_key")
     if version is not None:
@@ -357,10 +389,11 @@ def snapshot_file(*, snapshot: ReportSnapshot, fmt: str) -> SnapshotFile | None:
 
 
 def snapshot_file_name(*, snapshot: ReportSnapshot, fmt: str) -> str:
-    """The download's file name: cycle id, version and what it is."""
+    """The download's file name: cycle (or study) id, version and what it is."""
     ext = {"bundle": "zip", "ratings": "csv"}.get(fmt, fmt)
     stem = "ratings" if fmt == "ratings" else "irr-report"
-    return f"{stem}-cycle-{snapshot.cycle_id}-v{snapshot.version}.{ext}"
+    subject = f"study-{snapshot.study_id}" if snapshot.study_id else f"cycle-{snapshot.cycle_id}"
+    return f"{stem}-{subject}-v{snapshot.version}.{ext}"
 
 
 @dataclass(frozen=True)
@@ -396,7 +429,7 @@ def snapshot_changes(*, snapshot: ReportSnapshot) -> Changes:
     gold = AdjudicationDecision.objects.filter(
         item__cycle_id=snapshot.cycle_id, id__gt=watermark.get("adjudication", 0)
     ).count()
-    newest = judge_run_for_cycle(cycle=snapshot.cycle)
+    newest = judge_run_for_cycle(cycle=snapshot.cycle) if snapshot.cycle is not None else None
     newer = newest if newest is not None and (snapshot.judge_run_id is None or newest.pk > snapshot.judge_run_id) else None
     return Changes(scores=scores, gold_decisions=gold, newer_judge_run=newer)
 
@@ -409,7 +442,7 @@ def snapshot_is_stale(*, snapshot: ReportSnapshot) -> bool:
 
 def snapshot_summary(snapshot: ReportSnapshot) -> dict[str, Any]:
     """The citation line of a snapshot (for the CLI and the API)."""
-    return {"cycle": snapshot.cycle_id, "version": snapshot.version, "status": snapshot.status,
+    return {"cycle": snapshot.cycle_id, "study": snapshot.study_id, "version": snapshot.version, "status": snapshot.status,
             "input_hash": snapshot.input_hash, "seed": snapshot.seed, "n_resamples": snapshot.n_resamples,
             "requested_at": snapshot.requested_at.isoformat(),
             "finished_at": snapshot.finished_at.isoformat() if snapshot.finished_at else None}

@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from access.policy import Action, policy_required
@@ -37,7 +38,9 @@ def _report_context(cycle: CalibrationCycle, snapshot: ReportSnapshot | None, fo
                     .defer("payload", "rater_key").order_by("-version"))
     pending = next((s for s in versions if s.is_pending), None)
     context: dict = {"cycle": cycle, "snapshot": snapshot, "versions": versions, "pending": pending,
-                     "pending_stale": bool(pending and snapshot_is_stale(snapshot=pending)), "form": form}
+                     "pending_stale": bool(pending and snapshot_is_stale(snapshot=pending)), "form": form,
+                     "progress_url": reverse("calibration:report_progress", args=[cycle.pk, pending.version])
+                     if pending else ""}
     if snapshot is not None and snapshot.is_ready:
         payload: dict = snapshot.payload or {}
         summary = overall(payload)
@@ -107,7 +110,8 @@ def report_progress(request: AuthedRequest, pk: int, version: int) -> HttpRespon
     """The progress of one computing snapshot (htmx polls it; a finished one tells the page to reload)."""
     snapshot = get_object_or_404(ReportSnapshot.objects.defer("payload", "rater_key"), cycle_id=pk, version=version)
     response = render(request, "calibration/reports/_progress.html",
-                      {"pending": snapshot, "pending_stale": snapshot_is_stale(snapshot=snapshot)})
+                      {"pending": snapshot, "pending_stale": snapshot_is_stale(snapshot=snapshot),
+                       "progress_url": reverse("calibration:report_progress", args=[pk, version])})
     if not snapshot.is_pending:
         response["HX-Refresh"] = "true"
     return response

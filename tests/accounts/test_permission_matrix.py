@@ -46,6 +46,17 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
     snapshot = report_snapshot_request(cycle=world.cycle, requested_by=world.admin, n_resamples=0)
     report_snapshot_compute(snapshot_id=snapshot.pk)
     signed_in = roles("login", "allow", "allow", "allow", "allow")
+    from calibration.models import Study, StudyDimension, StudyItem, StudyRater, StudyScore
+    from calibration.studies.snapshots import study_snapshot_compute, study_snapshot_request
+
+    study = Study.objects.create(name="Matrix study")
+    dimension = StudyDimension.objects.create(study=study, key="quality")
+    raters = [StudyRater.objects.create(study=study, name=n) for n in ("h1", "h2")]
+    for i in range(3):
+        item = StudyItem.objects.create(study=study, external_id=f"i{i}")
+        StudyScore.objects.bulk_create(StudyScore(item=item, dimension=dimension, rater=r, value=i) for r in raters)
+    study_snapshot = study_snapshot_compute(
+        snapshot_id=study_snapshot_request(study=study, requested_by=None, n_resamples=0).pk)
     from accounts.services import api_token_create
 
     admin_token, _secret = api_token_create(user=world.admin, name="matrix", scopes=["reports:read"])
@@ -127,6 +138,15 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
              staff_only, method="post", data={"seed": "1", "n_resamples": "0"}),
         Case("calibration:report_progress",
              reverse("calibration:report_progress", kwargs={"pk": world.cycle.pk, "version": snapshot.version}),
+             staff_only),
+        Case("calibration:studies", reverse("calibration:studies"), staff_only),
+        Case("calibration:study_report", reverse("calibration:study_report", kwargs={"pk": study.pk}), staff_only),
+        Case("calibration:study_report_export",
+             reverse("calibration:study_report_export", kwargs={"pk": study.pk, "fmt": "pdf"}), staff_only),
+        Case("calibration:study_report_compute", reverse("calibration:study_report_compute", kwargs={"pk": study.pk}),
+             staff_only, method="post", data={"seed": "1", "n_resamples": "0"}),
+        Case("calibration:study_report_progress",
+             reverse("calibration:study_report_progress", kwargs={"pk": study.pk, "version": study_snapshot.version}),
              staff_only),
         Case("api-cycle-report", reverse("api-cycle-report", kwargs={"pk": world.cycle.pk}),
              roles("403", "403", "403", "403", "allow")),

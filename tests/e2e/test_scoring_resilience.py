@@ -172,6 +172,8 @@ def test_undo_after_submit_brings_the_item_back_as_a_draft(live_server, monkeypa
         expect(page.locator("[data-testid=item-message]")).to_contain_text("Taken back")
         assert page.url.endswith(f"/scoring/a/{first.public_id}/")
         expect(page.locator("fieldset.subdim input:checked")).to_have_count(4)  # the scores are kept
+        # the swapped-in item takes focus when it settles (20 ms after the swap): keys pressed before go nowhere
+        page.wait_for_function("document.activeElement && document.activeElement.closest('#score-form') !== null")
         page.keyboard.press("2")  # correct the mistyped first score and submit again
         expect(page.locator("#save-status")).to_contain_text("Draft saved")
         page.keyboard.press("Enter")

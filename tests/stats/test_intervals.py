@@ -155,18 +155,31 @@ def test_jackknife_values_are_the_coefficients_without_one_unit():
 
 def test_bca_reproduces_scipy_bootstrap():
     # scipy.stats.bootstrap((x,), np.mean, n_resamples=2000, method="BCa", rng=np.random.default_rng(12)) with
-    # scipy 1.17.1 gave (3.24, 4.967856479883509); the percentile method (same rng) (3.186666…, 4.833333…).
-    x = np.array([2.1, 3.4, 1.9, 5.6, 4.4, 3.3, 2.8, 7.9, 3.0, 4.1, 2.2, 6.3, 3.7, 2.9, 5.1])
+    # scipy 1.17.1 gave (2.732379304722319, 3.869579658577726); the percentile method (same rng)
+    # (2.7141941466666673, 3.8578178400000005). x has six decimals, so no replicate ties the estimate and scipy's
+    # exact comparison and our tolerant one count the same replicates below it (see the next test).
+    x = np.array([2.347984, 1.102264, 5.029745, 3.101179, 3.177646, 5.225546, 3.545237, 3.98351, 2.946609, 3.422443,
+                  2.826576, 3.239622, 5.038122, 2.463544, 1.779688])
     res = scipy.stats.bootstrap((x,), np.mean, n_resamples=2000, method="BCa", rng=np.random.default_rng(12))
     jack = np.array([np.delete(x, i).mean() for i in range(x.size)])
     low, high = bca_interval(res.bootstrap_distribution, float(x.mean()), jack, 0.95)
-    assert (low, high) == pytest.approx((3.24, 4.967856479883509), abs=1e-12)
+    assert (low, high) == pytest.approx((2.732379304722319, 3.869579658577726), abs=1e-12)
     assert (low, high) == pytest.approx((res.confidence_interval.low, res.confidence_interval.high), abs=1e-12)
-    assert percentile_interval(res.bootstrap_distribution, 0.95) == pytest.approx((3.186666666666667, 4.833333333333333),
-                                                                                 abs=1e-12)
+    assert percentile_interval(res.bootstrap_distribution, 0.95) == pytest.approx((2.7141941466666673,
+                                                                                  3.8578178400000005), abs=1e-12)
     # Grouped jackknife values (weights = how many units share a value) equal the expanded jackknife.
     values, counts = np.unique(jack, return_counts=True)
     assert bca_interval(res.bootstrap_distribution, float(x.mean()), values, 0.95, counts) == pytest.approx((low, high))
+
+
+def test_bca_counts_a_replicate_equal_to_the_estimate_up_to_rounding_as_a_tie():
+    # 0.1 + 0.2 is 0.30000000000000004: a replicate of 0.3 is the same value summed in another order. Counted as
+    # a tie (half below), z0 is that of 0.3 exactly; an exact comparison would count it wholly below.
+    jack = np.array([0.25, 0.3, 0.35, 0.28, 0.33])
+    replicates = np.array([0.1, 0.2, 0.3, 0.3, 0.3, 0.4, 0.5, 0.3, 0.6, 0.25])
+    rounded = bca_interval(replicates, 0.1 + 0.2, jack, 0.9)
+    assert rounded == bca_interval(replicates, 0.3, jack, 0.9)
+    assert rounded != bca_interval(replicates, 0.3 + 1e-6, jack, 0.9)  # a real difference still counts
 
 
 def test_bca_is_none_when_every_replicate_lies_on_one_side():

@@ -3,12 +3,15 @@
     manage.py report --list
     manage.py report CYCLE [--seed N] [--resamples N] [--run ID]      compute a new version (progress bar)
     manage.py report CYCLE --version N --format pdf|csv|json|ratings|bundle --out PATH   export a stored one
+    manage.py report --study NAME [--version N] [--format …]   the same for an imported rating study
 
-CYCLE is a cycle's id or its exact name. Exporting writes the stored bytes: the same file every time.
+CYCLE is a cycle's id or its exact name; NAME a study's id or exact name. Exporting writes the stored bytes:
+the same file every time.
 """
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +20,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from annotations.models import CalibrationCycle
-from calibration.models import ReportSnapshot, SnapshotFile
+from calibration.models import ReportSnapshot, SnapshotFile, Study
 from calibration.reports.snapshots import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -27,6 +30,7 @@ from calibration.reports.snapshots import (
     snapshot_file_name,
     snapshot_for,
 )
+from calibration.studies.snapshots import DEFAULT_STUDY_SEED, study_snapshot_compute, study_snapshot_request
 
 FORMATS = ["pdf", "csv", "json", "ratings", "bundle"]
 
@@ -41,12 +45,14 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("cycle", nargs="?", help="Cycle id or exact name.")
+        parser.add_argument("--study", help="An imported rating study (id or exact name) instead of a cycle.")
         parser.add_argument("--list", action="store_true", help="List cycles and their latest snapshot.")
         parser.add_argument("--version", type=int, help="Export this stored version (default: compute a new one).")
         parser.add_argument("--format", choices=FORMATS, help="What to export (with --version, or after computing).")
         parser.add_argument("--out", help="Where to write the export (default: the file name in the current folder; "
                                           "'-' for standard output).")
-        parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"Bootstrap seed (default {DEFAULT_SEED}).")
+        parser.add_argument("--seed", type=int, help=f"Bootstrap seed (default {DEFAULT_SEED} for a cycle, "
+                                                     f"{DEFAULT_STUDY_SEED} for a study).")
         parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
                             help=f"Bootstrap resamples (default {DEFAULT_RESAMPLES}; 0 turns intervals off).")
         parser.add_argument("--run", type=int, help="Judge run id (default: the newest finished on the rubric).")
@@ -55,19 +61,28 @@ class Command(BaseCommand):
         if options["list"]:
             self._list()
             return
-        if not options["cycle"]:
-            raise CommandError("name a cycle (id or name), or use --list")
-        cycle = self._cycle(options["cycle"])
+        if options["cycle"] and options["study"]:
+            raise CommandError("name a cycle or a study (--study), not both")
+        if not options["cycle"] and not options["study"]:
+            raise CommandError("name a cycle (id or name) or a study (--study NAME), or use --list")
+        if options["study"]:
+            study = self._study(options["study"])
+            if options["run"] is not None:
+                raise CommandError("--run is for cycles: a study's judges are its judge raters")
+            subject, found = f"study {study.pk} ({study.name})", (lambda v: snapshot_for(study=study, version=v))
+        else:
+            cycle = self._cycle(options["cycle"])
+            subject, found = f"cycle {cycle.pk} ({cycle.name})", (lambda v: snapshot_for(cycle=cycle, version=v))
         if options["version"] is not None:
-            snapshot = snapshot_for(cycle=cycle, version=options["version"])
+            snapshot = found(options["version"])
             if snapshot is None:
-                raise CommandError(f"cycle {cycle.pk} ({cycle.name}) has no report version {options['version']}")
+                raise CommandError(f"{subject} has no report version {options['version']}")
             if not snapshot.is_ready:
                 raise CommandError(f"version {snapshot.version} is {snapshot.get_status_display().lower()}"
                                    + (f": {snapshot.error}" if snapshot.error else ""))
             self._export(snapshot, options["format"] or "bundle", options["out"])
             return
-        snapshot = self._compute(cycle, options)
+        snapshot = self._compute_study(study, options) if options["study"] else self._compute(cycle, options)
         if options["format"]:
             self._export(snapshot, options["format"], options["out"])
 
@@ -77,6 +92,13 @@ class Command(BaseCommand):
         if cycle is None:
             raise CommandError(f"no cycle with id or name {ref!r} (see: manage.py report --list)")
         return cycle
+
+    def _study(self, ref: str) -> Study:
+        study = (Study.objects.filter(pk=int(ref)).first() if ref.isdigit() else None) \
+            or Study.objects.filter(name=ref).first()
+        if study is None:
+            raise CommandError(f"no study with id or name {ref!r} (see: manage.py report --list)")
+        return study
 
     def _list(self) -> None:
         latest = {s.cycle_id: s for s in ReportSnapshot.objects.ready().defer("payload", "rater_key")
@@ -88,28 +110,53 @@ class Command(BaseCommand):
                          else "none")
             self.stdout.write(f"{cycle.pk:>4}  {cycle.name[:32]:<32} {cycle.status:<7} {described:<14} "
                               f"{snapshot.input_hash if snapshot else ''}")
+        studies = list(Study.objects.order_by("pk"))
+        if not studies:
+            return
+        latest_study = {s.study_id: s for s in ReportSnapshot.objects.ready().filter(study__isnull=False)
+                        .defer("payload", "rater_key").order_by("study_id", "version")}
+        self.stdout.write(f"\n{'id':>4}  {'study (--study)':<40} {'latest report':<14} input hash")
+        for study in studies:
+            snapshot = latest_study.get(study.pk)
+            described = (f"v{snapshot.version} {snapshot.finished_at:%Y-%m-%d}" if snapshot and snapshot.finished_at
+                         else "none")
+            self.stdout.write(f"{study.pk:>4}  {study.name[:40]:<40} {described:<14} "
+                              f"{snapshot.input_hash if snapshot else ''}")
 
     def _compute(self, cycle: CalibrationCycle, options: dict[str, Any]) -> ReportSnapshot:
         try:
-            snapshot = report_snapshot_request(cycle=cycle, requested_by=None, run_id=options["run"],
-                                               seed=options["seed"], n_resamples=options["resamples"])
+            snapshot = report_snapshot_request(
+                cycle=cycle, requested_by=None, run_id=options["run"], n_resamples=options["resamples"],
+                seed=DEFAULT_SEED if options["seed"] is None else options["seed"])
         except ValidationError as exc:
-            raise CommandError("; ".join(f"{field}: {' '.join(errors)}"
-                                         for field, errors in exc.message_dict.items())) from exc
-        bar = tqdm(total=100, desc=f"{cycle.name} v{snapshot.version}", unit="%", file=sys.stderr,
+            raise CommandError(_errors(exc)) from exc
+        return self._run(snapshot, f"cycle {cycle.pk} ({cycle.name})", report_snapshot_compute, options)
+
+    def _compute_study(self, study: Study, options: dict[str, Any]) -> ReportSnapshot:
+        try:
+            snapshot = study_snapshot_request(
+                study=study, requested_by=None, n_resamples=options["resamples"],
+                seed=DEFAULT_STUDY_SEED if options["seed"] is None else options["seed"])
+        except ValidationError as exc:
+            raise CommandError(_errors(exc)) from exc
+        return self._run(snapshot, f"study {study.pk} ({study.name})", study_snapshot_compute, options)
+
+    def _run(self, snapshot: ReportSnapshot, subject: str, compute: Callable[..., ReportSnapshot],
+             options: dict[str, Any]) -> ReportSnapshot:
+        bar = tqdm(total=100, desc=f"{snapshot.subject_name} v{snapshot.version}", unit="%", file=sys.stderr,
                    disable=options["verbosity"] == 0)
 
         def progress(percent: int, note: str) -> None:
             bar.set_postfix_str(note)
             bar.update(max(0, percent - bar.n))
 
-        snapshot = report_snapshot_compute(snapshot_id=snapshot.pk, progress=progress)
+        snapshot = compute(snapshot_id=snapshot.pk, progress=progress)
         bar.update(100 - bar.n)
         bar.close()
         if snapshot.status != ReportSnapshot.Status.READY:
             raise CommandError(f"version {snapshot.version} failed: {snapshot.error}")
         self.stdout.write(self.style.SUCCESS(
-            f"cycle {cycle.pk} ({cycle.name}) report v{snapshot.version}: input hash {snapshot.input_hash}, "
+            f"{subject} report v{snapshot.version}: input hash {snapshot.input_hash}, "
             f"seed {snapshot.seed}, {snapshot.n_resamples} resamples"))
         return snapshot
 
@@ -128,3 +175,7 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"cannot write {path}: {exc.strerror}") from exc
         self.stderr.write(f"wrote {path} ({len(content):,} bytes, sha256 {stored.sha256})")
+
+
+def _errors(exc: ValidationError) -> str:
+    return "; ".join(f"{field}: {' '.join(errors)}" for field, errors in exc.message_dict.items())

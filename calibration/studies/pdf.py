@@ -1,0 +1,130 @@
+"""A study's report as a PDF: per dimension the humans' coefficients with intervals, each judge against them,
+the rater groups and the judges' confusion matrices. Same fonts, tables and page furniture as a cycle's PDF
+(study, version and input hash on every page); invariant output, so the same report renders to the same bytes."""
+from __future__ import annotations
+
+import io
+from typing import Any
+from xml.sax.saxutils import escape
+
+from reportlab.lib import colors
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import Paragraph, SimpleDocTemplate, Table
+from reportlab.platypus.doctemplate import BaseDocTemplate
+from reportlab.platypus.flowables import Flowable
+
+from ..reports.pdf import (
+    LABEL_PT,
+    MARGIN_BOTTOM,
+    MARGIN_TOP,
+    MARGIN_X,
+    PAGE,
+    _fit,
+    _Styles,
+    _table,
+    report_fonts,
+)
+from ..reports.render import _fmt
+from .report import HUMAN_METRICS, _interval
+
+METRIC_NAMES = {
+    "krippendorff_alpha": "Krippendorff's α", "icc_2_1": "ICC(2,1)", "icc_3_1": "ICC(3,1)",
+    "percent_agreement": "exact agreement", "within_one_agreement": "within-one agreement",
+    "fleiss_kappa": "Fleiss' κ", "gwet_ac1": "Gwet's AC1",
+}
+
+
+def _ci(low: Any, high: Any) -> str:
+    return "" if low is None or high is None else f"[{_fmt(low)}, {_fmt(high)}]"
+
+
+def _humans_rows(label: str, block: dict[str, Any]) -> list[list[Any]]:
+    humans = block.get("humans")
+    if not humans:
+        return [[label, "fewer than two human raters", "", "", ""]]
+    rows = []
+    for metric in HUMAN_METRICS:
+        value = humans.get(metric)
+        if isinstance(value, (int, float)) or value is None:
+            rows.append([label, METRIC_NAMES[metric], _fmt(value), _ci(*_interval(humans, metric)),
+                         humans.get("n_units", "")])
+    return rows
+
+
+def _judge_rows(label: str, block: dict[str, Any]) -> list[list[Any]]:
+    return [[label, judge["rater"], judge["n_items"], _fmt(judge.get("spearman_rho")), _fmt(judge.get("kendall_tau_b")),
+             _fmt(judge.get("mean_signed_difference")), _fmt(judge.get("cohen_kappa_linear")),
+             _fmt(judge.get("alpha_without_judge")), _fmt(judge.get("alpha_with_judge"))]
+            for judge in block.get("judges", [])]
+
+
+def _confusion(judge: dict[str, Any], fonts: Any) -> Table:
+    confusion = judge["confusion"]
+    labels = [str(v) for v in confusion["labels"]]
+    rows = [[f"{judge['rater']} ↓ / humans →", *labels]] + [
+        [labels[i], *[str(c) for c in row]] for i, row in enumerate(confusion["matrix"])]
+    return _table(rows, [max(80.0, 8.0 + pdfmetrics.stringWidth(rows[0][0], fonts.bold, LABEL_PT))]
+                  + [22.0] * len(labels), fonts)
+
+
+def study_report_pdf(report: dict[str, Any], *, version: int | None = None, input_hash: str | None = None) -> bytes:
+    """The study's report as PDF bytes; `version` and `input_hash` go in every page's header."""
+    fonts = report_fonts()
+    styles = _Styles(fonts)
+    buffer = io.BytesIO()
+    meta = report["meta"]
+    doc = SimpleDocTemplate(buffer, pagesize=PAGE, leftMargin=MARGIN_X, rightMargin=MARGIN_X, topMargin=MARGIN_TOP,
+                            bottomMargin=MARGIN_BOTTOM, title="FaithBench study report",
+                            subject=str(meta.get("study") or ""), invariant=1)
+    p = styles.paragraph
+    story: list[Flowable] = [
+        Paragraph(escape(fonts.text(f"Rating study: {meta.get('study', '—')}")), styles.title),
+        p(f"Source: {meta.get('source') or '—'} · seed {meta['seed']} · {meta['n_resamples']} bootstrap resamples "
+          f"(items resampled; the interval of each coefficient is the one its simulated coverage supports)",
+          styles.muted),
+        p(f"Judges: {meta.get('judge_reference', '')}.", styles.muted),
+    ]
+    for key, entry in report["dimensions"].items():
+        scale = entry.get("scale") or [None, None]
+        story.append(Paragraph(escape(fonts.text(
+            f"{key} — {entry['level']}, scale {_fmt(scale[0], 0) if scale[0] is not None else '—'}–"
+            f"{_fmt(scale[1], 0) if scale[1] is not None else '—'}, {entry['n_items']} items, "
+            f"{entry['n_humans']} human raters")), styles.heading))
+        blocks = [("all raters", entry)] + [(f"group {name}", block) for name, block in entry.get("groups", {}).items()]
+        humans = [["Raters", "Coefficient", "Value", "95 % interval", "Units"]]
+        for label, block in blocks:
+            humans += _humans_rows(label, block)
+        story.append(_table(humans, [150, 130, 60, 110, 50], fonts, text_columns=(0, 1)))
+        judges = [["Raters", "Judge", "Items", "ρ", "τ-b", "mean diff.", "κ (linear)", "α humans", "α with judge"]]
+        for label, block in blocks:
+            judges += _judge_rows(label, block)
+        if len(judges) > 1:
+            story.append(Paragraph(escape(fonts.text("Judges against the humans")), styles.heading))
+            story.append(_table(judges, [130, 160, 40, 50, 50, 55, 55, 55, 65], fonts, text_columns=(0, 1)))
+            matrices = [_confusion(judge, fonts) for judge in entry.get("judges", []) if judge.get("confusion")]
+            if matrices:
+                story.append(Paragraph(escape(fonts.text("Confusion matrices (rows: judge; columns: lower human "
+                                                         "median)")), styles.heading))
+                story += matrices
+        notes = (entry.get("humans") or {}).get("warnings") or []
+        story += [p(f"• {note}", styles.muted) for note in notes]
+    study = fonts.text(str(meta.get("study") or "—"))
+    line = fonts.text(f"snapshot version {'—' if version is None else version} · input hash {input_hash or '—'}")
+    width, height = PAGE
+
+    def decorate(canvas: Canvas, doc: BaseDocTemplate) -> None:
+        canvas.saveState()
+        canvas.setFont(fonts.bold, 9)
+        heading = fonts.text("FaithBench calibration — rating study: ")
+        canvas.drawString(MARGIN_X, height - 24, heading + _fit(study, fonts.bold, 9, width - 2 * MARGIN_X
+                                                                - pdfmetrics.stringWidth(heading, fonts.bold, 9)))
+        canvas.setFont(fonts.regular, LABEL_PT)
+        canvas.drawString(MARGIN_X, height - 35, line)
+        canvas.setStrokeColor(colors.HexColor("#c5ccd6"))
+        canvas.line(MARGIN_X, height - 40, width - MARGIN_X, height - 40)
+        canvas.drawRightString(width - MARGIN_X, 22, f"page {doc.page}")
+        canvas.restoreState()
+
+    doc.build(story, onFirstPage=decorate, onLaterPages=decorate)
+    return buffer.getvalue()

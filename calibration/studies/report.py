@@ -1,0 +1,262 @@
+"""A study's report, built from its rows alone: human-vs-human reliability per dimension, each judge against the
+humans, the same per rater group, and the long CSV of its numbers.
+
+The input is the study's `ratings.csv` — the long import format (`study,item,dimension,rater,rater_kind,score,
+group`), so a snapshot's input file re-imports as the same study — plus each dimension's level and scale. The
+report is a function of those two and the seed: `study_report_build(study_ratings_parse(csv), dimensions=…)`
+recomputes a stored snapshot exactly.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats as scipy_stats
+
+from evaluations.spreadsheet import csv_cell_unprotect, csv_row_protect
+from stats.alpha import check_level
+from stats.bootstrap import named_seed_sequence
+from stats.reliability import reliability_summary
+
+RATINGS_FIELDS = ["study", "item", "dimension", "rater", "rater_kind", "score", "group"]
+MAX_CONFUSION_POINTS = 10  # a judge's confusion matrix is shown for scales of at most this many points
+
+
+@dataclass(frozen=True)
+class StudyRow:
+    item: str
+    dimension: str
+    rater: str
+    kind: str  # human | judge
+    value: float
+    group: str = ""
+
+
+@dataclass(frozen=True)
+class DimensionInfo:
+    key: str
+    level: str = "ordinal"
+    scale_min: float | None = None
+    scale_max: float | None = None
+
+
+def _natural(value: str) -> tuple[int, int, str]:
+    return (0, int(value), "") if value.isdigit() else (1, 0, value)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def study_ratings_csv(*, study: str, rows: Sequence[StudyRow]) -> bytes:
+    """The exact input rows in a fixed order (dimension, item, rater), in the long import format."""
+    ordered = sorted(rows, key=lambda r: (r.dimension, _natural(r.item), r.kind, r.rater))
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(RATINGS_FIELDS)
+    writer.writerows(csv_row_protect((study, r.item, r.dimension, r.rater, r.kind, _number(r.value), r.group))
+                     for r in ordered)
+    return buffer.getvalue().encode("utf-8")
+
+
+def study_ratings_parse(data: bytes) -> list[StudyRow]:
+    """Read a study's ratings.csv back (to recompute its report from a bundle)."""
+    rows = []
+    for line, raw in enumerate(csv.DictReader(io.StringIO(data.decode("utf-8"))), start=2):
+        record = {key: csv_cell_unprotect(value or "") for key, value in raw.items()}
+        try:
+            value = float(record["score"])
+        except ValueError as exc:
+            raise ValueError(f"ratings.csv:{line}: score: not a number: {record['score']!r}") from exc
+        rows.append(StudyRow(record["item"], record["dimension"], record["rater"], record["rater_kind"], value,
+                             record.get("group", "")))
+    return rows
+
+
+def _finite(value: Any) -> float | None:
+    return float(value) if value is not None and math.isfinite(float(value)) else None
+
+
+def _scale_labels(dimension: DimensionInfo, values: np.ndarray) -> list[float] | None:
+    """The points of a whole-number scale of at most 10 points (from the dimension, else the data), or None."""
+    low = dimension.scale_min if dimension.scale_min is not None else (float(np.nanmin(values)) if values.size else None)
+    high = dimension.scale_max if dimension.scale_max is not None else (float(np.nanmax(values)) if values.size else None)
+    if low is None or high is None or not (float(low).is_integer() and float(high).is_integer()):
+        return None
+    if values.size and not np.all(np.mod(values, 1) == 0):
+        return None
+    low, high = min(low, float(np.nanmin(values))) if values.size else low, \
+        max(high, float(np.nanmax(values))) if values.size else high
+    if high - low + 1 > MAX_CONFUSION_POINTS:
+        return None
+    return [float(v) for v in np.arange(low, high + 1)]
+
+
+def _confusion(judge: np.ndarray, reference: np.ndarray, labels: list[float]) -> dict[str, Any]:
+    index = {v: i for i, v in enumerate(labels)}
+    matrix = [[0] * len(labels) for _ in labels]
+    for j, r in zip(judge, reference, strict=True):
+        matrix[index[float(j)]][index[float(r)]] += 1
+    return {"labels": [_plain(v) for v in labels], "rows": "judge", "columns": "human median (lower middle)",
+            "matrix": matrix}
+
+
+def _plain(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def _judge_row(name: str, values: np.ndarray, humans: np.ndarray, dimension: DimensionInfo, seed: int,
+               alpha_without: float | None) -> dict[str, Any]:
+    """One judge against the human mean (ρ, τ-b, mean signed difference) and the lower human median (κ, confusion
+    matrix), and α of the humans with the judge added."""
+    level = check_level(dimension.level)
+    any_human = ~np.isnan(humans).all(axis=0)
+    rated = ~np.isnan(values) & any_human
+    judge_v = values[rated]
+    mean_v = np.nanmean(humans[:, rated], axis=0) if rated.any() else np.array([])
+    row: dict[str, Any] = {"rater": name, "n_items": int(rated.sum()), "spearman_rho": None, "kendall_tau_b": None,
+                           "mean_signed_difference": None, "cohen_kappa_linear": None, "confusion": None}
+    if rated.sum() >= 2:
+        if np.ptp(judge_v) > 0 and np.ptp(mean_v) > 0:
+            row["spearman_rho"] = _finite(scipy_stats.spearmanr(judge_v, mean_v).statistic)
+            row["kendall_tau_b"] = _finite(scipy_stats.kendalltau(judge_v, mean_v).statistic)
+        row["mean_signed_difference"] = float(np.mean(judge_v - mean_v))
+        sorted_humans = np.sort(humans[:, rated], axis=0)  # NaN last
+        counts = (~np.isnan(humans[:, rated])).sum(axis=0)
+        median = sorted_humans[(counts - 1) // 2, np.arange(counts.size)]  # the lower middle score, as a cycle's
+        pair = reliability_summary(np.vstack([judge_v, median]), level=level, n_resamples=0, seed=seed)
+        kappas = pair.get("cohen_kappa")
+        row["cohen_kappa_linear"] = _finite(kappas.get("linear")) if isinstance(kappas, dict) else None
+        labels = _scale_labels(dimension, np.concatenate([judge_v, median]))
+        if labels is not None:
+            row["confusion"] = _confusion(judge_v, median, labels)
+    with_judge = reliability_summary(np.vstack([humans, values]), level=level, n_resamples=0, seed=seed)
+    row["alpha_with_judge"] = _finite(with_judge.get("krippendorff_alpha"))
+    row["alpha_without_judge"] = alpha_without
+    return row
+
+
+def _block(humans: dict[str, np.ndarray], judges: dict[str, np.ndarray], dimension: DimensionInfo, *,
+           n_resamples: int, seed: int, stream: str) -> dict[str, Any]:
+    """The humans' reliability summary and every judge against those humans, for one set of items."""
+    names = sorted(humans)
+    matrix = np.vstack([humans[n] for n in names]) if names else np.empty((0, 0))
+    summary = None
+    if len(names) >= 2 and matrix.shape[1]:
+        summary = reliability_summary(matrix, level=check_level(dimension.level), rater_labels=names,
+                                      n_resamples=n_resamples,
+                                      seed=np.random.default_rng(named_seed_sequence(seed, stream)))
+    alpha_without = _finite(summary.get("krippendorff_alpha")) if summary else None
+    judge_rows = [_judge_row(name, judges[name], matrix, dimension, seed, alpha_without)
+                  for name in sorted(judges) if names and not np.isnan(judges[name]).all()]
+    return {"n_humans": len(names), "humans": summary, "judges": judge_rows}
+
+
+def study_report_build(
+    rows: Sequence[StudyRow], *, dimensions: Sequence[DimensionInfo], n_resamples: int = 1000, seed: int = 0,
+    meta: dict[str, Any] | None = None, progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Per dimension: the humans' reliability (α at the dimension's level with its interval, ICC, agreement, κ,
+    AC1/AC2 …), each judge against them, and the same per rater group when raters have groups."""
+    by_dimension: dict[str, list[StudyRow]] = {}
+    for row in rows:
+        by_dimension.setdefault(row.dimension, []).append(row)
+    out: dict[str, Any] = {"meta": dict(meta or {}), "dimensions": {}}
+    out["meta"].update({"seed": seed, "n_resamples": n_resamples,
+                        "levels": {d.key: d.level for d in dimensions}})
+    for done, dimension in enumerate(dimensions):
+        drows = by_dimension.get(dimension.key, [])
+        items = sorted({r.item for r in drows}, key=_natural)
+        column = {item: j for j, item in enumerate(items)}
+        series: dict[tuple[str, str], np.ndarray] = {}
+        groups: dict[str, str] = {}
+        for r in drows:
+            values = series.setdefault((r.kind, r.rater), np.full(len(items), np.nan))
+            values[column[r.item]] = r.value
+            if r.kind == "human" and r.group:
+                groups[r.rater] = r.group
+        humans = {name: v for (kind, name), v in series.items() if kind == "human"}
+        judges = {name: v for (kind, name), v in series.items() if kind == "judge"}
+        entry = {"level": dimension.level, "scale": [dimension.scale_min, dimension.scale_max], "n_items": len(items),
+                 **_block(humans, judges, dimension, n_resamples=n_resamples, seed=seed, stream=dimension.key)}
+        entry["groups"] = {}
+        for group in sorted(set(groups.values())):
+            members = {name: v for name, v in humans.items() if groups.get(name) == group}
+            seen = ~np.isnan(np.vstack(list(members.values()))).all(axis=0)
+            entry["groups"][group] = {
+                "n_items": int(seen.sum()),
+                **_block({n: v[seen] for n, v in members.items()}, {n: v[seen] for n, v in judges.items()},
+                         dimension, n_resamples=n_resamples, seed=seed, stream=f"{dimension.key}:{group}"),
+            }
+        out["dimensions"][dimension.key] = entry
+        if progress is not None:
+            progress(done + 1, len(dimensions))
+    return _json_safe(out)
+
+
+def _json_safe(value: Any) -> Any:
+    """Plain JSON: numpy numbers as Python numbers, NaN and infinities as null."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(float(value)) else None
+    if isinstance(value, np.ndarray):
+        return _json_safe(value.tolist())
+    return value
+
+
+# --- the long CSV of the numbers ----------------------------------------------------------------------
+
+TABLE_FIELDS = ["dimension", "group", "comparison", "metric", "value", "ci_low", "ci_high", "n"]
+HUMAN_METRICS = ["krippendorff_alpha", "icc_2_1", "icc_3_1", "percent_agreement", "within_one_agreement",
+                 "fleiss_kappa", "gwet_ac1"]
+JUDGE_METRICS = ["spearman_rho", "kendall_tau_b", "mean_signed_difference", "cohen_kappa_linear",
+                 "alpha_with_judge", "alpha_without_judge"]
+
+
+def _interval(summary: dict[str, Any], metric: str) -> tuple[Any, Any]:
+    entry = (summary.get("intervals") or {}).get(metric)
+    if isinstance(entry, dict):
+        return entry.get("low"), entry.get("high")
+    if metric == "krippendorff_alpha" and summary.get("alpha_ci"):
+        return tuple(summary["alpha_ci"])
+    return None, None
+
+
+def study_table_rows(report: dict[str, Any]) -> list[list[Any]]:
+    """One row per dimension × group × comparison × metric (comparison: humans, or judge:<name>)."""
+    rows: list[list[Any]] = []
+    for key, entry in report["dimensions"].items():
+        blocks = [("", entry)] + sorted(entry.get("groups", {}).items())
+        for group, block in blocks:
+            humans = block.get("humans")
+            if humans:
+                for metric in HUMAN_METRICS:
+                    value = humans.get(metric)
+                    if isinstance(value, (int, float)) or value is None:
+                        low, high = _interval(humans, metric)
+                        rows.append([key, group, "humans", metric, value, low, high, humans.get("n_units")])
+            for judge in block.get("judges", []):
+                for metric in JUDGE_METRICS:
+                    rows.append([key, group, f"judge:{judge['rater']}", metric, judge.get(metric), None, None,
+                                 judge.get("n_items")])
+    return rows
+
+
+def study_tables_csv(report: dict[str, Any]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(TABLE_FIELDS)
+    for row in study_table_rows(report):
+        writer.writerow(csv_row_protect(tuple("" if v is None else (repr(v) if isinstance(v, float) else str(v))
+                                              for v in row)))
+    return buffer.getvalue().encode("utf-8")

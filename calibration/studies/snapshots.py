@@ -1,0 +1,152 @@
+"""A study's report as a snapshot, through the machinery of a cycle's: versions in request order, computed by the
+worker from one read of the rows, stored with its input hash, seed, software and files (JSON, long CSV, PDF,
+ratings.csv, the citable zip bundle), never edited."""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from accounts.models import User
+
+from ..models import ReportSnapshot, SnapshotFile, Study
+from ..reports.selectors import software_versions
+from ..reports.snapshots import (
+    DEFAULT_RESAMPLES,
+    FILE_NAMES,
+    MAX_RESAMPLES,
+    STALE_AFTER,
+    ProgressReporter,
+    snapshot_run,
+    snapshot_store,
+    zip_bundle,
+)
+from .pdf import study_report_pdf
+from .report import study_ratings_csv, study_report_build, study_tables_csv
+from .selectors import study_dimensions, study_rows
+
+DEFAULT_STUDY_SEED = 0
+
+
+@transaction.atomic
+def study_snapshot_request(
+    *, study: Study, requested_by: User | None, seed: int = DEFAULT_STUDY_SEED, n_resamples: int = DEFAULT_RESAMPLES,
+) -> ReportSnapshot:
+    """Queue the next version of a study's report (the worker computes it)."""
+    errors: dict[str, list[str]] = {}
+    if not 0 <= n_resamples <= MAX_RESAMPLES:
+        errors["n_resamples"] = [f"must be between 0 and {MAX_RESAMPLES:,}"]
+    if seed < 0:
+        errors["seed"] = ["must be a whole number ≥ 0"]
+    if errors:
+        raise ValidationError(errors, code="invalid")
+    study = Study.objects.select_for_update().get(pk=study.pk)  # versions are handed out in order
+    now = timezone.now()
+    ReportSnapshot.objects.filter(
+        study=study, status=ReportSnapshot.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER
+    ).update(status=ReportSnapshot.Status.FAILED, finished_at=now,
+             error="The worker stopped while computing (no progress for 5 minutes).")
+    top = ReportSnapshot.objects.filter(study=study).aggregate(top=Max("version"))["top"] or 0
+    return ReportSnapshot.objects.create(
+        study=study, version=top + 1, seed=seed, n_resamples=n_resamples, requested_by=requested_by,
+    )
+
+
+def study_snapshot_compute(
+    *, snapshot_id: int, progress: Callable[[int, str], None] | None = None,
+) -> ReportSnapshot:
+    """Compute a queued study snapshot and store it with its files; safe to call twice."""
+    return snapshot_run(snapshot_id=snapshot_id, progress=progress, compute=_compute)
+
+
+def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
+    study = snapshot.study
+    assert study is not None, "a study snapshot"
+    with transaction.atomic():  # one consistent read of the study
+        rows = study_rows(study=study)
+        dimensions = study_dimensions(study=study)
+    ratings = study_ratings_csv(study=study.name, rows=rows)
+    input_hash = hashlib.sha256(ratings).hexdigest()
+    software = software_versions()
+    reporter(5, "computing agreement", force=True)
+    meta = {
+        "study": study.name, "study_id": study.pk, "source": study.source, "software": software,
+        "dimensions": [{"key": d.key, "level": d.level, "scale_min": d.scale_min, "scale_max": d.scale_max}
+                       for d in dimensions],
+        "judge_reference": "each judge against the human mean (Spearman ρ, Kendall τ-b, mean signed difference) and "
+                           "the lower human median (linear κ, confusion matrix)",
+        "snapshot": {"version": snapshot.version, "input_hash": input_hash, "input_file": "ratings.csv",
+                     "requested_at": snapshot.requested_at.isoformat()},
+    }
+    report = study_report_build(
+        rows, dimensions=dimensions, n_resamples=snapshot.n_resamples, seed=snapshot.seed, meta=meta,
+        progress=lambda done, total: reporter(5 + int(85 * done / max(total, 1)), f"dimension {done} of {total}"),
+    )
+    reporter(90, "rendering the files", force=True)
+    files = study_files_render(report=report, ratings=ratings, snapshot=snapshot, input_hash=input_hash)
+    counts = {"items": len({r.item for r in rows}), "ratings": len(rows), "dimensions": len(dimensions),
+              "raters": len({r.rater for r in rows if r.kind == "human"}),
+              "judges": len({r.rater for r in rows if r.kind == "judge"})}
+    snapshot_store(snapshot=snapshot, files=files, payload=report, input_hash=input_hash, input_counts=counts,
+                   software=software)
+
+
+BUNDLE_README = """FaithBench calibration — report on an imported rating study, citable bundle
+
+Study:            {study} (id {study_id})
+Source:           {source}
+Report version:   {version}
+Input hash:       sha256 {input_hash} (of ratings.csv: `sha256sum ratings.csv` prints it)
+Bootstrap:        {n_resamples} resamples, seed {seed}, units (items) resampled
+Software:         {software}
+
+Files
+- report.json   The whole report. meta: the study, its dimensions (level of measurement, scale), seed,
+                resamples, software. dimensions: per dimension `humans` (Krippendorff's α at the
+                dimension's level with its interval, ICC(2,1) and ICC(3,1) with F-based intervals,
+                exact and within-one agreement, Fleiss' κ, Gwet's AC1/AC2, leave-one-rater-out α,
+                an `intervals` object per coefficient), `judges` (each judge against the human mean:
+                Spearman ρ, Kendall τ-b, mean signed difference; against the lower human median: linear
+                κ and, for whole-number scales of ≤ 10 points, the confusion matrix; α of the humans
+                with and without the judge), and `groups` (the same per rater group).
+- tables.csv    The same numbers in long format: dimension, group, comparison, metric, value, ci_low,
+                ci_high, n.
+- report.pdf    A printable summary; every page names the study, the version and the input hash.
+- ratings.csv   The exact input rows in the long import format (study, item, dimension, rater,
+                rater_kind, score, group): `manage.py import_ratings ratings.csv --study NAME` loads it.
+- SHA256SUMS    Checksums of the files above.
+
+To reproduce: calibration.studies.report.study_report_build(study_ratings_parse(ratings.csv),
+dimensions=<meta.dimensions of report.json>, n_resamples={n_resamples}, seed={seed}).
+"""
+
+
+def study_files_render(*, report: dict[str, Any], ratings: bytes, snapshot: ReportSnapshot,
+                       input_hash: str) -> dict[str, bytes]:
+    """Every file of a study snapshot, rendered once."""
+    files: dict[str, bytes] = {
+        SnapshotFile.Format.JSON: json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False,
+                                             allow_nan=False).encode("utf-8") + b"\n",
+        SnapshotFile.Format.CSV: study_tables_csv(report),
+        SnapshotFile.Format.PDF: study_report_pdf(report, version=snapshot.version, input_hash=input_hash),
+        SnapshotFile.Format.RATINGS: ratings,
+    }
+    meta = report["meta"]
+    readme = BUNDLE_README.format(
+        study=meta["study"], study_id=meta["study_id"], source=meta.get("source") or "—", version=snapshot.version,
+        input_hash=input_hash, n_resamples=meta["n_resamples"], seed=meta["seed"],
+        software=", ".join(f"{k} {v}" for k, v in sorted(meta["software"].items())),
+    )
+    sums = "".join(f"{hashlib.sha256(files[fmt]).hexdigest()}  {name}\n" for fmt, name in FILE_NAMES.items())
+    entries = [("README.txt", readme.encode("utf-8"))]
+    entries += [(name, files[fmt]) for fmt, name in FILE_NAMES.items()]
+    entries.append(("SHA256SUMS", sums.encode("utf-8")))
+    files[SnapshotFile.Format.BUNDLE] = zip_bundle(
+        folder=f"faithbench-report-study-{meta['study_id']}-v{snapshot.version}", entries=entries)
+    return files

@@ -1,0 +1,162 @@
+"""Pages of imported rating studies: the list, and a study's report (stored snapshots, never computed here)."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from access.policy import Action, policy_required
+from accounts.http import AuthedRequest
+from evaluations.domain import query_whole_number
+
+from ..models import ReportSnapshot, SnapshotFile, Study
+from ..reports.snapshots import (
+    CONTENT_TYPES,
+    snapshot_file,
+    snapshot_file_name,
+    snapshot_for,
+    snapshot_is_stale,
+    version_param,
+)
+from .forms import StudySnapshotRequestForm
+from .report import HUMAN_METRICS, _interval
+from .tasks import study_snapshot_start
+
+METRIC_LABELS = {
+    "krippendorff_alpha": "Krippendorff's α", "icc_2_1": "ICC(2,1)", "icc_3_1": "ICC(3,1)",
+    "percent_agreement": "Exact agreement", "within_one_agreement": "Within-one agreement",
+    "fleiss_kappa": "Fleiss' κ", "gwet_ac1": "Gwet's AC1",
+}
+
+
+@policy_required(Action.MANAGE_CALIBRATION)
+@require_GET
+def studies(request: AuthedRequest) -> HttpResponse:
+    """Every imported study with its size and newest report version."""
+    page_number = query_whole_number(request.GET.get("page", "1")) or 1
+    listing = Study.objects.annotate(n_items=Count("items", distinct=True), n_raters=Count("raters", distinct=True),
+                                     n_dimensions=Count("dimensions", distinct=True)).order_by("name")
+    page = Paginator(listing, 50).get_page(page_number)
+    latest = {s.study_id: s for s in ReportSnapshot.objects.ready().filter(study__in=[s.pk for s in page])
+              .defer("payload", "rater_key").order_by("study_id", "version")}
+    rows = [{"study": s, "snapshot": latest.get(s.pk)} for s in page]
+    return render(request, "calibration/studies/list.html", {"rows": rows, "page": page})
+
+
+def _blocks(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """All raters, then each group: the humans' coefficients as table rows, and the judges."""
+    out = []
+    for label, block in [("All raters", entry)] + [(f"Group {g}", b) for g, b in entry.get("groups", {}).items()]:
+        humans = block.get("humans") or {}
+        rows = [{"label": METRIC_LABELS[m], "value": humans.get(m), "ci": _interval(humans, m)}
+                for m in HUMAN_METRICS if humans and (humans.get(m) is None or isinstance(humans.get(m), (int, float)))]
+        judges = [{**judge, "confusion_rows": list(zip(judge["confusion"]["labels"], judge["confusion"]["matrix"],
+                                                         strict=True)) if judge.get("confusion") else []}
+                  for judge in block.get("judges", [])]
+        out.append({"label": label, "n_items": block.get("n_items"), "n_humans": block.get("n_humans"),
+                    "rows": rows, "judges": judges, "warnings": humans.get("warnings", [])})
+    return out
+
+
+def _context(study: Study, snapshot: ReportSnapshot | None, form: StudySnapshotRequestForm) -> dict[str, Any]:
+    versions = list(ReportSnapshot.objects.filter(study=study).select_related("requested_by")
+                    .defer("payload", "rater_key").order_by("-version"))
+    pending = next((s for s in versions if s.is_pending), None)
+    context: dict[str, Any] = {
+        "study": study, "snapshot": snapshot, "versions": versions, "pending": pending, "form": form,
+        "pending_stale": bool(pending and snapshot_is_stale(snapshot=pending)),
+        "progress_url": reverse("calibration:study_report_progress", args=[study.pk, pending.version]) if pending else "",
+    }
+    if snapshot is not None and snapshot.is_ready:
+        report: dict[str, Any] = snapshot.payload or {}
+        context["report"] = report
+        context["dimensions"] = [{"key": key, **entry, "blocks": _blocks(entry)}
+                                 for key, entry in report.get("dimensions", {}).items()]
+    return context
+
+
+def _study(pk: int) -> Study:
+    return get_object_or_404(Study, pk=pk)
+
+
+@policy_required(Action.MANAGE_CALIBRATION)
+@require_GET
+def study_report(request: AuthedRequest, pk: int) -> HttpResponse:
+    """A study's report: the chosen (or newest ready) version, and every version."""
+    study = _study(pk)
+    try:
+        version = version_param(request.GET.get("version"))
+    except ValueError as exc:
+        return HttpResponseBadRequest(str(exc))
+    snapshot = snapshot_for(study=study, version=version)
+    if version is not None and snapshot is None:
+        raise Http404(f"This study has no report version {version}.")
+    return render(request, "calibration/studies/report.html", _context(study, snapshot, StudySnapshotRequestForm()))
+
+
+@policy_required(Action.MANAGE_CALIBRATION)
+@require_POST
+def study_report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
+    """Queue a new version; the worker computes it while the page shows progress."""
+    study = _study(pk)
+    form = StudySnapshotRequestForm(request.POST)
+    if form.is_valid():
+        try:
+            snapshot = study_snapshot_start(study=study, requested_by=request.user, seed=form.cleaned_data["seed"],
+                                            n_resamples=form.cleaned_data["n_resamples"])
+        except ValidationError as exc:
+            form.add_service_error(exc)
+        else:
+            messages.success(request, f"Version {snapshot.version} is being computed.")
+            return redirect("calibration:study_report", pk=study.pk)
+    return render(request, "calibration/studies/report.html", _context(study, snapshot_for(study=study), form),
+                  status=422)
+
+
+@policy_required(Action.MANAGE_CALIBRATION)
+@require_GET
+def study_report_progress(request: AuthedRequest, pk: int, version: int) -> HttpResponse:
+    """The progress of one computing version (htmx polls it; a finished one tells the page to reload)."""
+    snapshot = get_object_or_404(ReportSnapshot.objects.defer("payload", "rater_key"), study_id=pk, version=version)
+    response = render(request, "calibration/reports/_progress.html", {
+        "pending": snapshot, "pending_stale": snapshot_is_stale(snapshot=snapshot),
+        "progress_url": reverse("calibration:study_report_progress", args=[pk, version])})
+    if not snapshot.is_pending:
+        response["HX-Refresh"] = "true"
+    return response
+
+
+@policy_required(Action.MANAGE_CALIBRATION)
+@require_GET
+def study_report_download(request: AuthedRequest, pk: int, fmt: str) -> HttpResponse:
+    """A stored file of a version (?version=N, default the newest ready one): the same bytes every time."""
+    if fmt == "zip":
+        fmt = SnapshotFile.Format.BUNDLE
+    if fmt not in SnapshotFile.Format.values:
+        raise Http404(f"Unknown format {fmt[:20]!r}: use json, csv, pdf, ratings or zip.")
+    study = _study(pk)
+    try:
+        version = version_param(request.GET.get("version"))
+    except ValueError as exc:
+        return HttpResponseBadRequest(str(exc))
+    snapshot = snapshot_for(study=study, version=version, with_payload=False)
+    if snapshot is None:
+        raise Http404("No report version to download yet: compute one on the report page."
+                      if version is None else f"This study has no report version {version}.")
+    if not snapshot.is_ready:
+        raise Http404(f"Report version {snapshot.version} is {snapshot.get_status_display().lower()}.")
+    stored = snapshot_file(snapshot=snapshot, fmt=fmt)
+    if stored is None:  # pragma: no cover - a ready snapshot has every file (written in one transaction)
+        raise Http404("This file is missing from the snapshot.")
+    response = HttpResponse(bytes(stored.content), content_type=CONTENT_TYPES[fmt])
+    response["Content-Disposition"] = f'attachment; filename="{snapshot_file_name(snapshot=snapshot, fmt=fmt)}"'
+    response["ETag"] = f'"{stored.sha256}"'
+    response["X-Input-Hash"] = snapshot.input_hash
+    return response
