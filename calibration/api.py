@@ -1,9 +1,11 @@
-"""REST endpoints for the benchmark pipeline (token auth, admins only): gold labels and IRR reports."""
+"""REST endpoints for the benchmark pipeline (token auth, admins only): gold labels, and the reports of cycles and
+imported rating studies (requested, listed, read and bundled; always stored snapshots)."""
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
@@ -20,7 +22,7 @@ from annotations.models import CalibrationCycle
 from calibration.adjudication.selectors import gold_labels
 from evaluations.domain import query_whole_number
 
-from .models import ReportSnapshot, SnapshotFile
+from .models import ReportSnapshot, SnapshotFile, Study
 from .reports.schema import Report, report_from_dict
 from .reports.snapshots import (
     DEFAULT_RESAMPLES,
@@ -32,6 +34,8 @@ from .reports.snapshots import (
     version_param,
 )
 from .reports.tasks import report_snapshot_start
+from .studies.snapshots import DEFAULT_STUDY_SEED
+from .studies.tasks import study_snapshot_start
 
 
 class GoldLabelSerializer(serializers.Serializer):
@@ -187,11 +191,173 @@ class ReportBundleAPIView(APIView):
         snapshot = snapshot_for(cycle=cycle, version=version, with_payload=False)
         if snapshot is None or not snapshot.is_ready:
             raise NotFound(f"cycle {pk} has no ready report version" + (f" {version}" if version else ""))
-        stored = snapshot_file(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)
-        if stored is None:  # pragma: no cover - a ready snapshot has every file
-            raise NotFound("the bundle is missing from this version")
-        response = HttpResponse(bytes(stored.content), content_type="application/zip")
-        response["Content-Disposition"] = (
-            f'attachment; filename="{snapshot_file_name(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)}"')
-        response["ETag"] = f'"{stored.sha256}"'
-        return response
+        return _bundle_response(snapshot)
+
+
+# --- study reports, and one endpoint that requests a report of either ----------------------------------------
+
+class StudySnapshotSerializer(serializers.Serializer):
+    """A stored version of a study's report: what it was computed from, and (when ready) the report itself."""
+
+    study = serializers.IntegerField(source="study_id")
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=ReportSnapshot.Status.choices)
+    progress = serializers.IntegerField(help_text="Percent done while computing.")
+    error = serializers.CharField(allow_blank=True)
+    seed = serializers.IntegerField()
+    n_resamples = serializers.IntegerField()
+    input_hash = serializers.CharField(allow_blank=True, help_text="SHA-256 of the snapshot's ratings.csv.")
+    input_counts = serializers.DictField(child=serializers.IntegerField())
+    software = serializers.DictField(child=serializers.CharField())
+    requested_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    report = serializers.JSONField(
+        source="payload", allow_null=True, read_only=True,
+        help_text="The report: meta, and per dimension the humans' coefficients with intervals, each judge, each "
+                  "rater group (see the bundle's README). Null until ready, and in version lists.")
+
+    def to_representation(self, instance: ReportSnapshot) -> dict:
+        data = super().to_representation(instance)
+        if not self.context.get("with_report"):
+            data["report"] = None
+        return data
+
+
+class ReportRequestSerializer(serializers.Serializer):
+    cycle = serializers.IntegerField(required=False, min_value=1, help_text="A calibration cycle's id …")
+    study = serializers.IntegerField(required=False, min_value=1, help_text="… or an imported rating study's id.")
+    run = serializers.IntegerField(required=False, allow_null=True, min_value=1,
+                                   help_text="Cycles only: the judge run (default: the newest finished on the rubric).")
+    seed = serializers.IntegerField(required=False, min_value=0, help_text=f"Default {DEFAULT_SEED} for a cycle, "
+                                                                           f"{DEFAULT_STUDY_SEED} for a study.")
+    n_resamples = serializers.IntegerField(required=False, default=DEFAULT_RESAMPLES, min_value=0,
+                                           max_value=MAX_RESAMPLES)
+
+    def validate(self, attrs: dict) -> dict:
+        if ("cycle" in attrs) == ("study" in attrs):
+            raise serializers.ValidationError({"non_field_errors": ["give either cycle or study"]})
+        if "study" in attrs and attrs.get("run") is not None:
+            raise serializers.ValidationError({"run": ["a study's judges are its judge raters: run is for cycles"]})
+        return attrs
+
+
+class ReportQueuedSerializer(serializers.Serializer):
+    """A queued report version and where to read it."""
+
+    cycle = serializers.IntegerField(allow_null=True)
+    study = serializers.IntegerField(allow_null=True)
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=ReportSnapshot.Status.choices)
+    seed = serializers.IntegerField()
+    n_resamples = serializers.IntegerField()
+    url = serializers.CharField(help_text="GET this version (poll until status is ready or failed).")
+    bundle_url = serializers.CharField(help_text="The citable zip, once ready.")
+
+
+class ReportsAPIView(APIView):
+    """Request a new version of a cycle's or a study's report; the worker computes it (202, then poll `url`)."""
+
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = ApiToken.Scope.DATA_WRITE  # writes a snapshot row and takes worker time
+
+    @extend_schema(operation_id="reports_request", request=ReportRequestSerializer,
+                   responses={202: ReportQueuedSerializer})
+    def post(self, request: Request) -> Response:
+        incoming = ReportRequestSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        data = incoming.validated_data
+        try:
+            if "study" in data:
+                study = get_object_or_404(Study, pk=data["study"])
+                snapshot = study_snapshot_start(study=study, requested_by=request.user, n_resamples=data["n_resamples"],
+                                                seed=data.get("seed", DEFAULT_STUDY_SEED))
+                url = reverse("api-study-report", kwargs={"pk": study.pk})
+                bundle = reverse("api-study-report-bundle", kwargs={"pk": study.pk})
+            else:
+                cycle = get_object_or_404(CalibrationCycle, pk=data["cycle"])
+                snapshot = report_snapshot_start(cycle=cycle, requested_by=request.user, run_id=data.get("run"),
+                                                 seed=data.get("seed", DEFAULT_SEED), n_resamples=data["n_resamples"])
+                url = reverse("api-cycle-report", kwargs={"pk": cycle.pk})
+                bundle = reverse("api-cycle-report-bundle", kwargs={"pk": cycle.pk})
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from exc
+        snapshot.refresh_from_db()
+        query = f"?version={snapshot.version}"
+        return Response(ReportQueuedSerializer({
+            "cycle": snapshot.cycle_id, "study": snapshot.study_id, "version": snapshot.version,
+            "status": snapshot.status, "seed": snapshot.seed, "n_resamples": snapshot.n_resamples,
+            "url": request.build_absolute_uri(url + query), "bundle_url": request.build_absolute_uri(bundle + query),
+        }).data, status=202)
+
+
+def _version(request: Request) -> int | None:
+    try:
+        return version_param(request.query_params.get("version"))
+    except ValueError as exc:
+        raise serializers.ValidationError({"version": str(exc).removeprefix("version: ")}) from exc
+
+
+class StudyReportAPIView(APIView):
+    """A study's report: a stored snapshot (?version=N, default the newest ready one); never computed here."""
+
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = ApiToken.Scope.REPORTS_READ
+
+    @extend_schema(
+        operation_id="study_report",
+        parameters=[OpenApiParameter("version", int, required=False,
+                                     description="Report version (default: the newest ready one)")],
+        responses={200: StudySnapshotSerializer},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        study = get_object_or_404(Study, pk=pk)
+        version = _version(request)
+        snapshot = snapshot_for(study=study, version=version)
+        if snapshot is None:
+            raise NotFound(f"study {pk} has no report version {version}" if version else
+                           f"study {pk} has no computed report yet: POST /api/v1/reports/ with its id")
+        return Response(StudySnapshotSerializer(snapshot, context={"with_report": True}).data)
+
+
+class StudyReportVersionsAPIView(APIView):
+    """Every version of a study's report, newest first (without the report bodies)."""
+
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = ApiToken.Scope.REPORTS_READ
+
+    @extend_schema(operation_id="study_report_versions", responses={200: StudySnapshotSerializer(many=True)})
+    def get(self, request: Request, pk: int) -> Response:
+        study = get_object_or_404(Study, pk=pk)
+        snapshots = ReportSnapshot.objects.filter(study=study).defer("payload", "rater_key").order_by("-version")
+        return Response(StudySnapshotSerializer(snapshots, many=True).data)
+
+
+class StudyReportBundleAPIView(APIView):
+    """A ready version's citable bundle (zip: README, JSON, CSV, PDF, ratings.csv, SHA256SUMS); ?version=N."""
+
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = ApiToken.Scope.REPORTS_READ
+
+    @extend_schema(
+        operation_id="study_report_bundle",
+        parameters=[OpenApiParameter("version", int, required=False, description="Report version")],
+        responses={(200, "application/zip"): OpenApiTypes.BINARY},
+    )
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        study = get_object_or_404(Study, pk=pk)
+        version = _version(request)
+        snapshot = snapshot_for(study=study, version=version, with_payload=False)
+        if snapshot is None or not snapshot.is_ready:
+            raise NotFound(f"study {pk} has no ready report version" + (f" {version}" if version else ""))
+        return _bundle_response(snapshot)
+
+
+def _bundle_response(snapshot: ReportSnapshot) -> HttpResponse:
+    stored = snapshot_file(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)
+    if stored is None:  # pragma: no cover - a ready snapshot has every file
+        raise NotFound("the bundle is missing from this version")
+    response = HttpResponse(bytes(stored.content), content_type="application/zip")
+    response["Content-Disposition"] = (
+        f'attachment; filename="{snapshot_file_name(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)}"')
+    response["ETag"] = f'"{stored.sha256}"'
+    return response

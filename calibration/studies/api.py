@@ -1,5 +1,6 @@
 """API of external rating studies: create a study, push ratings in bulk (the long format's rules, all or nothing,
-idempotent), read its reliability. Admins; tokens need data:write to write and reports:read to read."""
+idempotent). Its reports are snapshots, requested and read under /api/v1/reports/ (calibration.api). Admins;
+tokens need data:write to write and reports:read to read."""
 from __future__ import annotations
 
 import json
@@ -7,8 +8,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ParseError
 from rest_framework.request import Request
@@ -21,7 +21,6 @@ from stats.alpha import LEVELS
 
 from ..models import Study, StudyDimension
 from .importing import Dimension, StudyImportFailed, study_ratings_import
-from .selectors import study_reliability
 
 MAX_RATINGS = 20_000
 MAX_RESAMPLES = 10_000
@@ -179,29 +178,3 @@ class StudyRatingsAPIView(APIView):
         return Response({"study": summary.study, "items": summary.items, "raters": summary.raters,
                          "scores": summary.scores, "created": summary.created, "updated": summary.updated,
                          "unchanged": summary.unchanged})
-
-
-class StudyReportAPIView(APIView):
-    """The study's reliability per dimension: the humans' coefficients with intervals, and each judge."""
-
-    permission_classes = [PolicyPermission, TokenHasScope]
-    token_scope = "reports:read"
-
-    @extend_schema(operation_id="study_report", parameters=[
-        OpenApiParameter("bootstrap", int, description=f"resamples for the intervals (0–{MAX_RESAMPLES}, default 1000)"),
-        OpenApiParameter("seed", int, description="seed of the bootstrap (default 0)")],
-        responses={200: OpenApiTypes.OBJECT, 400: ErrorsSerializer})
-    def get(self, request: Request, pk: int) -> Response:
-        study = get_object_or_404(Study, pk=pk)
-        params = {}
-        for name, default in (("bootstrap", 1000), ("seed", 0)):
-            raw = request.query_params.get(name)
-            limit = MAX_RESAMPLES if name == "bootstrap" else 2**32 - 1
-            value = default if raw in (None, "") else (
-                int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 10 and int(raw) <= limit else None)
-            if value is None:
-                return Response({"detail": f"bad {name}", "errors": [f"{name}: must be a whole number in range"]},
-                                status=400)
-            params[name] = value
-        report = study_reliability(study=study, n_resamples=params["bootstrap"], seed=params["seed"])
-        return Response(json.loads(json.dumps(report, default=float)))

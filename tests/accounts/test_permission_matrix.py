@@ -184,8 +184,15 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("api-studies", reverse("api-studies"), roles("403", "403", "403", "403", "allow"), method="post"),
         Case("api-study-ratings", reverse("api-study-ratings", kwargs={"pk": 999_999}),
              roles("403", "403", "403", "403", "404"), method="post"),
-        Case("api-study-report", reverse("api-study-report", kwargs={"pk": 999_999}),
-             roles("403", "403", "403", "403", "404")),
+        Case("api-study-report", reverse("api-study-report", kwargs={"pk": study.pk}),
+             roles("403", "403", "403", "403", "allow")),
+        Case("api-study-report-bundle", reverse("api-study-report-bundle", kwargs={"pk": study.pk}),
+             roles("403", "403", "403", "403", "allow")),
+        Case("api-study-report-versions", reverse("api-study-report-versions", kwargs={"pk": study.pk}),
+             roles("403", "403", "403", "403", "allow")),
+        # requesting a report: a validation error (400) for admins once in; the study does not exist → 404
+        Case("api-reports", reverse("api-reports"), roles("403", "403", "403", "403", "404"), method="post",
+             data={"study": 999_999}),
         # the pipeline's API: admins only (token or session)
         Case("api-gold-labels", reverse("api-gold-labels"), roles("403", "403", "403", "403", "allow")),
     ]
