@@ -23,6 +23,8 @@ urlpatterns = [
     path("studies/<int:pk>/report/versions/<int:version>/progress/", studies.study_report_progress,
          name="study_report_progress"),
     path("studies/<int:pk>/report.<str:fmt>", studies.study_report_download, name="study_report_export"),
+    path("studies/<int:pk>/judge/", studies.study_judge, name="study_judge"),
+    path("studies/<int:pk>/judge/<int:run_id>/cancel/", studies.study_judge_cancel, name="study_judge_cancel"),
     path("progress/", views.progress, name="progress"),
     # Adjudication is for panel leads and adjudicators as well as admins; the views check who may decide what.
     path("adjudication/", adjudication.queue, name="adjudication_queue"),

@@ -16,10 +16,10 @@ from .delphi import (
     DelphiStudy,
 )
 from .snapshots import ReportSnapshot, SnapshotFile
-from .studies import Study, StudyDimension, StudyItem, StudyRater, StudyScore
+from .studies import Study, StudyDimension, StudyItem, StudyJudgeRun, StudyRater, StudyScore
 
 __all__ = [
     "DEFAULT_PLANNED_ROUNDS", "DEFAULT_THRESHOLD", "METHODOLOGY_MIN_PANELISTS", "DelphiAllocation",
     "DelphiResponse", "DelphiRound", "DelphiStudy", "ReportSnapshot", "SnapshotFile", "Study", "StudyDimension",
-    "StudyItem", "StudyRater", "StudyScore",
+    "StudyItem", "StudyJudgeRun", "StudyRater", "StudyScore",
 ]

@@ -83,3 +83,51 @@ class StudyScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.value:g}"
+
+
+class StudyJudgeRun(models.Model):
+    """One pass of a judge model over a study's items, through the integrated pipeline's client (retries,
+    Retry-After, timeouts): each answered item × dimension becomes a score of the judge rater named after the model.
+    Resumable by construction: a run only sends what that rater has not scored yet."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        CANCELLED = "cancelled", "Cancelled"
+        FAILED = "failed", "Failed"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="judge_runs")
+    model = models.CharField(max_length=200, help_text="The judge model; also the name of its rater in the study.")
+    base_url = models.CharField(max_length=500)
+    dimensions = models.JSONField(default=list, blank=True, help_text="Dimension keys (empty: every one with a prompt).")
+    limit = models.PositiveIntegerField(null=True, blank=True, help_text="At most this many calls (a trial run).")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    total = models.PositiveIntegerField(default=0, help_text="Item × dimension pairs to send when it started.")
+    scored = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveBigIntegerField(default=0)
+    completion_tokens = models.PositiveBigIntegerField(default=0)
+    cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
+    errors = models.JSONField(default=dict, blank=True, help_text="Failed calls by error class.")
+    error = models.TextField(blank=True)
+    cancel_requested = models.BooleanField(default=False)
+    requested_by = models.ForeignKey("accounts.User", null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(status__in=["queued", "running", "finished", "cancelled",
+                                                                  "failed"]), name="study_judge_run_status_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study} · judge {self.model} · #{self.pk}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)

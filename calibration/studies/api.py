@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
@@ -19,8 +20,9 @@ from access.policy import PolicyPermission
 from accounts.api_auth import TokenHasScope
 from stats.alpha import LEVELS
 
-from ..models import Study, StudyDimension
+from ..models import Study, StudyDimension, StudyJudgeRun
 from .importing import Dimension, StudyImportFailed, study_ratings_import
+from .judging import study_judge_run_cancel, study_judge_run_start
 
 MAX_RATINGS = 20_000
 MAX_RESAMPLES = 10_000
@@ -178,3 +180,80 @@ class StudyRatingsAPIView(APIView):
         return Response({"study": summary.study, "items": summary.items, "raters": summary.raters,
                          "scores": summary.scores, "created": summary.created, "updated": summary.updated,
                          "unchanged": summary.unchanged})
+
+
+class StudyJudgeRunRequestSerializer(serializers.Serializer):
+    model = serializers.CharField(max_length=200, help_text="The judge model; its rater name in the study.")
+    dimensions = serializers.ListField(child=serializers.CharField(), required=False, default=list,
+                                       help_text="Dimension keys (default: every dimension).")
+    limit = serializers.IntegerField(required=False, allow_null=True, min_value=1, help_text="At most this many calls.")
+
+
+class StudyJudgeRunSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    study = serializers.IntegerField(source="study_id")
+    model = serializers.CharField()
+    status = serializers.ChoiceField(choices=StudyJudgeRun.Status.choices)
+    dimensions = serializers.ListField(child=serializers.CharField())
+    limit = serializers.IntegerField(allow_null=True)
+    total = serializers.IntegerField(help_text="Item × dimension pairs to send (0 until started).")
+    scored = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    errors = serializers.DictField(child=serializers.IntegerField(), help_text="Failed calls by error class.")
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    cost = serializers.DecimalField(max_digits=14, decimal_places=6)
+    error = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class StudyJudgeRunsAPIView(APIView):
+    """POST: score the study's items with a judge model (the worker runs it; poll the run). The endpoint is the
+    configured one (settings), never one named in the request. Scope judge:run."""
+
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = "judge:run"
+
+    @extend_schema(operation_id="study_judge_run_start", request=StudyJudgeRunRequestSerializer,
+                   responses={202: StudyJudgeRunSerializer, 400: ErrorsSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        study = get_object_or_404(Study, pk=pk)
+        incoming = StudyJudgeRunRequestSerializer(data=request.data)
+        if not incoming.is_valid():
+            return _errors("invalid request", _flatten(incoming.errors))
+        try:
+            run = study_judge_run_start(study=study, requested_by=request.user, model=incoming.validated_data["model"],
+                                        dimensions=incoming.validated_data["dimensions"] or None,
+                                        limit=incoming.validated_data.get("limit"))
+        except ValidationError as exc:
+            return _errors("refused", [f"{field}: {m}" for field, ms in exc.message_dict.items() for m in ms])
+        return Response(StudyJudgeRunSerializer(run).data, status=202)
+
+
+class StudyJudgeRunAPIView(APIView):
+    """GET: a study judge run's state, counts, tokens and cost."""
+
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = "reports:read"
+
+    @extend_schema(operation_id="study_judge_run", responses={200: StudyJudgeRunSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(StudyJudgeRunSerializer(get_object_or_404(StudyJudgeRun, pk=pk)).data)
+
+
+class StudyJudgeRunCancelAPIView(APIView):
+    """POST: stop a queued or running study judge run (409 once it has ended)."""
+
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = "judge:run"
+
+    @extend_schema(operation_id="study_judge_run_cancel", request=None,
+                   responses={200: StudyJudgeRunSerializer, 409: ErrorsSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        run = get_object_or_404(StudyJudgeRun, pk=pk)
+        if not study_judge_run_cancel(run=run):
+            return _errors(f"run {pk} has ended ({run.status})", [f"status: the run is {run.status}"], status=409)
+        run.refresh_from_db()
+        return Response(StudyJudgeRunSerializer(run).data)

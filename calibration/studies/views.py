@@ -16,7 +16,7 @@ from access.policy import Action, policy_required
 from accounts.http import AuthedRequest
 from evaluations.domain import query_whole_number
 
-from ..models import ReportSnapshot, SnapshotFile, Study
+from ..models import ReportSnapshot, SnapshotFile, Study, StudyJudgeRun
 from ..reports.snapshots import (
     CONTENT_TYPES,
     snapshot_file,
@@ -25,7 +25,8 @@ from ..reports.snapshots import (
     snapshot_is_stale,
     version_param,
 )
-from .forms import StudySnapshotRequestForm
+from .forms import StudyJudgeForm, StudySnapshotRequestForm
+from .judging import study_judge_run_cancel, study_judge_run_start
 from .report import HUMAN_METRICS, _interval
 from .tasks import study_snapshot_start
 
@@ -65,7 +66,12 @@ def _blocks(entry: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _context(study: Study, snapshot: ReportSnapshot | None, form: StudySnapshotRequestForm) -> dict[str, Any]:
+def _judge_form(study: Study, data: Any = None) -> StudyJudgeForm:
+    return StudyJudgeForm(data, study_dimensions=list(study.dimensions.order_by("id").values_list("key", flat=True)))
+
+
+def _context(study: Study, snapshot: ReportSnapshot | None, form: StudySnapshotRequestForm,
+             judge_form: StudyJudgeForm | None = None) -> dict[str, Any]:
     versions = list(ReportSnapshot.objects.filter(study=study).select_related("requested_by")
                     .defer("payload", "rater_key").order_by("-version"))
     pending = next((s for s in versions if s.is_pending), None)
@@ -73,6 +79,8 @@ def _context(study: Study, snapshot: ReportSnapshot | None, form: StudySnapshotR
         "study": study, "snapshot": snapshot, "versions": versions, "pending": pending, "form": form,
         "pending_stale": bool(pending and snapshot_is_stale(snapshot=pending)),
         "progress_url": reverse("calibration:study_report_progress", args=[study.pk, pending.version]) if pending else "",
+        "judge_form": judge_form or _judge_form(study),
+        "judge_runs": list(StudyJudgeRun.objects.filter(study=study).order_by("-id")[:20]),
     }
     if snapshot is not None and snapshot.is_ready:
         report: dict[str, Any] = snapshot.payload or {}
@@ -160,3 +168,34 @@ def study_report_download(request: AuthedRequest, pk: int, fmt: str) -> HttpResp
     response["ETag"] = f'"{stored.sha256}"'
     response["X-Input-Hash"] = snapshot.input_hash
     return response
+
+
+@policy_required(Action.MANAGE_CALIBRATION)
+@require_POST
+def study_judge(request: AuthedRequest, pk: int) -> HttpResponse:
+    """Start a judge run over the study's items (the worker runs it; the page lists it with its counts)."""
+    study = _study(pk)
+    form = _judge_form(study, request.POST)
+    if form.is_valid():
+        try:
+            run = study_judge_run_start(study=study, requested_by=request.user, model=form.cleaned_data["model"],
+                                        dimensions=form.cleaned_data["dimensions"] or None,
+                                        limit=form.cleaned_data["limit"])
+        except ValidationError as exc:
+            form.add_service_error(exc)
+        else:
+            messages.success(request, f"Judge run #{run.pk} ({run.model}) is queued for the worker.")
+            return redirect("calibration:study_report", pk=study.pk)
+    return render(request, "calibration/studies/report.html",
+                  _context(study, snapshot_for(study=study), StudySnapshotRequestForm(), form), status=422)
+
+
+@policy_required(Action.MANAGE_CALIBRATION)
+@require_POST
+def study_judge_cancel(request: AuthedRequest, pk: int, run_id: int) -> HttpResponse:
+    run = get_object_or_404(StudyJudgeRun, pk=run_id, study_id=pk)
+    if study_judge_run_cancel(run=run):
+        messages.success(request, f"Judge run #{run.pk} will stop.")
+    else:
+        messages.warning(request, f"Judge run #{run.pk} had already ended.")
+    return redirect("calibration:study_report", pk=pk)

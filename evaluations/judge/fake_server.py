@@ -14,7 +14,9 @@ Requests: POST /v1/chat/completions or /chat/completions. A request with
 ``response_format: {"type": "json_object"}`` is a judge request: the server reads the sub-dimension
 keys from the system prompt's "- key (NN%): ..." lines and the evaluated text from the user message's
 MODEL RESPONSE block, and answers with scores derived deterministically from a hash of that text (and
-of the judge model's name, so two judges disagree now and then). Any
+of the judge model's name, so two judges disagree now and then). A judge request about an imported study
+(its system prompt names a "reliability study" and a scale "from A to B") gets ``{"score": N}``, N on
+that scale by the same kind of hash (``fake_study_score``). Any
 other request is a test-model request and gets a deterministic plausible answer to the question.
 
 Faults, by rate (a deterministic draw from seed, text hash, model and call number, so a run's faults do
@@ -299,7 +301,9 @@ class FakeLLMServer:
             return code, extra, _error_body(code, HTTP_FAULTS[fault])
         if fault == "bad_envelope":
             return 200, {}, b"<html>upstream proxy error</html>"
-        if is_judge:
+        if is_judge and _STUDY_SCALE.search(system):
+            content = _study_content(system=system, key=key, model=model, fault=fault)
+        elif is_judge:
             content = _judge_content(system=system, key=key, model=model, fault=fault)
         else:
             content = _test_answer(question=user, model=model)
@@ -349,6 +353,25 @@ def _response_text(user: str) -> str:
 def fake_score(key: str, sub_dimension: str, judge_model: str = "") -> int:
     """The deterministic 0–3 score the fake judge `judge_model` gives a text (by hash) on one sub-dimension."""
     return int(_unit("score", key, sub_dimension, judge_model) * 4)
+
+
+_STUDY_SCALE = re.compile(r"reliability study.*?from (-?\d+(?:\.\d+)?) to (-?\d+(?:\.\d+)?)", re.S)
+
+
+def fake_study_score(key: str, low: float, high: float, judge_model: str = "") -> int:
+    """The deterministic whole-number score the fake judge gives an imported study's item on a low–high scale."""
+    return int(low) + int(_unit("study", key, judge_model) * (int(high) - int(low) + 1))
+
+
+def _study_content(*, system: str, key: str, model: str, fault: str | None) -> str:
+    """A study judge's reply (calibration.studies.judging): {"score": N} on the scale its system prompt names."""
+    match = _STUDY_SCALE.search(system)
+    assert match is not None
+    low, high = float(match.group(1)), float(match.group(2))
+    if fault in ("malformed", "partial", "missing"):
+        return "I would rather not say."
+    score = high + 1 if fault == "float_score" else fake_study_score(key, low, high, model)
+    return json.dumps({"score": score})
 
 
 def _judge_content(*, system: str, key: str, model: str, fault: str | None) -> str:
