@@ -69,7 +69,7 @@ def test_the_report_page_shows_the_stored_numbers_and_serves_the_stored_files(  
     judge = coherence["judges"][0]
     assert f"page-judge 10 {floatformat(judge['spearman_rho'], 3)}" in text
     assert html.count('data-testid="confusion"') == 1  # the judge rated one dimension
-    assert "#1 page-judge Finished 10 0 10" in text
+    assert f"#{run.pk} page-judge Finished 10 0 10" in text
     for fmt, stored_format in (("zip", "bundle"), ("pdf", "pdf"), ("csv", "csv"), ("json", "json"),
                                ("ratings", "ratings")):
         response = admin.get(reverse("calibration:study_report_export", args=[study.pk, fmt]) + "?version=1")
