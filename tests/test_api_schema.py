@@ -59,3 +59,28 @@ def test_the_schema_lists_every_api_operation() -> None:
     assert {("GET", "/api/v1/gold-labels/"), ("GET", "/api/v1/leaderboard/"),
             ("GET", "/api/v1/reports/cycles/{id}/"), ("GET", "/api/v1/reports/cycles/{id}/versions/"),
             ("POST", "/api/v1/reports/cycles/{id}/versions/")} <= operations
+
+
+def test_every_write_has_a_request_body_and_every_operation_a_documented_success() -> None:
+    """The write API of issue 16 is described with request and response bodies, not free text."""
+    from django.test import Client
+
+    document = Client().get("/api/v1/schema/?format=json").json()
+    operations = {(method.upper(), path): op for path, item in document["paths"].items()
+                  for method, op in item.items() if method in ("get", "post", "put", "patch", "delete")}
+    for key in [("POST", "/api/v1/cases/"), ("POST", "/api/v1/responses/"), ("POST", "/api/v1/judge-runs/"),
+                ("GET", "/api/v1/judge-runs/{id}/"), ("POST", "/api/v1/judge-runs/{id}/cancel/"),
+                ("POST", "/api/v1/studies/"), ("POST", "/api/v1/studies/{id}/ratings/"),
+                ("POST", "/api/v1/studies/{id}/judge-runs/"), ("GET", "/api/v1/studies/judge-runs/{id}/"),
+                ("POST", "/api/v1/studies/judge-runs/{id}/cancel/"), ("POST", "/api/v1/reports/"),
+                ("GET", "/api/v1/reports/studies/{id}/"), ("GET", "/api/v1/reports/studies/{id}/versions/"),
+                ("GET", "/api/v1/reports/studies/{id}/bundle/"), ("GET", "/api/v1/reports/cycles/{id}/bundle/")]:
+        assert key in operations, key
+    for (method, path), op in operations.items():
+        successes = {code: body for code, body in op["responses"].items() if code.startswith("2")}
+        assert successes, (method, path)
+        for code, body in successes.items():
+            assert body.get("content"), f"{method} {path} {code}: no response body described"
+        cancel = path.endswith("/cancel/")  # a cancel takes no body: the URL names what stops
+        if method == "POST" and not cancel:
+            assert op.get("requestBody", {}).get("content"), f"{method} {path}: no request body described"
