@@ -130,10 +130,7 @@ class ReportAPIView(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         cycle = get_object_or_404(CalibrationCycle, pk=pk)
-        try:
-            version = version_param(request.query_params.get("version"))
-        except ValueError as exc:
-            raise serializers.ValidationError({"version": str(exc).removeprefix("version: ")}) from exc
+        version = _version(request)
         snapshot = snapshot_for(cycle=cycle, version=version)
         if snapshot is None:
             raise NotFound(f"cycle {pk} has no report version {version}" if version else
@@ -184,10 +181,7 @@ class ReportBundleAPIView(APIView):
     )
     def get(self, request: Request, pk: int) -> HttpResponse:
         cycle = get_object_or_404(CalibrationCycle, pk=pk)
-        try:
-            version = version_param(request.query_params.get("version"))
-        except ValueError as exc:
-            raise serializers.ValidationError({"version": str(exc).removeprefix("version: ")}) from exc
+        version = _version(request)
         snapshot = snapshot_for(cycle=cycle, version=version, with_payload=False)
         if snapshot is None or not snapshot.is_ready:
             raise NotFound(f"cycle {pk} has no ready report version" + (f" {version}" if version else ""))

@@ -311,24 +311,30 @@ def _confusion_table(matrix: list[list[int]] | None, reference: str, fonts: Font
 def _page_decoration(report: dict[str, Any], fonts: Fonts, version: int | None,
                      input_hash: str | None) -> Callable[[Canvas, BaseDocTemplate], None]:
     meta = report["meta"]
-    cycle = fonts.text(str(meta.get("cycle") or "—"))
-    snapshot = fonts.text(f"snapshot version {'—' if version is None else version} · "
-                          f"input hash {input_hash or '—'}")
-    footer = fonts.text(f"seed {meta.get('seed')} · {meta.get('n_resamples')} bootstrap resamples · "
-                        f"rubric v{meta.get('rubric_version', '—')} · judge run {meta.get('judge_run') or '—'}")
+    return page_decoration(
+        fonts, heading="FaithBench calibration report — cycle: ", name=str(meta.get("cycle") or "—"),
+        line=f"snapshot version {'—' if version is None else version} · input hash {input_hash or '—'}",
+        footer=f"seed {meta.get('seed')} · {meta.get('n_resamples')} bootstrap resamples · "
+               f"rubric v{meta.get('rubric_version', '—')} · judge run {meta.get('judge_run') or '—'}")
+
+
+def page_decoration(fonts: Fonts, *, heading: str, name: str, line: str, footer: str = ""
+                    ) -> Callable[[Canvas, BaseDocTemplate], None]:
+    """Every page's header (heading + name, cut to fit; the snapshot line) and footer (and page number)."""
+    heading, name, line, footer = (fonts.text(t) for t in (heading, name, line, footer))
     width, height = PAGE
 
     def decorate(canvas: Canvas, doc: BaseDocTemplate) -> None:
         canvas.saveState()
         canvas.setFont(fonts.bold, 9)
-        heading = fonts.text("FaithBench calibration report — cycle: ")
-        canvas.drawString(MARGIN_X, height - 24, heading + _fit(cycle, fonts.bold, 9, width - 2 * MARGIN_X
+        canvas.drawString(MARGIN_X, height - 24, heading + _fit(name, fonts.bold, 9, width - 2 * MARGIN_X
                                                                 - pdfmetrics.stringWidth(heading, fonts.bold, 9)))
         canvas.setFont(fonts.regular, LABEL_PT)
-        canvas.drawString(MARGIN_X, height - 35, snapshot)
+        canvas.drawString(MARGIN_X, height - 35, line)
         canvas.setStrokeColor(colors.HexColor("#c5ccd6"))
         canvas.line(MARGIN_X, height - 40, width - MARGIN_X, height - 40)
-        canvas.drawString(MARGIN_X, 22, footer)
+        if footer:
+            canvas.drawString(MARGIN_X, 22, footer)
         canvas.drawRightString(width - MARGIN_X, 22, f"page {doc.page}")
         canvas.restoreState()
 

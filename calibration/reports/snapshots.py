@@ -143,17 +143,23 @@ def _abandon_stale(*, cycle: CalibrationCycle, now: Any) -> None:
              error="The worker stopped while computing (no progress for 5 minutes).")
 
 
+def bootstrap_option_errors(*, seed: int, n_resamples: int) -> dict[str, list[str]]:
+    """What is wrong with a requested seed and number of resamples, by field (empty: nothing)."""
+    errors: dict[str, list[str]] = {}
+    if not 0 <= n_resamples <= MAX_RESAMPLES:
+        errors["n_resamples"] = [f"must be between 0 and {MAX_RESAMPLES:,}"]
+    if seed < 0:
+        errors["seed"] = ["must be a whole number ≥ 0"]
+    return errors
+
+
 @transaction.atomic
 def report_snapshot_request(
     *, cycle: CalibrationCycle, requested_by: User | None, run_id: int | None = None,
     seed: int = DEFAULT_SEED, n_resamples: int = DEFAULT_RESAMPLES,
 ) -> ReportSnapshot:
     """Queue the next version of a cycle's report (the worker computes it; see `calibration.tasks`)."""
-    errors: dict[str, list[str]] = {}
-    if not 0 <= n_resamples <= MAX_RESAMPLES:
-        errors["n_resamples"] = [f"must be between 0 and {MAX_RESAMPLES:,}"]
-    if seed < 0:
-        errors["seed"] = ["must be a whole number ≥ 0"]
+    errors = bootstrap_option_errors(seed=seed, n_resamples=n_resamples)
     run = judge_run_for_cycle(cycle=cycle, run_id=run_id)
     if run_id is not None and run is None:
         errors["run"] = [f"judge run {run_id} does not exist or is on another rubric"]

@@ -1,6 +1,8 @@
 """Report pages and downloads. They render stored snapshots and never compute statistics in a request."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
@@ -109,9 +111,13 @@ def report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
 def report_progress(request: AuthedRequest, pk: int, version: int) -> HttpResponse:
     """The progress of one computing snapshot (htmx polls it; a finished one tells the page to reload)."""
     snapshot = get_object_or_404(ReportSnapshot.objects.defer("payload", "rater_key"), cycle_id=pk, version=version)
+    return snapshot_progress_response(request, snapshot, reverse("calibration:report_progress", args=[pk, version]))
+
+
+def snapshot_progress_response(request: AuthedRequest, snapshot: ReportSnapshot, url: str) -> HttpResponse:
+    """The progress fragment of one version, polled at `url`; a finished one tells the page to reload."""
     response = render(request, "calibration/reports/_progress.html",
-                      {"pending": snapshot, "pending_stale": snapshot_is_stale(snapshot=snapshot),
-                       "progress_url": reverse("calibration:report_progress", args=[pk, version])})
+                      {"pending": snapshot, "pending_stale": snapshot_is_stale(snapshot=snapshot), "progress_url": url})
     if not snapshot.is_pending:
         response["HX-Refresh"] = "true"
     return response
@@ -121,19 +127,27 @@ def report_progress(request: AuthedRequest, pk: int, version: int) -> HttpRespon
 @require_GET
 def report_download(request: AuthedRequest, pk: int, fmt: str) -> HttpResponse:
     """A stored file of a snapshot (?version=N, default the newest): the same bytes every time."""
+    cycle = _cycle(pk)
+    return snapshot_download_response(request, fmt, lambda version: snapshot_for(
+        cycle=cycle, version=version, with_payload=False), subject="cycle")
+
+
+def snapshot_download_response(request: AuthedRequest, fmt: str, find: Callable[[int | None], ReportSnapshot | None],
+                               *, subject: str) -> HttpResponse:
+    """A stored file of a ready version (?version=N, default the newest ready one), `find` looking it up for the
+    cycle's or study's page: the same bytes every time, with their hash as ETag and the input hash."""
     if fmt == "zip":
         fmt = SnapshotFile.Format.BUNDLE
     if fmt not in SnapshotFile.Format.values:
         raise Http404(f"Unknown format {fmt[:20]!r}: use json, csv, pdf, ratings or zip.")
-    cycle = _cycle(pk)
     try:
         version = version_param(request.GET.get("version"))
     except ValueError as exc:
         return HttpResponseBadRequest(str(exc))
-    snapshot = snapshot_for(cycle=cycle, version=version, with_payload=False)
+    snapshot = find(version)
     if snapshot is None:
         raise Http404("No report version to download yet: compute one on the report page."
-                      if version is None else f"This cycle has no report version {version}.")
+                      if version is None else f"This {subject} has no report version {version}.")
     if not snapshot.is_ready:
         raise Http404(f"Report version {snapshot.version} is {snapshot.get_status_display().lower()}.")
     stored = snapshot_file(snapshot=snapshot, fmt=fmt)

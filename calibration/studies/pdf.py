@@ -7,11 +7,8 @@ import io
 from typing import Any
 from xml.sax.saxutils import escape
 
-from reportlab.lib import colors
 from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Table
-from reportlab.platypus.doctemplate import BaseDocTemplate
 from reportlab.platypus.flowables import Flowable
 
 from ..reports.pdf import (
@@ -20,9 +17,9 @@ from ..reports.pdf import (
     MARGIN_TOP,
     MARGIN_X,
     PAGE,
-    _fit,
     _Styles,
     _table,
+    page_decoration,
     report_fonts,
 )
 from ..reports.render import _fmt
@@ -109,22 +106,8 @@ def study_report_pdf(report: dict[str, Any], *, version: int | None = None, inpu
                 story += matrices
         notes = (entry.get("humans") or {}).get("warnings") or []
         story += [p(f"• {note}", styles.muted) for note in notes]
-    study = fonts.text(str(meta.get("study") or "—"))
-    line = fonts.text(f"snapshot version {'—' if version is None else version} · input hash {input_hash or '—'}")
-    width, height = PAGE
-
-    def decorate(canvas: Canvas, doc: BaseDocTemplate) -> None:
-        canvas.saveState()
-        canvas.setFont(fonts.bold, 9)
-        heading = fonts.text("FaithBench calibration — rating study: ")
-        canvas.drawString(MARGIN_X, height - 24, heading + _fit(study, fonts.bold, 9, width - 2 * MARGIN_X
-                                                                - pdfmetrics.stringWidth(heading, fonts.bold, 9)))
-        canvas.setFont(fonts.regular, LABEL_PT)
-        canvas.drawString(MARGIN_X, height - 35, line)
-        canvas.setStrokeColor(colors.HexColor("#c5ccd6"))
-        canvas.line(MARGIN_X, height - 40, width - MARGIN_X, height - 40)
-        canvas.drawRightString(width - MARGIN_X, 22, f"page {doc.page}")
-        canvas.restoreState()
-
+    decorate = page_decoration(
+        fonts, heading="FaithBench calibration — rating study: ", name=str(meta.get("study") or "—"),
+        line=f"snapshot version {'—' if version is None else version} · input hash {input_hash or '—'}")
     doc.build(story, onFirstPage=decorate, onLaterPages=decorate)
     return buffer.getvalue()

@@ -20,9 +20,9 @@ from ..reports.selectors import software_versions
 from ..reports.snapshots import (
     DEFAULT_RESAMPLES,
     FILE_NAMES,
-    MAX_RESAMPLES,
     STALE_AFTER,
     ProgressReporter,
+    bootstrap_option_errors,
     snapshot_run,
     snapshot_store,
     zip_bundle,
@@ -39,11 +39,7 @@ def study_snapshot_request(
     *, study: Study, requested_by: User | None, seed: int = DEFAULT_STUDY_SEED, n_resamples: int = DEFAULT_RESAMPLES,
 ) -> ReportSnapshot:
     """Queue the next version of a study's report (the worker computes it)."""
-    errors: dict[str, list[str]] = {}
-    if not 0 <= n_resamples <= MAX_RESAMPLES:
-        errors["n_resamples"] = [f"must be between 0 and {MAX_RESAMPLES:,}"]
-    if seed < 0:
-        errors["seed"] = ["must be a whole number ≥ 0"]
+    errors = bootstrap_option_errors(seed=seed, n_resamples=n_resamples)
     if errors:
         raise ValidationError(errors, code="invalid")
     study = Study.objects.select_for_update().get(pk=study.pk)  # versions are handed out in order

@@ -16,15 +16,9 @@ from access.policy import Action, policy_required
 from accounts.http import AuthedRequest
 from evaluations.domain import query_whole_number
 
-from ..models import ReportSnapshot, SnapshotFile, Study, StudyJudgeRun
-from ..reports.snapshots import (
-    CONTENT_TYPES,
-    snapshot_file,
-    snapshot_file_name,
-    snapshot_for,
-    snapshot_is_stale,
-    version_param,
-)
+from ..models import ReportSnapshot, Study, StudyJudgeRun
+from ..reports.snapshots import snapshot_for, snapshot_is_stale, version_param
+from ..reports.views import snapshot_download_response, snapshot_progress_response
 from .forms import StudyJudgeForm, StudySnapshotRequestForm
 from .judging import study_judge_run_cancel, study_judge_run_start
 from .report import HUMAN_METRICS, _interval
@@ -133,41 +127,17 @@ def study_report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
 def study_report_progress(request: AuthedRequest, pk: int, version: int) -> HttpResponse:
     """The progress of one computing version (htmx polls it; a finished one tells the page to reload)."""
     snapshot = get_object_or_404(ReportSnapshot.objects.defer("payload", "rater_key"), study_id=pk, version=version)
-    response = render(request, "calibration/reports/_progress.html", {
-        "pending": snapshot, "pending_stale": snapshot_is_stale(snapshot=snapshot),
-        "progress_url": reverse("calibration:study_report_progress", args=[pk, version])})
-    if not snapshot.is_pending:
-        response["HX-Refresh"] = "true"
-    return response
+    return snapshot_progress_response(request, snapshot,
+                                      reverse("calibration:study_report_progress", args=[pk, version]))
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
 @require_GET
 def study_report_download(request: AuthedRequest, pk: int, fmt: str) -> HttpResponse:
     """A stored file of a version (?version=N, default the newest ready one): the same bytes every time."""
-    if fmt == "zip":
-        fmt = SnapshotFile.Format.BUNDLE
-    if fmt not in SnapshotFile.Format.values:
-        raise Http404(f"Unknown format {fmt[:20]!r}: use json, csv, pdf, ratings or zip.")
     study = _study(pk)
-    try:
-        version = version_param(request.GET.get("version"))
-    except ValueError as exc:
-        return HttpResponseBadRequest(str(exc))
-    snapshot = snapshot_for(study=study, version=version, with_payload=False)
-    if snapshot is None:
-        raise Http404("No report version to download yet: compute one on the report page."
-                      if version is None else f"This study has no report version {version}.")
-    if not snapshot.is_ready:
-        raise Http404(f"Report version {snapshot.version} is {snapshot.get_status_display().lower()}.")
-    stored = snapshot_file(snapshot=snapshot, fmt=fmt)
-    if stored is None:  # pragma: no cover - a ready snapshot has every file (written in one transaction)
-        raise Http404("This file is missing from the snapshot.")
-    response = HttpResponse(bytes(stored.content), content_type=CONTENT_TYPES[fmt])
-    response["Content-Disposition"] = f'attachment; filename="{snapshot_file_name(snapshot=snapshot, fmt=fmt)}"'
-    response["ETag"] = f'"{stored.sha256}"'
-    response["X-Input-Hash"] = snapshot.input_hash
-    return response
+    return snapshot_download_response(request, fmt, lambda version: snapshot_for(
+        study=study, version=version, with_payload=False), subject="study")
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
