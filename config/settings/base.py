@@ -197,6 +197,12 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema and its docs page are public (access.policy: "api-schema", "api-docs"): they hold no data.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    # Several models have a `status` with choices of their own: each gets a named enum in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "JudgeRunStatusEnum": "evaluations.models.JudgeRun.Status",
+        "ReportSnapshotStatusEnum": "calibration.models.ReportSnapshot.Status",
+        "StudyJudgeRunStatusEnum": "calibration.models.StudyJudgeRun.Status",
+    },
 }
 
 # Request bodies: form fields (not files) up to Django's default 2.5 MB; files above 2.5 MB stream to a temporary
