@@ -117,6 +117,7 @@ class StudyJudgeRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of the process running it.")
 
     class Meta:
         ordering = ["-id"]

@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -45,6 +46,8 @@ PLACEHOLDER = re.compile(r"\{\{\s*instance\s*\}\}")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 BATCH = 100
 FLUSH_SECONDS = 0.5
+HEARTBEAT_SECONDS = 30.0
+STALE_AFTER = timedelta(minutes=5)  # a running run with no sign of life for this long lost its process
 SYSTEM_PROMPT = (
     "You are an expert evaluator taking part in a reliability study. Rate the text you are given on one "
     "criterion, \u201c{dimension}\u201d, following the instructions in the user's message. Answer with a JSON object "
@@ -138,6 +141,11 @@ def study_judge_run_request(*, study: Study, model: str, requested_by: User | No
     the study, a run of the same model on the study still active, a study without item texts."""
     errors: dict[str, list[str]] = {}
     model = model.strip()
+    now = timezone.now()
+    StudyJudgeRun.objects.filter(study=study, status=StudyJudgeRun.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER
+                                 ).update(status=StudyJudgeRun.Status.FAILED, finished_at=now,
+                                          error="The process running it stopped (no sign of life for 5 minutes); "
+                                                "a new run sends what is still missing.")
     if not model:
         errors["model"] = ["name the judge model"]
     if StudyRater.objects.filter(study=study, name=model, kind=StudyRater.Kind.HUMAN).exists():
@@ -151,7 +159,8 @@ def study_judge_run_request(*, study: Study, model: str, requested_by: User | No
     except ValidationError as exc:
         errors.update(exc.message_dict)
     if not StudyItem.objects.filter(study=study).exclude(text="").exists():
-        errors["study"] = ["its items have no text to judge (import a format that carries it, e.g. JUDGE-BENCH)"]
+        errors["study"] = ["its items have no text to judge (JUDGE-BENCH files carry it in each instance's "
+                           "`instance`; the long and wide formats carry none)"]
     if errors:
         raise ValidationError(errors)
     return StudyJudgeRun.objects.create(
@@ -193,7 +202,7 @@ def study_judge_run_execute(*, run: StudyJudgeRun, client_options: dict[str, Any
                             on_progress: Callable[[int, int], None] | None = None) -> StudyJudgeRun:
     """Run a queued run to its end (or until cancelled); safe to call twice (the second does nothing)."""
     if not StudyJudgeRun.objects.filter(pk=run.pk, status=StudyJudgeRun.Status.QUEUED).update(
-            status=StudyJudgeRun.Status.RUNNING, started_at=timezone.now()):
+            status=StudyJudgeRun.Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()):
         run.refresh_from_db()
         return run
     try:
@@ -252,7 +261,7 @@ def study_judge_run_execute(*, run: StudyJudgeRun, client_options: dict[str, Any
             StudyJudgeRun.objects.filter(pk=run.pk).update(
                 scored=F("scored") + len(scores), failed=F("failed") + sum(failures.values()),
                 prompt_tokens=F("prompt_tokens") + prompt, completion_tokens=F("completion_tokens") + completion,
-                cost=F("cost") + cost, errors=dict(merged))
+                cost=F("cost") + cost, errors=dict(merged), heartbeat_at=timezone.now())
         done += len(buffer)
         buffer = []
         if on_progress:
@@ -260,7 +269,7 @@ def study_judge_run_execute(*, run: StudyJudgeRun, client_options: dict[str, Any
         return locked.cancel_requested
 
     thread.start()
-    last = time.monotonic()
+    last = beat = time.monotonic()
     try:
         while True:
             try:
@@ -276,6 +285,9 @@ def study_judge_run_execute(*, run: StudyJudgeRun, client_options: dict[str, Any
                 if flush():
                     cancelled = True
                     stop.set()
+            elif not entry and time.monotonic() - beat >= HEARTBEAT_SECONDS:  # waiting (a long Retry-After)
+                beat = time.monotonic()
+                StudyJudgeRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
             elif not entry and StudyJudgeRun.objects.filter(pk=run.pk, cancel_requested=True).exists():
                 cancelled = True
                 stop.set()

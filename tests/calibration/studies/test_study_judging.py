@@ -170,3 +170,24 @@ def test_the_api_starts_follows_and_cancels_a_study_judge_run(tmp_path: Path, se
     cancelled = client.post(f"/api/v1/studies/judge-runs/{queued.pk}/cancel/", **runner)
     assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
     assert cancelled.json()["started_at"] is None
+
+
+def test_a_run_whose_process_died_is_failed_by_the_next_request_which_resumes_it(tmp_path: Path) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    study_import(path=judge_bench_file(tmp_path / "mini.json", n=3), study="mini", fmt="judge-bench")
+    study = Study.objects.get(name="mini")
+    dead = study_judge_run_request(study=study, model="j", requested_by=None, base_url="http://127.0.0.1:9/v1")
+    StudyJudgeRun.objects.filter(pk=dead.pk).update(status="running", started_at=timezone.now(),
+                                                    heartbeat_at=timezone.now() - timedelta(minutes=2))
+    with pytest.raises(ValidationError, match="still queued or running"):  # alive two minutes ago: still running
+        study_judge_run_request(study=study, model="j", requested_by=None, base_url="http://127.0.0.1:9/v1")
+    StudyJudgeRun.objects.filter(pk=dead.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=6))
+    with FakeLLMServer() as server:
+        again = study_judge_run_request(study=study, model="j", requested_by=None, base_url=server.base_url)
+        again = study_judge_run_execute(run=again)
+    dead.refresh_from_db()
+    assert dead.status == "failed" and "stopped" in dead.error
+    assert (again.status, again.scored) == ("finished", 6)
