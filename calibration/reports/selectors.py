@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from importlib import metadata
 
 from annotations.models import Annotation, CalibrationCycle, CycleItem, GoldScore, SubScore
-from evaluations.judge.selectors import judge_decisive_raw_scores
+from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_latest_finished
 from evaluations.models import JudgeRun, RubricSubDimension
 
 from .build import Rating, UnitInfo
@@ -24,12 +24,11 @@ class ReportInputs:
 
 
 def judge_run_for_cycle(*, cycle: CalibrationCycle, run_id: int | None = None) -> JudgeRun | None:
-    """The judge run to compare with: the one asked for, else the newest finished run on the cycle's rubric."""
-    runs = JudgeRun.objects.filter(rubric_id=cycle.rubric_id)
+    """The judge run to compare with: the one asked for (any status), else the newest finished run on the cycle's
+    rubric (`judge_run_latest_finished`)."""
     if run_id is not None:
-        return runs.filter(pk=run_id).first()
-    return (runs.filter(status__in=[JudgeRun.Status.FINISHED, JudgeRun.Status.CANCELLED], scored_items__gt=0)
-            .order_by("-created_at", "-id").first())
+        return JudgeRun.objects.filter(rubric_id=cycle.rubric_id, pk=run_id).first()
+    return judge_run_latest_finished(rubric_id=cycle.rubric_id)
 
 
 def report_inputs(*, cycle: CalibrationCycle, run: JudgeRun | None) -> ReportInputs:

@@ -286,11 +286,17 @@ def judge_runs_page(*, page: int = 1, per_page: int | None = None) -> RunPage:
     return RunPage(runs=runs[:per_page], number=page, has_next=len(runs) > per_page)
 
 
-def judge_run_latest_finished() -> JudgeRun | None:
-    """The newest run that has results to show on the leaderboard."""
-    return (JudgeRun.objects.filter(status__in=[JudgeRun.Status.FINISHED, JudgeRun.Status.CANCELLED,
-                                                JudgeRun.Status.FAILED], scored_items__gt=0)
-            .select_related("rubric").order_by("-created_at", "-id").first())
+def judge_run_latest_finished(*, rubric_id: int | None = None) -> JudgeRun | None:
+    """The newest run that *finished* (status finished, with scored items), optionally on one rubric version.
+
+    The one meaning of "the latest run" wherever a default is taken — the leaderboard, the API, Delphi re-scoring,
+    a calibration draw's judge edge cases, a report's judge: a newer cancelled, failed or still-running run is
+    never the default (its scores are partial); it can still be chosen explicitly by id.
+    """
+    runs = JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED, scored_items__gt=0)
+    if rubric_id is not None:
+        runs = runs.filter(rubric_id=rubric_id)
+    return runs.select_related("rubric").order_by("-created_at", "-id").first()
 
 
 def leaderboard_columns(*, run: JudgeRun) -> LeaderboardColumns:
