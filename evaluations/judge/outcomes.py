@@ -30,6 +30,8 @@ class ResultRecord:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost: Decimal | None = None
+    latency_ms: int | None = None
+    retry_wait_ms: int = 0
     scores: list[ScoreRecord] = field(default_factory=list)
 
 

@@ -90,7 +90,7 @@ def result_from_call(*, call: CallResult, item: WorkItem, model: str, role: str)
     record = ResultRecord(
         role=role, judge_model=model, status=JudgeResult.Status.FAILED, http_status=call.http_status,
         attempts=call.attempts, prompt_tokens=call.prompt_tokens, completion_tokens=call.completion_tokens,
-        cost=call.cost,
+        cost=call.cost, latency_ms=round(call.elapsed * 1000), retry_wait_ms=round(sum(call.waits) * 1000),
     )
     if not call.ok:
         record.error_class, record.error_message = call.error_class, call.error_message

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Count, Exists, FloatField, Max, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import Count, Exists, FloatField, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Cast
 
 from ..models import Difficulty, EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, ModelResponse, TestCase
@@ -214,6 +214,33 @@ def judge_decisive_raw_scores(
         if result_id in response_of:
             scores[response_of[result_id]][key] = raw
     return scores
+
+
+@dataclass(frozen=True)
+class CallStats:
+    """How a run's calls went: latency percentiles, time spent waiting to retry, and the mix of errors."""
+
+    results: int
+    latency_p50_ms: int | None
+    latency_p95_ms: int | None
+    retry_wait_s: float
+    errors: dict[str, int]
+
+
+def judge_run_call_stats(*, run: JudgeRun) -> CallStats:
+    """Latency p50/p95 over the run's stored results (each result: one call, its attempts and waits included),
+    total retry waiting, and the results' error classes with counts (two queries)."""
+    latencies = sorted(ms for ms in JudgeResult.objects.filter(run=run, latency_ms__isnull=False)
+                       .values_list("latency_ms", flat=True).iterator(chunk_size=5000) if ms is not None)
+    errors = dict(JudgeResult.objects.filter(run=run).exclude(error_class="").values_list("error_class")
+                  .annotate(n=Count("id")).order_by("-n", "error_class").values_list("error_class", "n"))
+    waited = JudgeResult.objects.filter(run=run).aggregate(total=Sum("retry_wait_ms"))["total"] or 0
+
+    def percentile(q: float) -> int | None:  # nearest rank
+        return latencies[max(0, math.ceil(q * len(latencies)) - 1)] if latencies else None
+
+    return CallStats(results=len(latencies), latency_p50_ms=percentile(0.5), latency_p95_ms=percentile(0.95),
+                     retry_wait_s=waited / 1000, errors=errors)
 
 
 def judge_run_summary(*, run: JudgeRun) -> RunSummary:

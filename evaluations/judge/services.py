@@ -105,7 +105,8 @@ def judge_run_mark_running(*, run: JudgeRun) -> bool:
     claimed = JudgeRun.objects.filter(pk=run.pk, status=JudgeRun.Status.QUEUED).update(
         status=JudgeRun.Status.RUNNING, heartbeat_at=now
     )
-    JudgeRun.objects.filter(pk=run.pk, started_at__isnull=True).update(started_at=now)
+    if claimed:  # only a run that really starts gets a start time (a cancelled one never does)
+        JudgeRun.objects.filter(pk=run.pk, started_at__isnull=True).update(started_at=now)
     run.refresh_from_db()
     return bool(claimed)
 
@@ -136,7 +137,7 @@ def judge_results_store(*, run: JudgeRun, outcomes: Sequence[ItemOutcome]) -> No
             result_rows.append((
                 run.pk, outcome.response_id, r.judge_model, r.role, r.status, r.error_class, r.error_message[:5000],
                 r.http_status, r.attempts, r.raw_response, r.composite, r.consistency_flag, r.prompt_tokens,
-                r.completion_tokens, r.cost, now,
+                r.completion_tokens, r.cost, r.latency_ms, r.retry_wait_ms, now,
             ))
             score_lists.append(r.scores)
             counts["calls"] += r.attempts
@@ -166,7 +167,7 @@ def judge_results_store(*, run: JudgeRun, outcomes: Sequence[ItemOutcome]) -> No
 # Column order of the rows judge_results_store builds; tests check them against the models' fields.
 RESULT_COLUMNS = ("run_id", "response_id", "judge_model", "role", "status", "error_class", "error_message",
                   "http_status", "attempts", "raw_response", "composite", "consistency_flag", "prompt_tokens",
-                  "completion_tokens", "cost", "created_at")
+                  "completion_tokens", "cost", "latency_ms", "retry_wait_ms", "created_at")
 SCORE_COLUMNS = ("result_id", "sub_dimension", "raw_score", "reasoning", "consistency_flag")
 
 

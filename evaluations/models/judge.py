@@ -145,6 +145,10 @@ class JudgeResult(models.Model):
     prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
     completion_tokens = models.PositiveIntegerField(null=True, blank=True)
     cost = models.DecimalField(max_digits=12, decimal_places=8, null=True, blank=True)
+    latency_ms = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Wall time of the call, every attempt and every wait between them included.")
+    retry_wait_ms = models.PositiveIntegerField(
+        default=0, help_text="Of which waiting before retries (backoff or Retry-After).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -73,15 +73,23 @@ def test_health_needs_no_sign_in_no_known_host_and_says_nothing_sensitive(client
 # data afterwards for the tests that follow, as in tests/evaluations/judge/test_tasks_and_command.py.
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_the_heartbeat_thread_writes_a_row_and_stops() -> None:  # type: ignore[no-untyped-def]
+    from tests.e2e.scoring_helpers import read  # retries a read while the thread holds SQLite's table lock
+
     stop = worker_heartbeat_start(worker_id="thread-worker", interval=0.05)
+
+    def beat() -> object:
+        return read(lambda: WorkerHeartbeat.objects.filter(worker_id="thread-worker")
+                    .values_list("beat_at", flat=True).first())
+
     try:
         deadline = timezone.now() + timedelta(seconds=5)
-        while not WorkerHeartbeat.objects.filter(worker_id="thread-worker").exists() and timezone.now() < deadline:
+        while beat() is None and timezone.now() < deadline:
             stop.wait(0.05)
-        first = WorkerHeartbeat.objects.get(worker_id="thread-worker").beat_at
-        while WorkerHeartbeat.objects.get(worker_id="thread-worker").beat_at == first and timezone.now() < deadline:
+        first = beat()
+        assert first is not None, "no heartbeat row within 5 s"
+        while beat() == first and timezone.now() < deadline:
             stop.wait(0.05)
-        assert WorkerHeartbeat.objects.get(worker_id="thread-worker").beat_at > first  # it keeps beating
+        assert beat() > first  # type: ignore[operator]  # it keeps beating
     finally:
         stop.set()
 

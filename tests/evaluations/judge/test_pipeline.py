@@ -146,6 +146,33 @@ def test_cancelling_a_queued_run_means_it_never_starts(benchmark, judge_settings
     assert judge_run_cancel(run=run).status == "cancelled"
     summary = judge_run_execute(run=run, **FAST)
     assert summary.status == "cancelled" and summary.pending == 36 and fake_server.records() == []
+    run.refresh_from_db()
+    assert run.started_at is None and run.finished_at is not None  # never started, so no start time
+
+
+def test_each_result_records_its_latency_and_retry_waits_and_the_run_page_shows_them(  # type: ignore[no-untyped-def]
+        benchmark, judge_settings, fake_server, client):
+    from evaluations.judge.selectors import judge_run_call_stats
+    from tests.annotations.factories import person
+
+    target = response_of(GPT, "C-0002")
+    fake_server.latency = 0.05
+    fake_server.rules.append(FaultRule("503", contains=target.text, model="google/gemini-3-flash-preview", times=1))
+    run = judge_run_create(rubric=benchmark, models=[GPT])
+    judge_run_execute(run=run, **FAST)
+    results = list(JudgeResult.objects.filter(run=run))
+    assert results and all(r.latency_ms is not None and r.latency_ms >= 50 for r in results)
+    retried = JudgeResult.objects.get(run=run, response=target, role="primary")
+    assert retried.attempts == 2 and retried.retry_wait_ms == 1000  # the backoff before the second attempt
+    assert sum(r.retry_wait_ms for r in results) == 1000
+    stats = judge_run_call_stats(run=run)
+    ordered = sorted(r.latency_ms for r in results)
+    assert stats.results == len(results) and stats.latency_p50_ms == ordered[(len(ordered) + 1) // 2 - 1]
+    assert stats.latency_p95_ms == ordered[-(-95 * len(ordered) // 100) - 1] and stats.retry_wait_s == 1.0
+    assert stats.errors == {}  # the retried call succeeded
+    client.force_login(person("admin", name="Run Page Admin"))
+    page = client.get(f"/judge/runs/{run.pk}/").content.decode()
+    assert f"p50 {stats.latency_p50_ms} ms · p95 {stats.latency_p95_ms} ms over {len(results)} results" in page
 
 
 class SimulatedCrash(BaseException):
