@@ -12,7 +12,7 @@ from django_tasks import task
 
 from .judge.pipeline import judge_run_execute
 from .judge.selectors import leaderboard_refresh
-from .judge.services import judge_run_create
+from .judge.services import judge_run_create, judge_runs_reclaim
 from .models import JudgeRun, RubricVersion
 
 
@@ -42,3 +42,12 @@ def judge_run_start(*, rubric: RubricVersion, created_by: Any = None, **selectio
     run = judge_run_create(rubric=rubric, created_by=created_by, **selection)
     judge_run_enqueue(run=run)
     return run
+
+
+def judge_runs_recover() -> list[int]:
+    """Put runs whose worker died back in the queue and enqueue them (called by every `run_worker` every few
+    seconds: a restarted or second worker resumes an abandoned run by itself, without an operator)."""
+    requeued = judge_runs_reclaim()
+    for run_id in requeued:
+        judge_run_enqueue(run=JudgeRun.objects.get(pk=run_id))
+    return requeued

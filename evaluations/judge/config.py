@@ -35,7 +35,9 @@ DEFAULTS: dict[str, Any] = {
     "REQUEST_TIMEOUT": 180.0,
     "WRITE_BATCH_SIZE": 200,
     "WRITE_FLUSH_SECONDS": 0.5,
-    "STALE_RUN_SECONDS": 120,
+    # The lease of a running run: its worker writes a heartbeat every second; after this long without one the run
+    # is taken back and resumed by any worker (`evaluations.tasks.judge_runs_recover`).
+    "STALE_RUN_SECONDS": 30,
     # The currency the endpoint reports costs in (OpenRouter: credits, i.e. US dollars); shown with every amount.
     "CURRENCY": "USD",
     # fnmatch pattern → family; first match wins (see judge_family).

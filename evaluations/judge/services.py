@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import connections, models, router, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from ..models import EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, RubricVersion
@@ -75,6 +76,27 @@ def judge_run_cancel(*, run: JudgeRun) -> JudgeRun:
         raise ValidationError(f"a {run.get_status_display().lower()} run cannot be cancelled", code="not_active")
     run.save(update_fields=["status", "finished_at"])
     return run
+
+
+def judge_runs_reclaim(*, now: Any = None) -> list[int]:
+    """Take back the runs whose worker's lease expired (no heartbeat for STALE_RUN_SECONDS): a running one goes back
+    to the queue (only its items without a result will be sent), a cancelling one becomes cancelled. Each run is
+    taken by one caller only (a conditional UPDATE), so several workers may call this at once. Returns the ids put
+    back in the queue; the caller enqueues them."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=float(setting("STALE_RUN_SECONDS")))
+    expired = Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff)
+    JudgeRun.objects.filter(expired, status=JudgeRun.Status.CANCELLING).update(
+        status=JudgeRun.Status.CANCELLED, finished_at=now,
+        error_message="Cancelled: its worker stopped before it could stop the run.")
+    requeued = []
+    for run_id in JudgeRun.objects.filter(expired, status=JudgeRun.Status.RUNNING).values_list("pk", flat=True):
+        taken = JudgeRun.objects.filter(expired, pk=run_id, status=JudgeRun.Status.RUNNING).update(
+            status=JudgeRun.Status.QUEUED, heartbeat_at=now,
+            error_message="Resumed automatically: its worker stopped (no heartbeat within the lease).")
+        if taken:
+            requeued.append(run_id)
+    return requeued
 
 
 @transaction.atomic

@@ -208,6 +208,51 @@ def test_a_crashed_run_resumes_without_calling_the_endpoint_again_for_finished_i
     assert JudgeResult.objects.filter(run=run, role="primary").count() == 36  # unique per run × response × role
 
 
+def test_a_run_whose_worker_died_is_taken_back_after_its_lease_and_finished_by_another_worker(  # type: ignore[no-untyped-def]
+        benchmark, judge_settings, fake_server, immediate_tasks, django_capture_on_commit_callbacks):
+    """Issue 15 part 11: no operator. A worker dies mid-run; any worker's recovery thread takes the run back once its
+    lease (STALE_RUN_SECONDS without a heartbeat) has expired and queues it; it finishes, and the only calls sent
+    again are those whose answers had arrived but were not yet committed when the worker died."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from evaluations.judge.services import judge_runs_reclaim
+    from evaluations.tasks import judge_runs_recover
+
+    fake_server.latency = 0.01
+    run = judge_run_create(rubric=benchmark)
+
+    def crash(stored: int) -> None:
+        if stored >= 10:
+            raise SimulatedCrash
+
+    with pytest.raises(SimulatedCrash):
+        judge_run_execute(run=run, config_overrides={"max_in_flight": 4, "write_batch_size": 5}, after_store=crash,
+                          **FAST)
+    run.refresh_from_db()
+    committed = set(JudgeResult.objects.filter(run=run).values_list("response_id", flat=True))
+    calls_at_crash = len(fake_server.records())
+    assert run.status == "running" and 10 <= len(committed) < 36
+    assert judge_runs_recover() == []  # its lease is still valid: nobody takes it
+    JudgeRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=31))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert judge_runs_recover() == [run.pk]  # queued again and (immediate backend) executed to the end
+    assert judge_runs_reclaim() == []  # taken once: a second worker finds nothing to take
+    run.refresh_from_db()
+    assert run.status == "finished" and run.processed_items == run.total_items == 36
+    texts = dict(ModelResponse.objects.values_list("id", "text"))
+    resent = [r for r in fake_server.records()[calls_at_crash:]
+              if r.key in {text_key(texts[rid]) for rid in committed}]
+    assert resent == []  # nothing committed was sent again
+    # a cancelling run whose worker died becomes cancelled
+    other = judge_run_create(rubric=benchmark, models=[GPT])
+    JudgeRun.objects.filter(pk=other.pk).update(status="cancelling", heartbeat_at=timezone.now() - timedelta(minutes=5))
+    assert judge_runs_reclaim() == []
+    other.refresh_from_db()
+    assert other.status == "cancelled" and other.finished_at is not None
+
+
 def test_fault_injection_every_item_ends_scored_or_failed_and_nothing_is_lost_or_resent(
     db, tmp_path, rubric_v1, judge_settings, fake_server
 ):
