@@ -3,6 +3,7 @@
 `delphi`: Delphi studies, rounds, responses and allocations (rubric weights by expert consensus).
 `snapshots`: immutable, versioned report snapshots and their stored files.
 `studies`: external rating studies (ratings imported from outside the app).
+`validation`: results of the judge validation programme (bias checks).
 Panels, cycles and their items belong to `annotations` (the work experts score); calibration holds the
 processes over them (sampling, adjudication rules, reliability reports, Delphi).
 """
@@ -17,9 +18,10 @@ from .delphi import (
 )
 from .snapshots import ReportSnapshot, SnapshotFile
 from .studies import Study, StudyDimension, StudyItem, StudyJudgeRun, StudyRater, StudyScore
+from .validation import BiasCheck
 
 __all__ = [
-    "DEFAULT_PLANNED_ROUNDS", "DEFAULT_THRESHOLD", "METHODOLOGY_MIN_PANELISTS", "DelphiAllocation",
+    "BiasCheck", "DEFAULT_PLANNED_ROUNDS", "DEFAULT_THRESHOLD", "METHODOLOGY_MIN_PANELISTS", "DelphiAllocation",
     "DelphiResponse", "DelphiRound", "DelphiStudy", "ReportSnapshot", "SnapshotFile", "Study", "StudyDimension",
     "StudyItem", "StudyJudgeRun", "StudyRater", "StudyScore",
 ]

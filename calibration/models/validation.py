@@ -1,0 +1,31 @@
+"""Results of the judge validation programme (methodology §6.2–6.5): each bias check, computed from a judge run (and
+the experts of a cycle when it has one), stored with what it read, so the validation page can say what was checked,
+when, on how many responses, and whether it passed."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class BiasCheck(models.Model):
+    class Kind(models.TextChoices):
+        VERBOSITY = "verbosity", "Verbosity (§6.2.2)"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    judge_run = models.ForeignKey("evaluations.JudgeRun", on_delete=models.PROTECT, related_name="+")
+    cycle = models.ForeignKey("annotations.CalibrationCycle", null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="+", help_text="Whose experts gave the reference scores (none: judge only).")
+    flagged = models.BooleanField(help_text="Any dimension (or the whole) over the threshold.")
+    n = models.PositiveIntegerField(help_text="Responses analysed.")
+    payload = models.JSONField(help_text="Per dimension and overall: the statistics and the flag.")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="+")
+    computed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-computed_at", "-id"]
+        constraints = [models.CheckConstraint(condition=Q(kind__in=["verbosity"]), name="bias_check_kind_valid")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} · judge run {self.judge_run_id} · {self.computed_at:%Y-%m-%d}"
