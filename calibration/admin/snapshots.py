@@ -2,19 +2,19 @@
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.urls import reverse
 from django.utils.html import format_html
 
 from ..models import ReportSnapshot
+from ..reports.snapshots import snapshot_page_url
 
 
 @admin.register(ReportSnapshot)
 class ReportSnapshotAdmin(admin.ModelAdmin):
-    list_display = ["cycle", "version", "status", "short_hash", "seed", "n_resamples", "requested_at", "page"]
+    list_display = ["subject", "version", "status", "short_hash", "seed", "n_resamples", "requested_at", "page"]
     list_filter = ["status", "cycle"]
-    list_select_related = ["cycle"]
-    search_fields = ["input_hash", "cycle__name"]
-    shown = ("cycle", "version", "status", "progress", "error", "judge_run", "seed", "n_resamples", "input_hash",
+    list_select_related = ["cycle", "study"]
+    search_fields = ["input_hash", "cycle__name", "study__name"]
+    shown = ("cycle", "study", "version", "status", "progress", "error", "judge_run", "seed", "n_resamples", "input_hash",
              "input_counts", "software", "requested_by", "requested_at", "started_at", "finished_at")
     fields = readonly_fields = shown
 
@@ -26,10 +26,13 @@ class ReportSnapshotAdmin(admin.ModelAdmin):
     def short_hash(self, obj: ReportSnapshot) -> str:
         return obj.input_hash[:16]
 
+    @admin.display(description="cycle or study")
+    def subject(self, obj: ReportSnapshot) -> str:
+        return f"study: {obj.study}" if obj.study_id else str(obj.cycle)
+
     @admin.display(description="report")
     def page(self, obj: ReportSnapshot) -> str:
-        url = reverse("calibration:report", args=[obj.cycle_id])
-        return format_html('<a href="{}?version={}">open</a>', url, obj.version)
+        return format_html('<a href="{}">open</a>', snapshot_page_url(obj))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

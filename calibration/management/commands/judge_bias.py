@@ -1,5 +1,10 @@
-"""``manage.py judge_bias verbosity [--run ID] [--cycle ID] [--format text|json]``: a bias check of a judge run
-(methodology §6.2), printed and stored for the validation page. Without --run: the newest finished run."""
+"""Bias and agreement checks of judge runs (methodology §6.2, §6.3.2, §8.4), printed and stored for the validation
+page:
+
+    manage.py judge_bias verbosity [--run ID] [--cycle ID]      length vs score (default: the newest finished run)
+    manage.py judge_bias judges --run A --run B [--run C …]     agreement of different judge models
+    manage.py judge_bias runs --run A --run B [--run C …]       agreement of repeated runs of one judge
+"""
 from __future__ import annotations
 
 import json
@@ -8,6 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.models import CalibrationCycle
+from calibration.validation.agreement import agreement_check
 from calibration.validation.verbosity import verbosity_check
 from evaluations.judge.selectors import judge_run_latest_finished
 from evaluations.models import JudgeRun
@@ -25,15 +31,25 @@ class Command(BaseCommand):
     help = "Check a judge run for bias (verbosity: §6.2.2) and store the result."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("check", choices=["verbosity"])
-        parser.add_argument("--run", type=int, help="Judge run id (default: the newest finished run).")
+        parser.add_argument("check", choices=["verbosity", "judges", "runs"])
+        parser.add_argument("--run", type=int, action="append", dest="runs",
+                            help="Judge run id (verbosity: default the newest finished run; judges/runs: two or more).")
+        parser.add_argument("--resamples", type=int, default=1000, help="Bootstrap resamples of the α intervals.")
         parser.add_argument("--cycle", type=int, help="A cycle whose experts give the reference scores.")
         parser.add_argument("--format", dest="fmt", choices=["text", "json"], default="text")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        run = JudgeRun.objects.filter(pk=options["run"]).first() if options["run"] else judge_run_latest_finished()
+        ids = options["runs"] or []
+        found = {run.pk: run for run in JudgeRun.objects.filter(pk__in=ids)}
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise CommandError(f"no judge run {', '.join(map(str, missing))}")
+        if options["check"] in ("judges", "runs"):
+            self._agreement([found[i] for i in ids], options)
+            return
+        run = found[ids[0]] if ids else judge_run_latest_finished()
         if run is None:
-            raise CommandError(f"no judge run {options['run']}" if options["run"] else "no finished judge run yet")
+            raise CommandError("no finished judge run yet")
         cycle = None
         if options["cycle"]:
             cycle = CalibrationCycle.objects.filter(pk=options["cycle"]).first()
@@ -57,3 +73,25 @@ class Command(BaseCommand):
                 f"{_num(partial.get('r')):>10} {_ci(partial.get('ci')):>17} {_num(reference.get('r')):>10} "
                 f"{_num(g['slope_per_100_words'], 4):>10}  {'FLAGGED' if g['flagged'] else 'ok'} ({g['verdict']})"
                 + (f"  ({g['warning']})" if g.get("warning") else ""))
+
+    def _agreement(self, runs: list[JudgeRun], options: dict[str, Any]) -> None:
+        if len(runs) < 2 or len({r.pk for r in runs}) < len(runs):
+            raise CommandError("name two or more different runs: --run A --run B")
+        models = {r.primary_model for r in runs}
+        if options["check"] == "runs" and len(models) > 1:
+            raise CommandError(f"run-to-run compares runs of one judge; these have {', '.join(sorted(models))}")
+        check = agreement_check(runs=runs, kind=options["check"], n_resamples=options["resamples"])
+        payload = check.payload
+        if options["fmt"] == "json":
+            self.stdout.write(json.dumps(payload, indent=2, default=str))
+            return
+        self.stdout.write(f"{check.get_kind_display()}: runs {', '.join(map(str, payload['runs']))} "
+                          f"({', '.join(payload['models'])}), {payload['n_responses']} responses judged by all; "
+                          f"check #{check.pk} stored")
+        self.stdout.write(f"{'group':<18} {'units':>6} {'alpha':>7} {'95 % CI':>17}  verdict (α ≥ 0.667)")
+        for name, g in payload["groups"].items():
+            self.stdout.write(f"{name:<18} {g['n_units']:>6} {_num(g['alpha']):>7} {_ci(g['alpha_ci']):>17}  "
+                              f"{g['verdict']}{'  FLAGGED' if g['flagged'] else ''}")
+        self.stdout.write(f"mean per-response SD of the composite: {_num(payload['mean_item_sd'])}; "
+                          f"{len(payload['review'])} response(s) with SD ≥ {payload['thresholds']['spread_review']} "
+                          "listed for expert review")

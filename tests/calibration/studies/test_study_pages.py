@@ -100,3 +100,21 @@ def test_study_pages_query_counts_do_not_grow_with_the_study(  # type: ignore[no
         assert admin.get(reverse("calibration:studies")).status_code == 200
     with django_assert_max_num_queries(10):
         assert admin.get(reverse("calibration:study_report_export", args=[study.pk, "zip"])).status_code == 200
+
+
+def test_the_snapshot_admin_lists_study_versions_with_a_link_to_their_page(  # type: ignore[no-untyped-def]
+        tmp_path: Path, django_capture_on_commit_callbacks, immediate_tasks) -> None:
+    from tests.annotations.factories import person as make
+
+    study_import(path=judge_bench_file(tmp_path / "s.json", n=4), study="s", fmt="judge-bench")
+    study = Study.objects.get(name="s")
+    superuser = make("admin", name="Snapshot Superuser")
+    superuser.is_superuser = True
+    superuser.save()
+    client = Client()
+    client.force_login(superuser)
+    compute(client, study, django_capture_on_commit_callbacks, n_resamples=0)
+    page = client.get(reverse("admin:calibration_reportsnapshot_changelist"))
+    assert page.status_code == 200
+    assert f'href="/calibration/studies/{study.pk}/report/?version=1"' in page.content.decode()
+    assert "study: s" in page.content.decode()
