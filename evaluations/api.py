@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
@@ -32,8 +33,9 @@ from .importing.schemas import (
     parse_int,
     parse_str_list,
 )
+from .judge.estimate import judge_run_estimate
 from .judge.selectors import judge_run_summary
-from .judge.services import judge_run_cancel
+from .judge.services import judge_run_cancel, judge_run_create
 from .models import JudgeRun
 from .selectors import rubric_active
 from .tasks import judge_run_start
@@ -174,6 +176,20 @@ class JudgeRunStartSerializer(serializers.Serializer):
     run_label = serializers.CharField(required=False, allow_blank=True, default="")
     limit = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
     label = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
+    budget = serializers.DecimalField(max_digits=12, decimal_places=6, required=False, allow_null=True, default=None,
+                                      min_value=Decimal("0.000001"),
+                                      help_text="Stop sending calls once the run has cost this much (resumable).")
+    dry_run = serializers.BooleanField(required=False, default=False,
+                                       help_text="Only estimate: answer 200 with the estimate and create nothing.")
+
+
+class EstimateSerializer(serializers.Serializer):
+    items = serializers.IntegerField()
+    calls = serializers.IntegerField()
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    cost = serializers.CharField(allow_null=True, help_text="In FAITHBENCH_CURRENCY; null when no price is known.")
+    basis = serializers.CharField()
 
 
 class JudgeRunSerializer(serializers.Serializer):
@@ -187,6 +203,8 @@ class JudgeRunSerializer(serializers.Serializer):
     done = serializers.IntegerField()
     adds_up = serializers.BooleanField()
     cost = serializers.CharField(help_text="In FAITHBENCH_CURRENCY (default USD).")
+    budget = serializers.CharField(allow_null=True, help_text="The run's budget, if it has one.")
+    estimate = EstimateSerializer(allow_null=True, help_text="Before it starts: what the run is expected to use.")
 
 
 class MessageErrorsSerializer(serializers.Serializer):
@@ -196,6 +214,8 @@ class MessageErrorsSerializer(serializers.Serializer):
 
 def _run_data(run: JudgeRun) -> dict[str, Any]:
     data = judge_run_summary(run=run).as_dict()
+    data["budget"] = None if run.budget is None else str(run.budget)
+    data["estimate"] = judge_run_estimate(run=run).as_dict() if run.status == JudgeRun.Status.QUEUED else None
     return {key: data[key] for key in JudgeRunSerializer().fields}
 
 
@@ -206,7 +226,7 @@ class JudgeRunsAPIView(APIView):
     token_scope = "judge:run"
 
     @extend_schema(operation_id="judge_runs_start", request=JudgeRunStartSerializer,
-                   responses={202: JudgeRunSerializer, 400: MessageErrorsSerializer})
+                   responses={202: JudgeRunSerializer, 200: EstimateSerializer, 400: MessageErrorsSerializer})
     def post(self, request: Request) -> Response:
         try:
             serializer = JudgeRunStartSerializer(data=request.data)
@@ -216,10 +236,15 @@ class JudgeRunsAPIView(APIView):
             return _errors("invalid request", [{"row": 0, "field": str(k), "message": " ".join(map(str, v))}
                                                for k, v in serializer.errors.items()])
         data = serializer.validated_data
+        options = {"models": data["models"], "cases": data["cases"] or None, "run_label": data["run_label"] or None,
+                   "limit": data["limit"], "label": data["label"], "budget": data["budget"]}
         try:
-            run = judge_run_start(rubric=rubric_active(), created_by=request.user, models=data["models"],
-                                  cases=data["cases"] or None, run_label=data["run_label"] or None,
-                                  limit=data["limit"], label=data["label"])
+            if data["dry_run"]:
+                with transaction.atomic():  # the run exists only long enough to build its prompts
+                    estimate = judge_run_estimate(run=judge_run_create(rubric=rubric_active(), **options))
+                    transaction.set_rollback(True)
+                return Response(EstimateSerializer(estimate.as_dict()).data)
+            run = judge_run_start(rubric=rubric_active(), created_by=request.user, **options)
         except DjangoValidationError as exc:
             return _errors("the run cannot start", [{"row": 0, "field": "", "message": m} for m in exc.messages])
         return Response(_run_data(run), status=202)

@@ -40,6 +40,11 @@ DEFAULTS: dict[str, Any] = {
     "STALE_RUN_SECONDS": 30,
     # The currency the endpoint reports costs in (OpenRouter: credits, i.e. US dollars); shown with every amount.
     "CURRENCY": "USD",
+    # Prices for estimates before a run, per million tokens: [["model", input, output], …]. Without one, an estimate
+    # uses the model's price observed in earlier runs (their reported cost per token), else it gives no cost.
+    "JUDGE_PRICES": [],
+    # Completion tokens per judge call assumed by an estimate when the model has no earlier results.
+    "ESTIMATE_COMPLETION_TOKENS": 700,
     # fnmatch pattern → family; first match wins (see judge_family).
     "MODEL_FAMILIES": [
         ["google/gemini-*", "gemini"],

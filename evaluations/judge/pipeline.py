@@ -24,7 +24,7 @@ from typing import Any
 from ..models import JudgeResult, JudgeRun
 from ..selectors import case_composite
 from .client import CallResult, LLMClient
-from .config import PipelineConfig, judge_family, judge_payload
+from .config import PipelineConfig, judge_family, judge_payload, money
 from .consistency import contradiction
 from .errors import FALLBACK_TRIGGERS, ErrorClass
 from .outcomes import ItemOutcome, ResultRecord, ScoreRecord
@@ -218,16 +218,22 @@ def judge_run_execute(
                               name=f"judge-run-{run.pk}", daemon=True)
     done_before = run.processed_items
     stored = 0
-    auth_failed = cancelled = interrupted = False
+    auth_failed = cancelled = interrupted = over_budget = False
     buffer: list[ItemOutcome] = []
     flush_at: float | None = None
     next_check = time.monotonic() + CANCEL_CHECK_SECONDS
 
     def flush() -> None:
         nonlocal buffer, flush_at, stored
+        nonlocal over_budget
         if buffer:
             judge_results_store(run=run, outcomes=buffer)
             stored += len(buffer)
+            if run.budget is not None and not stop.is_set():  # stop sending once the budget is spent
+                spent = JudgeRun.objects.filter(pk=run.pk).values_list("cost", flat=True).get()
+                if spent >= run.budget:
+                    over_budget = True
+                    stop.set()
             buffer, flush_at = [], None
             if on_progress:
                 on_progress(done_before + stored, run.total_items)
@@ -285,6 +291,13 @@ def judge_run_execute(
             error_message="The endpoint answered 401 Unauthorized: the run stopped. Check FAITHBENCH_LLM_API_KEY, "
                           f"then resume it (manage.py judge_run --resume {run.pk}).",
         )
+    elif over_budget and not cancelled and not interrupted:
+        spent = JudgeRun.objects.filter(pk=run.pk).values_list("cost", flat=True).get()
+        judge_run_finish(
+            run=run, status=JudgeRun.Status.CANCELLED,
+            error_message=f"Stopped at its budget: {money(spent)} spent of {money(run.budget)} (calls in flight "
+                          f"finished). Resume with a higher budget to go on: manage.py judge_run --resume {run.pk} "
+                          "--budget AMOUNT.")
     elif cancelled or interrupted:
         judge_run_finish(run=run, status=JudgeRun.Status.CANCELLED,
                          error_message="Interrupted (Ctrl-C)." if interrupted else "")

@@ -31,8 +31,10 @@ def judge_run_create(
     primary_model: str | None = None,
     fallback_model: str | None = None,
     secondary_model: str | None = None,
+    budget: Decimal | None = None,
 ) -> JudgeRun:
-    """Create a queued run over the selected responses; the selection is frozen by the highest response id."""
+    """Create a queued run over the selected responses; the selection is frozen by the highest response id.
+    With a `budget`, the run stops sending calls once it has cost that much (see the pipeline)."""
     try:
         case_filters = case_filter_parse(cases) if isinstance(cases, str) or cases is None else dict(cases)
     except ValueError as exc:
@@ -43,6 +45,8 @@ def judge_run_create(
         raise ValidationError(f"unknown model(s): {', '.join(sorted(unknown))}", code="unknown_model")
     if limit is not None and limit < 1:
         raise ValidationError("limit must be at least 1", code="bad_limit")
+    if budget is not None and budget <= 0:
+        raise ValidationError("budget must be more than 0", code="bad_budget")
     selection: dict[str, Any] = {"models": model_names, "cases": case_filters, "run_label": run_label or "",
                                  "limit": limit}
     ids = responses_for_selection(selection=selection).values_list("id", flat=True)
@@ -57,7 +61,7 @@ def judge_run_create(
     return JudgeRun.objects.create(
         label=label, rubric=rubric, primary_model=config.primary_model, fallback_model=config.fallback_model,
         secondary_model=config.secondary_model, base_url=config.base_url, selection=selection,
-        total_items=len(id_list), created_by=created_by,
+        total_items=len(id_list), created_by=created_by, budget=budget,
     )
 
 
@@ -100,9 +104,15 @@ def judge_runs_reclaim(*, now: Any = None) -> list[int]:
 
 
 @transaction.atomic
-def judge_run_resume(*, run: JudgeRun, force: bool = False) -> JudgeRun:
-    """Queue a stopped, failed, cancelled or crashed run again; only its items without a result are sent."""
+def judge_run_resume(*, run: JudgeRun, force: bool = False, budget: Decimal | None = None) -> JudgeRun:
+    """Queue a stopped, failed, cancelled or crashed run again; only its items without a result are sent. A new
+    `budget` replaces the old one (a run stopped at its budget needs a higher one to go on)."""
     run = JudgeRun.objects.select_for_update().get(pk=run.pk)
+    if budget is not None:
+        if budget <= run.cost:
+            raise ValidationError(f"the new budget must be above what the run has cost ({run.cost})", code="bad_budget")
+        run.budget = budget
+        run.save(update_fields=["budget"])
     if run.status == JudgeRun.Status.FINISHED and run.processed_items >= run.total_items:
         raise ValidationError("the run is finished: every item has a result", code="finished")
     if run.status in (JudgeRun.Status.RUNNING, JudgeRun.Status.CANCELLING) and not force:

@@ -13,6 +13,7 @@ from access.policy import Action, policy_required
 
 from ..domain import query_page, query_whole_number
 from ..models import JudgeRun
+from .estimate import judge_run_estimate
 from .leaderboard import Leaderboard
 from .selectors import (
     judge_run_call_stats,
@@ -42,7 +43,8 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """One run's progress bar and summary; htmx polls the "progress" partial while the run is active."""
     run = get_object_or_404(JudgeRun.objects.select_related("rubric", "created_by"), pk=pk)
     context = {"run": run, "summary": None if run.is_active else judge_run_summary(run=run),
-               "calls": judge_run_call_stats(run=run), "poll_seconds": POLL_SECONDS}
+               "calls": judge_run_call_stats(run=run), "poll_seconds": POLL_SECONDS,
+               "estimate": judge_run_estimate(run=run) if run.status == JudgeRun.Status.QUEUED else None}
     template = "evaluations/judge/run_detail.html"
     partial = bool(getattr(request, "htmx", False))  # set by django_htmx's middleware
     return render(request, f"{template}#progress" if partial else template, context)

@@ -70,6 +70,9 @@ class JudgeRun(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="judge_runs"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    budget = models.DecimalField(
+        max_digits=12, decimal_places=6, null=True, blank=True,
+        help_text="Stop sending calls once the run has cost this much (in FAITHBENCH_CURRENCY); resumable.")
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last write by the worker executing the run.")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -40,6 +41,11 @@ class Command(BaseCommand):
         parser.add_argument("--cancel", type=int, metavar="RUN_ID", help="cancel a queued or running run")
         parser.add_argument("--status", type=int, metavar="RUN_ID", help="print a run's summary")
         parser.add_argument("--watch", type=int, metavar="RUN_ID", help="show the progress of a run until it stops")
+        parser.add_argument("--budget", type=Decimal, metavar="AMOUNT",
+                            help="stop sending calls once the run has cost this much (FAITHBENCH_CURRENCY); "
+                                 "with --resume: a new, higher budget")
+        parser.add_argument("--estimate", action="store_true",
+                            help="print the calls, tokens and cost the selection would use, and create nothing")
         parser.add_argument("--fake-server", action="store_true",
                             help="with --wait: judge against an in-process fake endpoint (offline demo)")
 
@@ -67,8 +73,12 @@ class Command(BaseCommand):
                 self.stdout.write(f"run {run.pk}: {run.get_status_display().lower()}")
                 return
             with self._endpoint(options) as base_url:
+                if options["estimate"]:
+                    self._estimate(options, base_url)
+                    return
                 if options["resume"]:
-                    run = services.judge_run_resume(run=get_run(options["resume"]), force=options["force"])
+                    run = services.judge_run_resume(run=get_run(options["resume"]), force=options["force"],
+                                                    budget=options["budget"])
                     if base_url:
                         JudgeRun.objects.filter(pk=run.pk).update(base_url=base_url)
                         run.refresh_from_db()
@@ -77,10 +87,11 @@ class Command(BaseCommand):
                         rubric=self._rubric(options["rubric"]),
                         models=[m for m in (options["models"] or "").split(",") if m.strip()],
                         cases=options["cases"], run_label=options["run_label"], limit=options["limit"],
-                        label=options["label"], base_url=base_url,
+                        label=options["label"], base_url=base_url, budget=options["budget"],
                     )
                 self.stdout.write(f"run {run.pk}: {run.total_items} item(s), judge {run.primary_model} "
                                   f"(fallback {run.fallback_model}, secondary {run.secondary_model}) at {run.base_url}")
+                self._print_estimate(run)
                 if options["wait"]:
                     self._execute(run)
                 else:
@@ -89,6 +100,32 @@ class Command(BaseCommand):
                                       f"progress: manage.py judge_run --watch {run.pk}  or  /judge/runs/{run.pk}/")
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from exc
+
+    def _estimate(self, options: dict[str, Any], base_url: str | None) -> None:
+        """The estimate of the selection, from a run created and rolled back (nothing is kept)."""
+        from django.db import transaction
+
+        from evaluations.judge import services
+
+        with transaction.atomic():
+            run = services.judge_run_create(
+                rubric=self._rubric(options["rubric"]),
+                models=[m for m in (options["models"] or "").split(",") if m.strip()],
+                cases=options["cases"], run_label=options["run_label"], limit=options["limit"],
+                label=options["label"], base_url=base_url, budget=options["budget"])
+            self._print_estimate(run)
+            transaction.set_rollback(True)
+        self.stdout.write("nothing was created (--estimate)")
+
+    def _print_estimate(self, run: Any) -> None:
+        from evaluations.judge.config import money
+        from evaluations.judge.estimate import judge_run_estimate
+
+        estimate = judge_run_estimate(run=run)
+        cost = money(estimate.cost) if estimate.cost is not None else "unknown"
+        self.stdout.write(f"estimate: {estimate.items} item(s), {estimate.calls} call(s), ~{estimate.prompt_tokens:,} "
+                          f"prompt + ~{estimate.completion_tokens:,} completion tokens, cost ~{cost} ({estimate.basis})"
+                          + (f"; budget {money(run.budget)}" if run.budget is not None else ""))
 
     @contextlib.contextmanager
     def _endpoint(self, options: dict[str, Any]):

@@ -1,0 +1,82 @@
+"""What a judge run will cost before it starts (issue 15 part 8): calls, tokens and — with a known price — cost,
+from the very prompts the pipeline will send."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Avg, Sum
+
+from ..models import JudgeResult, JudgeRun
+from .config import setting
+from .pipeline import work_items
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a run is expected to use before it starts: calls, tokens and, when a price is known, cost."""
+
+    items: int
+    calls: int  # one primary call per item, plus the secondary judge's for the primary judge's own family
+    prompt_tokens: int  # the prompts' characters / 4
+    completion_tokens: int
+    cost: Decimal | None
+    basis: str  # where the completion length and the price come from
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "cost": None if self.cost is None else str(self.cost)}
+
+
+def judge_price(model: str) -> tuple[Decimal, Decimal, str] | None:
+    """(input, output) price per token of a judge model and where it comes from: FAITHBENCH_JUDGE_PRICES, else
+    the cost its earlier results reported per token (one price for both), else None."""
+    for name, per_million_in, per_million_out in setting_prices():
+        if name == model:
+            return (Decimal(str(per_million_in)) / 1_000_000, Decimal(str(per_million_out)) / 1_000_000,
+                    "the configured price (FAITHBENCH_JUDGE_PRICES)")
+    seen = JudgeResult.objects.filter(judge_model=model, cost__isnull=False).aggregate(
+        cost=Sum("cost"), tokens=Sum("prompt_tokens") + Sum("completion_tokens"))
+    if seen["cost"] and seen["tokens"]:
+        per_token = Decimal(seen["cost"]) / Decimal(seen["tokens"])
+        return per_token, per_token, "the cost per token its earlier results reported"
+    return None
+
+
+def setting_prices() -> list[list[Any]]:
+    return list(setting("JUDGE_PRICES") or [])
+
+
+def judge_run_estimate(*, run: JudgeRun) -> Estimate:
+    """Tokens and cost of a queued run's remaining items, from the prompts the pipeline will send (characters / 4)
+    and the judges' typical answer length (their earlier results' mean, else FAITHBENCH_ESTIMATE_COMPLETION_TOKENS).
+    Fallback calls happen only after failures and are not counted."""
+    items = work_items(run=run)  # the same prompts the run will send
+    prompt_chars = sum(len(i.system_prompt) + len(i.user_message) for i in items)
+    secondary = [i for i in items if i.needs_secondary]
+    calls = len(items) + len(secondary)
+    prompt_tokens = (prompt_chars + sum(len(i.system_prompt) + len(i.user_message) for i in secondary)) // 4
+    completion = {}
+    for model in {run.primary_model, run.secondary_model} - {""}:
+        mean = JudgeResult.objects.filter(judge_model=model, completion_tokens__isnull=False).aggregate(
+            mean=Avg("completion_tokens"))["mean"]
+        completion[model] = int(mean) if mean else int(setting("ESTIMATE_COMPLETION_TOKENS"))
+    primary_out = completion[run.primary_model] * len(items)
+    secondary_out = completion.get(run.secondary_model, 0) * len(secondary)
+    cost: Decimal | None = Decimal(0)
+    sources = []
+    for model, n_in, n_out in ((run.primary_model, prompt_chars // 4, primary_out),
+                               (run.secondary_model, (prompt_tokens - prompt_chars // 4), secondary_out)):
+        if not n_in and not n_out:
+            continue
+        price = judge_price(model)
+        if price is None:
+            cost = None
+            sources.append(f"{model}: no price (configure FAITHBENCH_JUDGE_PRICES)")
+        else:
+            if cost is not None:
+                cost += price[0] * n_in + price[1] * n_out
+            sources.append(f"{model}: {price[2]}")
+    return Estimate(items=len(items), calls=calls, prompt_tokens=prompt_tokens,
+                    completion_tokens=primary_out + secondary_out,
+                    cost=None if cost is None else cost.quantize(Decimal("0.000001")), basis="; ".join(sources))
