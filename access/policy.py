@@ -261,6 +261,8 @@ URL_ACTIONS: dict[str, Action] = {
     "calibration:study_report_progress": A.MANAGE_CALIBRATION,
     "calibration:study_report_export": A.MANAGE_CALIBRATION,
     "calibration:study_judge": A.MANAGE_CALIBRATION,
+    "calibration:validation": A.VIEW_JUDGE_OUTPUT,
+    "calibration:validation_export": A.VIEW_JUDGE_OUTPUT,
     "calibration:study_judge_cancel": A.MANAGE_CALIBRATION,
     "calibration:progress": A.MANAGE_CALIBRATION,
     "calibration:adjudication_queue": A.ADJUDICATE,

@@ -1,15 +1,17 @@
 """Demo people, panels and calibration cycles, created after the benchmark data is loaded."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.db import transaction
 from django.db.models import Q
 
 from accounts.models import User
 from accounts.services import user_create
 from annotations.models import CalibrationCycle, Panel
-from evaluations.models import ModelResponse, Tradition
+from evaluations.models import JudgeRun, ModelResponse, Tradition
 
-from .models import ReportSnapshot
+from .models import BiasCheck, ReportSnapshot
 from .reports.snapshots import report_snapshot_compute, report_snapshot_request
 from .sampling import DrawParams
 
@@ -211,3 +213,22 @@ def demo_report_snapshot_create() -> ReportSnapshot | None:
         return None
     snapshot = report_snapshot_request(cycle=cycle, requested_by=None)
     return report_snapshot_compute(snapshot_id=snapshot.pk)
+
+
+def demo_bias_checks_create() -> list[BiasCheck]:
+    """The validation page's demo: a verbosity check of the demo judge run against the demo cycle's experts, and a
+    comparison with a second fake judge (once; later runs keep them)."""
+    from evaluations.judge.demo import DEMO_LABEL, SECOND_JUDGE, SECOND_LABEL, judge_demo_run
+
+    from .validation.agreement import agreement_check
+    from .validation.verbosity import verbosity_check
+
+    cycle = CalibrationCycle.objects.filter(name=DEMO_CYCLE_NAME).first()
+    first = JudgeRun.objects.filter(label=DEMO_LABEL, status=JudgeRun.Status.FINISHED).first()
+    if cycle is None or first is None or BiasCheck.objects.exists():
+        return []
+    second = judge_demo_run(label=SECOND_LABEL, primary_model=SECOND_JUDGE)
+    # older than the demo run, so that one stays "the latest finished run" that pages and reports default to
+    JudgeRun.objects.filter(pk=second.pk).update(created_at=first.created_at - timedelta(seconds=1))
+    return [verbosity_check(run=first, cycle=cycle),
+            agreement_check(runs=[first, second], kind=BiasCheck.Kind.JUDGES, n_resamples=200)]

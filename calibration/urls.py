@@ -4,6 +4,7 @@ from . import views
 from .adjudication import views as adjudication
 from .reports import views as reports
 from .studies import views as studies
+from .validation import views as validation
 
 app_name = "calibration"
 
@@ -25,6 +26,8 @@ urlpatterns = [
     path("studies/<int:pk>/report.<str:fmt>", studies.study_report_download, name="study_report_export"),
     path("studies/<int:pk>/judge/", studies.study_judge, name="study_judge"),
     path("studies/<int:pk>/judge/<int:run_id>/cancel/", studies.study_judge_cancel, name="study_judge_cancel"),
+    path("validation/", validation.validation, name="validation"),
+    path("validation.<str:fmt>", validation.validation_export, name="validation_export"),
     path("progress/", views.progress, name="progress"),
     # Adjudication is for panel leads and adjudicators as well as admins; the views check who may decide what.
     path("adjudication/", adjudication.queue, name="adjudication_queue"),

@@ -246,6 +246,21 @@ class Completeness:
 
 
 @dataclass
+class ValidationCell:
+    """The judge against the expert majority in one dimension × tradition (calibration/reports/cells.py)."""
+
+    dimension: str
+    tradition: str
+    n_units: int
+    n_items: int
+    n_experts: int
+    n_judged: int
+    alpha: float | None
+    alpha_ci: list[float] | None
+    status: str  # validated / acceptable / uncertain / not validated / no data
+
+
+@dataclass
 class Report:
     """A calibration report: its metadata, the number of experts, every group, and (for a cycle) completeness."""
 
@@ -253,6 +268,7 @@ class Report:
     n_experts: int
     groups: list[Group]
     completeness: Completeness | None = optional()  # for a calibration cycle's snapshot
+    validation: list[ValidationCell] | None = optional()  # for a cycle's snapshot: judge α per dimension × tradition
 
 
 class ReportShapeError(ValueError):

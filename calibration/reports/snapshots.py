@@ -33,6 +33,7 @@ from evaluations.spreadsheet import csv_cell_unprotect, csv_row_protect
 from ..models import ReportSnapshot, SnapshotFile, Study
 from ..selectors import cycle_assignment_completeness
 from .build import Rating, UnitInfo, calibration_report_build
+from .cells import validation_cells
 from .exporting import REPORT_EXPORTERS
 from .pdf import report_pdf
 from .schema import report_from_dict, report_to_dict
@@ -289,6 +290,8 @@ def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
         progress=lambda done, total: reporter(5 + int(85 * done / max(total, 1)), f"group {done} of {total}"),
     )
     built["completeness"] = completeness  # withdrawn assignments are kept and counted, never scored
+    built["validation"] = validation_cells(inputs.ratings, judge=inputs.judge, units=inputs.units,
+                                           n_resamples=snapshot.n_resamples, seed=snapshot.seed)
     report = report_to_dict(report_from_dict(built))  # the typed tree: what is stored is what the schema says
     reporter(90, "rendering the files", force=True)
     files = snapshot_files_render(report=report, ratings=ratings, snapshot=snapshot, input_hash=input_hash)

@@ -67,7 +67,10 @@ def verbosity_analysis(*, run: JudgeRun, cycle: CalibrationCycle | None = None) 
         groups[name] = entry
     return {"judge_run": run.pk, "cycle": cycle.pk if cycle else None, "threshold": FLAG_AT,
             "scale": "judge composite 0–1 (Σ raw/3 × weight); length in words", "groups": groups,
-            "flagged": any(entry["flagged"] for entry in groups.values()),
+            # The check fails when the judge is length-driven over all responses, or clearly so (the interval clear
+            # of ±0.3) in a dimension: a dimension's point estimate over 0.3 on 30 responses is often chance.
+            "flagged": bool(groups.get(ALL, {}).get("flagged")
+                            or any(entry["verdict"] == "fail" for entry in groups.values())),
             "n": len(data.get(ALL, []))}
 
 

@@ -140,6 +140,8 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
              reverse("calibration:report_progress", kwargs={"pk": world.cycle.pk, "version": snapshot.version}),
              staff_only),
         Case("calibration:studies", reverse("calibration:studies"), staff_only),
+        Case("calibration:validation", reverse("calibration:validation"), staff_only),
+        Case("calibration:validation_export", reverse("calibration:validation_export", args=["csv"]), staff_only),
         Case("calibration:study_report", reverse("calibration:study_report", kwargs={"pk": study.pk}), staff_only),
         Case("calibration:study_report_export",
              reverse("calibration:study_report_export", kwargs={"pk": study.pk, "fmt": "pdf"}), staff_only),

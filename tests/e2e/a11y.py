@@ -63,7 +63,7 @@ def demo_pages() -> list[Role]:
         lead_urls.append(f"/scoring/a/{reassignable}/reassign/")
     admin_urls = [*signed_in, "/calibration/", "/calibration/panels/", "/calibration/cycles/draw/",
                   "/calibration/progress/", "/judge/runs/", "/judge/leaderboard/", "/delphi/", "/delphi/new/",
-                  "/evaluations/"]
+                  "/evaluations/", "/calibration/validation/", "/calibration/studies/"]
     if cycle is not None:
         admin_urls += [f"/calibration/cycles/{cycle.pk}/", f"/calibration/cycles/{cycle.pk}/report/"]
     if run is not None:

@@ -10,6 +10,7 @@ from django.db import transaction
 from calibration.delphi.demo import demo_delphi_create
 from calibration.demo import (
     FEATURED_EXPERT,
+    demo_bias_checks_create,
     demo_people_create,
     demo_report_snapshot_create,
     demo_scores_create,
@@ -55,6 +56,10 @@ class Command(BaseCommand):
             two_factor = demo_totp_activate()
         if scored:
             self.stdout.write(f"demo experts finished {scored} assignments; {FEATURED_EXPERT} has a fresh queue")
+        if not options["no_judge"]:
+            for check in demo_bias_checks_create():
+                self.stdout.write(f"bias check #{check.pk}: {check.get_kind_display()} — "
+                                  f"{'flagged' if check.flagged else 'passed'} on {check.n} responses")
         snapshot = demo_report_snapshot_create()
         if snapshot is not None:
             self.stdout.write(f"IRR report of the demo cycle: version {snapshot.version} ({snapshot.status}), "

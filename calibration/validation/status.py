@@ -1,0 +1,96 @@
+"""The validation status (methodology §6.4–6.5 made live): what is validated, per dimension × tradition, and which
+bias checks passed, failed or have not been run — read from stored report snapshots and bias checks only."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotations.models import CalibrationCycle
+
+from ..models import BiasCheck, ReportSnapshot
+
+# The checks of the methodology's programme, in order; those not built yet say so instead of "not run".
+CHECKS: list[tuple[str, str, bool]] = [
+    ("position", "Position bias (§6.2.1)", False),
+    (BiasCheck.Kind.VERBOSITY, "Verbosity (§6.2.2)", True),
+    ("tradition", "Tradition fairness (§6.2.3)", False),
+    (BiasCheck.Kind.JUDGES, "Judge comparison (§6.3.2)", True),
+    (BiasCheck.Kind.RUNS, "Run-to-run (§8.4)", True),
+]
+COMMANDS: dict[str, str] = {BiasCheck.Kind.VERBOSITY: "manage.py judge_bias verbosity --run ID --cycle ID",
+            BiasCheck.Kind.JUDGES: "manage.py judge_bias judges --run A --run B",
+            BiasCheck.Kind.RUNS: "manage.py judge_bias runs --run A --run B"}
+
+
+@dataclass
+class CheckRow:
+    key: str
+    name: str
+    state: str  # passed / failed / not run / not built yet
+    computed_at: Any = None
+    n: int | None = None
+    judge_run: int | None = None
+    detail: str = ""
+
+
+@dataclass
+class ValidationStatus:
+    cycle: CalibrationCycle | None
+    snapshot: ReportSnapshot | None
+    cells: list[dict[str, Any]] = field(default_factory=list)
+    dimensions: list[str] = field(default_factory=list)
+    traditions: list[str] = field(default_factory=list)
+    grid: list[dict[str, Any]] = field(default_factory=list)  # one row per dimension: its cells by tradition
+    checks: list[CheckRow] = field(default_factory=list)
+    n_experts: int | None = None
+    cases_reviewed: str = "not built yet (test-case review, issue 17)"
+
+
+def validation_status(*, cycle: CalibrationCycle | None = None) -> ValidationStatus:
+    """The newest ready snapshot (of `cycle`, else of any cycle) that carries validation cells, and the newest
+    check of each kind (on that cycle's judge run when there is one; else the newest)."""
+    snapshots = ReportSnapshot.objects.ready().filter(cycle__isnull=False).select_related("cycle", "judge_run")
+    if cycle is not None:
+        snapshots = snapshots.filter(cycle=cycle)
+    snapshot = next((s for s in snapshots.order_by("-finished_at", "-id")[:20] if (s.payload or {}).get("validation")),
+                    None)
+    status = ValidationStatus(cycle=snapshot.cycle if snapshot else cycle, snapshot=snapshot)
+    if snapshot is not None:
+        payload: dict[str, Any] = snapshot.payload or {}
+        status.cells = list(payload["validation"])
+        status.n_experts = payload.get("n_experts")
+        status.dimensions = sorted({c["dimension"] for c in status.cells})
+        status.traditions = sorted({c["tradition"] for c in status.cells})
+        by_key = {(c["dimension"], c["tradition"]): c for c in status.cells}
+        status.grid = [{"dimension": d, "cells": [by_key.get((d, t)) for t in status.traditions]}
+                       for d in status.dimensions]
+    latest: dict[str, BiasCheck] = {}
+    for check in BiasCheck.objects.defer("payload").order_by("-computed_at", "-id")[:200]:
+        latest.setdefault(check.kind, check)
+    for key, name, built in CHECKS:
+        found = latest.get(key)
+        if not built:
+            status.checks.append(CheckRow(key, name, "not built yet"))
+        elif found is None:
+            status.checks.append(CheckRow(key, name, "not run", detail=COMMANDS.get(key, "")))
+        else:
+            status.checks.append(CheckRow(key, name, "failed" if found.flagged else "passed", found.computed_at,
+                                          found.n, found.judge_run_id, f"check #{found.pk}"))
+    return status
+
+
+def validation_rows(status: ValidationStatus) -> list[dict[str, Any]]:
+    """The status as flat rows for CSV/JSON: one per cell, then one per check."""
+    rows: list[dict[str, Any]] = []
+    for c in status.cells:
+        ci = c.get("alpha_ci") or [None, None]
+        rows.append({"part": "judge_alpha", "dimension": c["dimension"], "tradition": c["tradition"],
+                     "value": c["alpha"], "ci_low": ci[0], "ci_high": ci[1], "n": c["n_units"],
+                     "n_experts": c["n_experts"], "state": c["status"], "date": "",
+                     "source": f"cycle {status.cycle.pk if status.cycle else ''} report v"
+                               f"{status.snapshot.version if status.snapshot else ''}"})
+    for check in status.checks:
+        rows.append({"part": f"check:{check.key}", "dimension": "", "tradition": "", "value": None, "ci_low": None,
+                     "ci_high": None, "n": check.n, "n_experts": None, "state": check.state,
+                     "date": check.computed_at.isoformat() if check.computed_at else "", "source": check.detail})
+    return rows
