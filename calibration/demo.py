@@ -216,11 +216,14 @@ def demo_report_snapshot_create() -> ReportSnapshot | None:
 
 
 def demo_bias_checks_create() -> list[BiasCheck]:
-    """The validation page's demo: a verbosity check of the demo judge run against the demo cycle's experts, and a
-    comparison with a second fake judge (once; later runs keep them)."""
+    """The validation page's demo: a position check from a pairwise run, a verbosity check of the demo judge run
+    against the demo cycle's experts, and a comparison with a second fake judge (once; later runs keep them)."""
     from evaluations.judge.demo import DEMO_LABEL, SECOND_JUDGE, SECOND_LABEL, judge_demo_run
+    from evaluations.judge.fake_server import FakeLLMServer
+    from evaluations.judge.pairwise import pairwise_run_create, pairwise_run_execute
 
     from .validation.agreement import agreement_check
+    from .validation.position import position_check
     from .validation.verbosity import verbosity_check
 
     cycle = CalibrationCycle.objects.filter(name=DEMO_CYCLE_NAME).first()
@@ -230,5 +233,8 @@ def demo_bias_checks_create() -> list[BiasCheck]:
     second = judge_demo_run(label=SECOND_LABEL, primary_model=SECOND_JUDGE)
     # older than the demo run, so that one stays "the latest finished run" that pages and reports default to
     JudgeRun.objects.filter(pk=second.pk).update(created_at=first.created_at - timedelta(seconds=1))
-    return [verbosity_check(run=first, cycle=cycle),
+    with FakeLLMServer() as server:  # position bias: 60 pairs of answers to the same case, each in both orders
+        pairwise = pairwise_run_execute(run=pairwise_run_create(model=first.primary_model, limit=60,
+                                                                base_url=server.base_url))
+    return [position_check(run=pairwise), verbosity_check(run=first, cycle=cycle),
             agreement_check(runs=[first, second], kind=BiasCheck.Kind.JUDGES, n_resamples=200)]

@@ -145,3 +145,55 @@ def length_normalised(lengths: npt.ArrayLike, judge: npt.ArrayLike, bias: Length
         return y.copy()
     b = bias.slope_per_100_words / 100
     return y - b * (x - np.nanmean(x))
+
+
+# --- position bias (methodology §6.2.1) ------------------------------------------------------------------
+
+REVERSAL_FLAG_AT = 0.10  # §6.2.1: target < 10 % reversal rate
+
+
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
+    """Wilson's score interval for a proportion (Wilson 1927; Agresti & Coull 1998): well-behaved near 0 and 1,
+    where the reversal rates of a good judge live. None for n = 0."""
+    if n == 0:
+        return None
+    z = float(scipy_stats.norm.ppf(0.5 + confidence / 2))
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass(frozen=True)
+class PositionBias:
+    n_pairs: int  # pairs judged in both orders
+    reversals: int  # pairs whose preferred response changed with the order (a tie on one side counts)
+    reversal_rate: float | None
+    reversal_ci: tuple[float, float] | None
+    first_position_share: float | None  # of the decisive verdicts, the share that chose the answer shown first
+    first_position_ci: tuple[float, float] | None
+    flagged: bool  # reversal rate ≥ 10 %
+    verdict: str  # pass / fail when the Wilson interval is clear of 10 %, else uncertain
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def position_bias(verdicts: list[tuple[str, str]]) -> PositionBias:
+    """Reversal rate from each pair's two verdicts: (preferred when X was shown first, preferred when Y was), each
+    "A" (the first shown), "B" or "tie". Consistent: (A, B) — X both times —, (B, A) — Y both times — or (tie, tie);
+    anything else is a reversal. Example: a judge that always answers "A" reverses every pair."""
+    n = len(verdicts)
+    consistent = {("A", "B"), ("B", "A"), ("tie", "tie")}
+    reversals = sum(pair not in consistent for pair in verdicts)
+    decisive = [v for pair in verdicts for v in pair if v in ("A", "B")]
+    first = sum(v == "A" for v in decisive)
+    rate = reversals / n if n else None
+    ci = wilson_interval(reversals, n)
+    verdict = "undefined"
+    if ci is not None:
+        verdict = "pass" if ci[1] < REVERSAL_FLAG_AT else "fail" if ci[0] >= REVERSAL_FLAG_AT else "uncertain"
+    return PositionBias(n_pairs=n, reversals=reversals, reversal_rate=rate, reversal_ci=ci,
+                        first_position_share=first / len(decisive) if decisive else None,
+                        first_position_ci=wilson_interval(first, len(decisive)),
+                        flagged=rate is not None and rate >= REVERSAL_FLAG_AT, verdict=verdict)

@@ -10,13 +10,16 @@ from django.db.models import Q
 
 class BiasCheck(models.Model):
     class Kind(models.TextChoices):
+        POSITION = "position", "Position bias (§6.2.1)"
         VERBOSITY = "verbosity", "Verbosity (§6.2.2)"
         JUDGES = "judges", "Judge comparison (§6.3.2)"
         RUNS = "runs", "Run-to-run (§8.4)"
 
     kind = models.CharField(max_length=20, choices=Kind.choices)
-    judge_run = models.ForeignKey("evaluations.JudgeRun", on_delete=models.PROTECT, related_name="+",
-                                  help_text="The run checked (the first of those compared).")
+    judge_run = models.ForeignKey("evaluations.JudgeRun", null=True, blank=True, on_delete=models.PROTECT,
+                                  related_name="+", help_text="The run checked (the first of those compared).")
+    pairwise_run = models.ForeignKey("evaluations.PairwiseRun", null=True, blank=True, on_delete=models.PROTECT,
+                                     related_name="+", help_text="The pairwise run a position check read.")
     cycle = models.ForeignKey("annotations.CalibrationCycle", null=True, blank=True, on_delete=models.PROTECT,
                               related_name="+", help_text="Whose experts gave the reference scores (none: judge only).")
     flagged = models.BooleanField(help_text="Any dimension (or the whole) over the threshold.")
@@ -28,7 +31,13 @@ class BiasCheck(models.Model):
 
     class Meta:
         ordering = ["-computed_at", "-id"]
-        constraints = [models.CheckConstraint(condition=Q(kind__in=["verbosity", "judges", "runs"]), name="bias_check_kind_valid")]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=["position", "verbosity", "judges", "runs"]),
+                                   name="bias_check_kind_valid"),
+            models.CheckConstraint(condition=Q(kind="position", pairwise_run__isnull=False)
+                                   | (~Q(kind="position") & Q(judge_run__isnull=False)), name="bias_check_has_its_run"),
+        ]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} · judge run {self.judge_run_id} · {self.computed_at:%Y-%m-%d}"
+        run = f"pairwise run {self.pairwise_run_id}" if self.pairwise_run_id else f"judge run {self.judge_run_id}"
+        return f"{self.get_kind_display()} · {run} · {self.computed_at:%Y-%m-%d}"

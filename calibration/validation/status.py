@@ -11,13 +11,14 @@ from ..models import BiasCheck, ReportSnapshot
 
 # The checks of the methodology's programme, in order; those not built yet say so instead of "not run".
 CHECKS: list[tuple[str, str, bool]] = [
-    ("position", "Position bias (§6.2.1)", False),
+    (BiasCheck.Kind.POSITION, "Position bias (§6.2.1)", True),
     (BiasCheck.Kind.VERBOSITY, "Verbosity (§6.2.2)", True),
     ("tradition", "Tradition fairness (§6.2.3)", False),
     (BiasCheck.Kind.JUDGES, "Judge comparison (§6.3.2)", True),
     (BiasCheck.Kind.RUNS, "Run-to-run (§8.4)", True),
 ]
-COMMANDS: dict[str, str] = {BiasCheck.Kind.VERBOSITY: "manage.py judge_bias verbosity --run ID --cycle ID",
+COMMANDS: dict[str, str] = {BiasCheck.Kind.POSITION: "manage.py judge_pairwise --model M [--cases …] [--limit N]",
+                            BiasCheck.Kind.VERBOSITY: "manage.py judge_bias verbosity --run ID --cycle ID",
             BiasCheck.Kind.JUDGES: "manage.py judge_bias judges --run A --run B",
             BiasCheck.Kind.RUNS: "manage.py judge_bias runs --run A --run B"}
 
@@ -75,7 +76,9 @@ def validation_status(*, cycle: CalibrationCycle | None = None) -> ValidationSta
             status.checks.append(CheckRow(key, name, "not run", detail=COMMANDS.get(key, "")))
         else:
             status.checks.append(CheckRow(key, name, "failed" if found.flagged else "passed", found.computed_at,
-                                          found.n, found.judge_run_id, f"check #{found.pk}"))
+                                          found.n, found.judge_run_id,
+                                          f"check #{found.pk}" + (f", pairwise run {found.pairwise_run_id}"
+                                                                  if found.pairwise_run_id else "")))
     return status
 
 

@@ -121,6 +121,7 @@ class FakeLLMServer:
     hang_seconds: float = 5.0
     retry_after: str | None = "1"
     api_key: str | None = None  # when set, requests without "Bearer <api_key>" get 401
+    position_bias: float = 0.0  # pairwise requests: the share of them answered "A" whatever the answers say
     log: list[CallRecord] = field(default_factory=list)
     calls: Counter = field(default_factory=Counter)
 
@@ -301,7 +302,10 @@ class FakeLLMServer:
             return code, extra, _error_body(code, HTTP_FAULTS[fault])
         if fault == "bad_envelope":
             return 200, {}, b"<html>upstream proxy error</html>"
-        if is_judge and _STUDY_SCALE.search(system):
+        if is_judge and _PAIRWISE in system:
+            content = ("I cannot decide between them." if fault in ("malformed", "partial", "missing") else
+                       _pairwise_content(user=user, key=key, model=model, position_bias=self.position_bias))
+        elif is_judge and _STUDY_SCALE.search(system):
             content = _study_content(system=system, key=key, model=model, fault=fault)
         elif is_judge:
             content = _judge_content(system=system, key=key, model=model, fault=fault)
@@ -356,6 +360,28 @@ def fake_score(key: str, sub_dimension: str, judge_model: str = "") -> int:
 
 
 _STUDY_SCALE = re.compile(r"reliability study.*?from (-?\d+(?:\.\d+)?) to (-?\d+(?:\.\d+)?)", re.S)
+
+
+_PAIRWISE = "Compare the two answers"
+_ANSWER_BLOCKS = re.compile(r"ANSWER A:\n(.*)\n\nANSWER B:\n(.*)\Z", re.S)
+
+
+def fake_quality(text: str, judge_model: str = "") -> float:
+    """How good the fake judge finds a text when comparing (a hash: the same for either position)."""
+    return _unit("quality", text_key(text), judge_model)
+
+
+def _pairwise_content(*, user: str, key: str, model: str, position_bias: float) -> str:
+    """A pairwise verdict: the answer of higher `fake_quality` — or "A" for a share `position_bias` of requests."""
+    match = _ANSWER_BLOCKS.search(user)
+    if match is None:
+        return json.dumps({"preferred": "tie", "reasoning": "I could not find two answers."})
+    first, second = match.group(1), match.group(2)
+    if position_bias and _unit("position", key, model) < position_bias:
+        return json.dumps({"preferred": "A", "reasoning": "The first answer is better."})
+    a, b = fake_quality(first, model), fake_quality(second, model)
+    preferred = "tie" if abs(a - b) < 0.02 else ("A" if a > b else "B")
+    return json.dumps({"preferred": preferred, "reasoning": f"Deterministic fake comparison ({a:.2f} vs {b:.2f})."})
 
 
 def fake_study_score(key: str, low: float, high: float, judge_model: str = "") -> int:

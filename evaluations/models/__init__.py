@@ -2,6 +2,7 @@
 
 `benchmark`: traditions, rubric versions, test cases, evaluated models, responses, TheoBERT cases.
 `judge`: judge runs, their per-response results and sub-dimension scores.
+`pairwise`: pairwise judge runs (position bias): ordered pairs of responses and the judge's preference.
 The enums the fields use live in `evaluations.domain` (below the models) and are re-exported here.
 """
 from evaluations.domain import (
@@ -28,9 +29,11 @@ from .benchmark import (
     Tradition,
 )
 from .judge import JudgeResult, JudgeRun, JudgeScore
+from .pairwise import PairwiseJudgment, PairwiseRun
 
 __all__ = [
     "MASK_TOKEN", "Difficulty", "Dimension", "EvaluatedModel", "JudgeResult", "JudgeRun", "JudgeScore",
+    "PairwiseJudgment", "PairwiseRun",
     "ModelResponse", "PassCondition", "QuestionType", "RubricDimension", "RubricSubDimension", "RubricVersion",
     "TestCase", "TheoBertCase", "TheoBertCategory", "TheoBertDifficulty", "TheoBertErrorClass", "TheoBertType",
     "Tradition", "Visibility",

@@ -83,3 +83,25 @@ def test_small_or_constant_input_is_undefined_not_an_error() -> None:
     result = length_bias([100, 200, 300, 400, 500, 600, 700, 800, 900], [1, 2, 3, 4, 5, 6, 7, 8, 9.5],
                          [np.nan] * 9)
     assert result.partial is not None and result.partial.r is None and not result.flagged
+
+
+def test_wilson_interval_matches_the_published_example() -> None:
+    from stats.bias import wilson_interval
+
+    # Newcombe (1998), Table I, example (a): 81 of 263 → Wilson 95 % interval 0.2553 to 0.3662
+    low, high = wilson_interval(81, 263)
+    assert (round(low, 4), round(high, 4)) == (0.2553, 0.3662)
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(0, 0) is None
+
+
+def test_position_bias_counts_reversals_and_first_position_preference() -> None:
+    from stats.bias import position_bias
+
+    always_first = position_bias([("A", "A")] * 40)
+    assert always_first.reversal_rate == 1.0 and always_first.first_position_share == 1.0
+    assert always_first.flagged and always_first.verdict == "fail"
+    fair = position_bias([("A", "B")] * 30 + [("B", "A")] * 30 + [("tie", "tie")] * 10)
+    assert fair.reversals == 0 and not fair.flagged and fair.verdict == "pass"
+    assert fair.first_position_share == 0.5
+    mixed = position_bias([("A", "B")] * 18 + [("A", "A"), ("tie", "B")])  # 2 of 20 reverse
+    assert mixed.reversal_rate == 0.1 and mixed.flagged and mixed.verdict == "uncertain"

@@ -59,7 +59,8 @@ class Command(BaseCommand):
         if not options["no_judge"]:
             for check in demo_bias_checks_create():
                 self.stdout.write(f"bias check #{check.pk}: {check.get_kind_display()} — "
-                                  f"{'flagged' if check.flagged else 'passed'} on {check.n} responses")
+                                  f"{'flagged' if check.flagged else 'passed'} on {check.n} "
+                                  f"{'pairs' if check.kind == 'position' else 'responses'}")
         snapshot = demo_report_snapshot_create()
         if snapshot is not None:
             self.stdout.write(f"IRR report of the demo cycle: version {snapshot.version} ({snapshot.status}), "

@@ -1,0 +1,40 @@
+"""Position bias of a judge (methodology §6.2.1) from a pairwise run: per dimension and over all, the share of
+pairs whose preferred response changed when the order was swapped (Wilson interval; flagged at 10 %), and how often
+the judge chose the answer shown first. Numbers from `stats.bias`; stored as a `BiasCheck`."""
+from __future__ import annotations
+
+from typing import Any
+
+from accounts.models import User
+from evaluations.models import ModelResponse, PairwiseJudgment, PairwiseRun
+from stats.bias import REVERSAL_FLAG_AT, position_bias
+
+from ..models import BiasCheck
+
+ALL = "all dimensions"
+
+
+def position_analysis(*, run: PairwiseRun) -> dict[str, Any]:
+    verdicts = dict(((first, second), preferred) for first, second, preferred in
+                    PairwiseJudgment.objects.filter(run=run).exclude(preferred="")
+                    .values_list("first_id", "second_id", "preferred"))
+    ids = {r for pair in verdicts for r in pair}
+    dimension_of = dict(ModelResponse.objects.filter(pk__in=ids).values_list("pk", "test_case__dimension"))
+    pairs: dict[str, list[tuple[str, str]]] = {}
+    for (first, second), preferred in verdicts.items():
+        if first < second and (second, first) in verdicts:  # both orders judged
+            pair = (preferred, verdicts[(second, first)])
+            pairs.setdefault(dimension_of[first], []).append(pair)
+            pairs.setdefault(ALL, []).append(pair)
+    groups = {name: position_bias(pairs[name]).as_dict() for name in sorted(pairs, key=lambda k: (k == ALL, k))}
+    unreadable = PairwiseJudgment.objects.filter(run=run, preferred="").count()
+    return {"pairwise_run": run.pk, "model": run.model, "threshold": REVERSAL_FLAG_AT, "groups": groups,
+            "unreadable_calls": unreadable, "n": len(pairs.get(ALL, [])),
+            # fails over all pairs, or where a dimension's interval is clear of 10 % (small groups vary by chance)
+            "flagged": bool(groups.get(ALL, {}).get("flagged") or any(g["verdict"] == "fail" for g in groups.values()))}
+
+
+def position_check(*, run: PairwiseRun, requested_by: User | None = None) -> BiasCheck:
+    payload = position_analysis(run=run)
+    return BiasCheck.objects.create(kind=BiasCheck.Kind.POSITION, pairwise_run=run, flagged=payload["flagged"],
+                                    n=payload["n"], payload=payload, requested_by=requested_by)

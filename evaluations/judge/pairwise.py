@@ -1,0 +1,212 @@
+"""Pairwise judging (methodology §6.2.1 position bias): the judge compares two responses to the same case, and
+every pair is asked in both orders, (X, Y) and (Y, X). The prompt is ours (the methodology gives none for this
+mode; the single-response prompts of §5.3.3–5.3.4 are untouched):
+
+    system: PAIRWISE_SYSTEM_PROMPT (the dimension named)
+    user:   QUESTION / (REFERENCE ANSWER) / ANSWER A / ANSWER B blocks
+
+and the reply is ``{"preferred": "A" | "B" | "tie", "reasoning": …}``. Calls go through the pipeline's LLMClient
+(retries, Retry-After, timeouts, cost); the calling thread stores verdicts in batches while an event loop in a
+background thread sends the calls. Resumable: a run sends only the ordered pairs it has no verdict for.
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from evaluations.domain import Dimension
+
+from ..models import ModelResponse, PairwiseJudgment, PairwiseRun
+from .client import CallResult, LLMClient
+from .config import PipelineConfig
+from .selectors import case_filter_parse, responses_for_selection
+
+logger = logging.getLogger(__name__)
+
+PAIRWISE_SYSTEM_PROMPT = (
+    "You are an expert evaluator of answers to questions in theology and biblical studies. Compare the two answers "
+    "to the question below on one dimension: {dimension}. Judge their content only — the order in which they are "
+    "shown and their length must not influence you. If they are equally good, say so. Answer with a JSON object "
+    "and nothing else: {{\"preferred\": \"A\" or \"B\" or \"tie\", \"reasoning\": \"one or two sentences\"}}."
+)
+BATCH = 50
+
+
+@dataclass(frozen=True)
+class PairCall:
+    first: int
+    second: int
+    system: str
+    user: str
+
+
+def pairwise_user_message(*, question: str, reference: str, first: str, second: str) -> str:
+    parts = [f"QUESTION:\n{question}"]
+    if reference.strip():
+        parts.append(f"REFERENCE ANSWER:\n{reference}")
+    parts += [f"ANSWER A:\n{first}", f"ANSWER B:\n{second}"]
+    return "\n\n".join(parts)
+
+
+def parse_preference(content: str) -> tuple[str, str]:
+    """("A" | "B" | "tie", reasoning) from a reply; ValueError when there is no such verdict."""
+    text = content.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
+    try:
+        body = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"not JSON: {content[:80]!r}") from exc
+    preferred = str(body.get("preferred", "")).strip() if isinstance(body, dict) else ""
+    normal = {"a": "A", "b": "B", "tie": "tie"}.get(preferred.lower())
+    if normal is None:
+        raise ValueError(f"no verdict A, B or tie: {preferred[:40]!r}")
+    return normal, str(body.get("reasoning", ""))[:2000]
+
+
+def pairwise_run_create(*, model: str, cases: str | None = None, limit: int | None = None, base_url: str = "",
+                        created_by: Any = None) -> PairwiseRun:
+    """A queued run over the pairs of responses (different models, same case) of the selected cases; `limit` caps
+    the pairs (lowest ids first). Each pair is asked in both orders: total = 2 × pairs."""
+    try:
+        selection: dict[str, Any] = {"models": [], "cases": case_filter_parse(cases), "run_label": "", "limit": None}
+    except ValueError as exc:
+        raise ValidationError(str(exc), code="bad_case_filter") from exc
+    if limit is not None and limit < 1:
+        raise ValidationError("limit must be at least 1", code="bad_limit")
+    pairs = _pairs(selection, limit)
+    if not pairs:
+        raise ValidationError("no case has responses from two models in this selection", code="empty_selection")
+    return PairwiseRun.objects.create(
+        model=model, base_url=base_url or PipelineConfig.from_settings().base_url,
+        selection={"cases": selection["cases"], "limit": limit}, total=2 * len(pairs), created_by=created_by)
+
+
+def _pairs(selection: dict[str, Any], limit: int | None) -> list[tuple[int, int]]:
+    by_case: dict[int, list[int]] = {}
+    for response_id, case_id in responses_for_selection(selection=selection).order_by("id").values_list(
+            "id", "test_case_id"):
+        by_case.setdefault(case_id, []).append(response_id)
+    pairs = [pair for case_id in sorted(by_case) for pair in itertools.combinations(sorted(by_case[case_id]), 2)]
+    return pairs[:limit] if limit else pairs
+
+
+def pending_pair_calls(*, run: PairwiseRun) -> list[PairCall]:
+    selection: dict[str, Any] = {"models": [], "cases": run.selection.get("cases") or {}, "run_label": "",
+                                 "limit": None}
+    pairs = _pairs(selection, run.selection.get("limit"))
+    done = set(PairwiseJudgment.objects.filter(run=run).values_list("first_id", "second_id"))
+    wanted = {r for pair in pairs for r in pair}
+    responses = {r.pk: r for r in ModelResponse.objects.filter(pk__in=wanted).select_related("test_case")}
+    labels = dict(Dimension.choices)
+    calls = []
+    for x, y in pairs:
+        case = responses[x].test_case
+        system = PAIRWISE_SYSTEM_PROMPT.format(dimension=labels.get(case.dimension, case.dimension))
+        for first, second in ((x, y), (y, x)):
+            if (first, second) not in done:
+                calls.append(PairCall(first, second, system, pairwise_user_message(
+                    question=case.prompt, reference=case.reference_answer, first=responses[first].text,
+                    second=responses[second].text)))
+    return calls
+
+
+async def _send(calls: list[PairCall], *, run: PairwiseRun, config: PipelineConfig, client_options: dict[str, Any],
+                emit: Callable[[tuple[PairCall, CallResult]], None], stop: threading.Event) -> None:
+    async with LLMClient(base_url=run.base_url, api_key=config.api_key, max_in_flight=config.max_in_flight,
+                         retry=config.retry, timeout=config.timeout, **client_options) as client:
+        pending = iter(calls)
+
+        async def worker() -> None:
+            for call in pending:
+                if stop.is_set():
+                    return
+                emit((call, await client.chat({
+                    "model": run.model, "temperature": 0, "max_tokens": 600,
+                    "messages": [{"role": "system", "content": call.system}, {"role": "user", "content": call.user}],
+                    "response_format": {"type": "json_object"}})))
+
+        await asyncio.gather(*(worker() for _ in range(min(config.max_in_flight, max(1, len(calls))))))
+
+
+def pairwise_run_execute(*, run: PairwiseRun, client_options: dict[str, Any] | None = None,
+                         on_progress: Callable[[int, int], None] | None = None) -> PairwiseRun:
+    """Send the run's pending ordered pairs and store the verdicts; safe to call again (resumes)."""
+    PairwiseRun.objects.filter(pk=run.pk, started_at__isnull=True).update(started_at=timezone.now())
+    PairwiseRun.objects.filter(pk=run.pk).update(status=PairwiseRun.Status.RUNNING, error="")
+    calls = pending_pair_calls(run=run)
+    config = PipelineConfig.from_settings(base_url=run.base_url)
+    out: queue.SimpleQueue = queue.SimpleQueue()
+    stop = threading.Event()
+    crashed: list[BaseException] = []
+
+    def loop() -> None:
+        try:
+            asyncio.run(_send(calls, run=run, config=config, client_options=client_options or {}, emit=out.put,
+                              stop=stop))
+        except BaseException as exc:  # handed to the database thread
+            crashed.append(exc)
+        finally:
+            out.put(None)
+
+    def store(batch: list[tuple[PairCall, CallResult]]) -> None:
+        rows, failed = [], 0
+        for call, result in batch:
+            preferred, reasoning, error = "", "", ""
+            if not result.ok:
+                error = result.error_class or "error"
+            else:
+                try:
+                    preferred, reasoning = parse_preference(result.content)
+                except ValueError as exc:
+                    error = f"parse_error: {exc}"[:200]
+            failed += bool(error)
+            rows.append(PairwiseJudgment(run=run, first_id=call.first, second_id=call.second, preferred=preferred,
+                                         reasoning=reasoning, error=error[:200], prompt_tokens=result.prompt_tokens,
+                                         completion_tokens=result.completion_tokens, cost=result.cost))
+        with transaction.atomic():
+            PairwiseJudgment.objects.bulk_create(rows, ignore_conflicts=True)
+            PairwiseRun.objects.filter(pk=run.pk).update(
+                done=F("done") + len(rows), failed=F("failed") + failed,
+                prompt_tokens=F("prompt_tokens") + sum(r.prompt_tokens or 0 for r in rows),
+                completion_tokens=F("completion_tokens") + sum(r.completion_tokens or 0 for r in rows),
+                cost=F("cost") + sum((r.cost or Decimal(0) for r in rows), Decimal(0)))
+
+    thread = threading.Thread(target=loop, name=f"pairwise-{run.pk}", daemon=True)
+    thread.start()
+    buffer: list[tuple[PairCall, CallResult]] = []
+    stored = run.done
+    try:
+        while (entry := out.get()) is not None:
+            buffer.append(entry)
+            if len(buffer) >= BATCH:
+                store(buffer)
+                stored += len(buffer)
+                buffer = []
+                if on_progress:
+                    on_progress(stored, run.total)
+        if buffer:
+            store(buffer)
+            stored += len(buffer)
+            if on_progress:
+                on_progress(stored, run.total)
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+    status = PairwiseRun.Status.FAILED if crashed else PairwiseRun.Status.FINISHED
+    PairwiseRun.objects.filter(pk=run.pk).update(
+        status=status, finished_at=timezone.now(),
+        error=f"{type(crashed[0]).__name__}: {crashed[0]}"[:2000] if crashed else "")
+    run.refresh_from_db()
+    return run
