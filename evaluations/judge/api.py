@@ -39,6 +39,8 @@ class ModelRowSerializer(serializers.Serializer):
     )
     by_dimension = serializers.DictField(child=ScoreSerializer())
     by_tradition = serializers.DictField(child=ScoreSerializer())
+    tie_group = serializers.IntegerField(
+        help_text="Rank as a tie group (1 = best): models whose intervals overlap the group leader's share it; 0 unscored.")
 
 
 class ComparisonSerializer(serializers.Serializer):

@@ -106,6 +106,7 @@ class ModelRow:
     self_preference: bool
     by_dimension: dict[str, Score] = field(default_factory=dict)
     by_tradition: dict[str, Score] = field(default_factory=dict)
+    tie_group: int = 0  # 1, 2, …: models in one group are not ranked against each other (their intervals overlap)
 
 
 @dataclass
@@ -128,6 +129,23 @@ class Leaderboard:
     n_resamples: int
     confidence: float
     seed: int
+
+
+def tie_groups_assign(rows: list[ModelRow]) -> None:
+    """Number the models (sorted best first) into tie groups: a model joins the group of the best model above it
+    whose interval its own overlaps, else it opens the next group — so no strict rank is claimed between models
+    whose intervals overlap the group leader's. Models without an interval form a group each; unscored ones get 0."""
+    group, leader = 0, None
+    for row in rows:
+        score = row.overall
+        if score.score is None:
+            row.tie_group = 0
+            continue
+        overlaps = (leader is not None and score.ci_high is not None and leader.ci_low is not None
+                    and score.ci_high >= leader.ci_low)
+        if not overlaps:
+            group, leader = group + 1, score
+        row.tie_group = group
 
 
 def _clean(value: float) -> float | None:
@@ -207,6 +225,7 @@ def leaderboard_compute_columns(
         cases, which = np.unique(columns.case_id[usable], return_inverse=True)
         per_case[model] = (cases, np.bincount(which, weights=columns.composite[usable]) / np.bincount(which))
     rows.sort(key=lambda r: (r.overall.score is None, -(r.overall.score or 0), r.model))
+    tie_groups_assign(rows)
 
     pairs = list(combinations([r.model for r in rows], 2))
     comparisons = []

@@ -404,7 +404,7 @@ def _leaderboard_cache_key(*, run: JudgeRun, n_resamples: int, seed: int) -> str
     ).get()
     models = list(EvaluatedModel.objects.order_by("id").values_list("id", "name", "family"))
     digest = hashlib.sha256(repr((state, models)).encode()).hexdigest()[:24]
-    return f"judge-leaderboard:v1:{run.pk}:{n_resamples}:{seed}:{digest}"
+    return f"judge-leaderboard:v2:{run.pk}:{n_resamples}:{seed}:{digest}"
 
 
 def leaderboard_cached(*, run: JudgeRun, n_resamples: int = 1000, seed: int = 0) -> Leaderboard:
