@@ -23,6 +23,9 @@ from stats.means import bootstrap_weighted_mean_ci, weighted_mean
 
 from . import leaderboard_reference as reference
 
+from .conftest import MODELS, import_benchmark, no_sleep
+from .results import store_random_results
+
 
 def without_ties(board) -> dict:  # type: ignore[no-untyped-def]
     """The leaderboard as a dict without the tie groups, which the reference implementations predate (the groups
@@ -31,8 +34,6 @@ def without_ties(board) -> dict:  # type: ignore[no-untyped-def]
     for row in data["models"]:
         row.pop("tie_group", None)
     return data
-from .conftest import MODELS, import_benchmark, no_sleep
-from .results import store_random_results
 
 # case id: (dimension, difficulty weight, tradition)
 CASES = {1: ("textual", 1.0, "none"), 2: ("doctrinal", 2.0, "reformed"), 3: ("doctrinal", 3.0, "reformed"),
