@@ -22,7 +22,6 @@ from evaluations.tasks import judge_run_execute_task
 from stats.means import bootstrap_weighted_mean_ci, weighted_mean
 
 from . import leaderboard_reference as reference
-
 from .conftest import MODELS, import_benchmark, no_sleep
 from .results import store_random_results
 
