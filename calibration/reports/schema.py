@@ -60,6 +60,7 @@ class Meta:
     judge_run: int | None = optional()
     judge_models: JudgeModels | None = optional()
     judge_score_used: str | None = optional()
+    judge_runs_averaged: list[int] | None = optional()  # a series of repeated runs whose scores were averaged
     software: dict[str, str] | None = optional()
     raters: str | None = optional()
     snapshot: SnapshotMeta | None = optional()

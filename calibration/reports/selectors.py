@@ -1,12 +1,14 @@
 """Turn a cycle's stored scores into the plain records the report builder takes (the selector step)."""
 from __future__ import annotations
 
+import math
 import platform
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import metadata
 
 from annotations.models import Annotation, CalibrationCycle, CycleItem, GoldScore, SubScore
-from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_latest_finished
+from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_latest_finished, judge_run_series
 from evaluations.models import JudgeRun, RubricSubDimension
 
 from .build import Rating, UnitInfo
@@ -29,6 +31,21 @@ def judge_run_for_cycle(*, cycle: CalibrationCycle, run_id: int | None = None) -
     if run_id is not None:
         return JudgeRun.objects.filter(rubric_id=cycle.rubric_id, pk=run_id).first()
     return judge_run_latest_finished(rubric_id=cycle.rubric_id)
+
+
+def judge_scores_averaged(*, run: JudgeRun, response_ids: Iterable[int]) -> dict[tuple[int, str], int]:
+    """{(response id, sub-dimension): the judge's decisive raw score}; for a run in a series of repeated runs
+    (§8.4), the mean over the series' finished runs that scored it, rounded half up to the 0–3 scale."""
+    runs = [r for r in judge_run_series(run=run)] if run.status == JudgeRun.Status.FINISHED else []
+    if len(runs) < 2:
+        runs = [run]
+    wanted = set(response_ids)
+    sums: dict[tuple[int, str], list[int]] = {}
+    for member in runs:
+        for response_id, scores in judge_decisive_raw_scores(run=member, response_ids=wanted).items():
+            for key, score in scores.items():
+                sums.setdefault((response_id, key), []).append(score)
+    return {unit: int(math.floor(sum(values) / len(values) + 0.5)) for unit, values in sums.items()}
 
 
 def report_inputs(*, cycle: CalibrationCycle, run: JudgeRun | None) -> ReportInputs:
@@ -65,10 +82,10 @@ def report_inputs(*, cycle: CalibrationCycle, run: JudgeRun | None) -> ReportInp
 
     judge: dict[tuple[str, str], int] = {}
     if run is not None:
-        raw = judge_decisive_raw_scores(run=run, response_ids=response_to_item)
-        for response_id, scores in raw.items():
+        for (response_id, key), score in judge_scores_averaged(run=run, response_ids=response_to_item).items():
             item = response_to_item[response_id]
-            judge.update({(item, key): score for key, score in scores.items() if (item, key) in by_key})
+            if (item, key) in by_key:
+                judge[(item, key)] = score
 
     gold = {
         (str(item_id), key): score

@@ -313,6 +313,13 @@ def judge_runs_page(*, page: int = 1, per_page: int | None = None) -> RunPage:
     return RunPage(runs=runs[:per_page], number=page, has_next=len(runs) > per_page)
 
 
+def judge_run_series(*, run: JudgeRun) -> list[JudgeRun]:
+    """The finished runs of `run`'s series (itself included when finished), oldest first."""
+    first_id = run.repeat_of_id or run.pk
+    return list(JudgeRun.objects.filter(Q(pk=first_id) | Q(repeat_of_id=first_id), status=JudgeRun.Status.FINISHED)
+                .order_by("created_at", "id"))
+
+
 def judge_run_latest_finished(*, rubric_id: int | None = None) -> JudgeRun | None:
     """The newest run that *finished* (status finished, with scored items), optionally on one rubric version.
 

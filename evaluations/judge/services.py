@@ -104,6 +104,17 @@ def judge_runs_reclaim(*, now: Any = None) -> list[int]:
 
 
 @transaction.atomic
+def judge_run_repeat(*, run: JudgeRun, created_by: Any = None) -> JudgeRun:
+    """A new queued run of the same judges on exactly the same responses, in the series of `run` (§8.4 multi-run
+    averaging): its results are averaged with the series' other finished runs in reports."""
+    first = run.repeat_of or run
+    return JudgeRun.objects.create(
+        label=first.label, rubric=first.rubric, primary_model=first.primary_model, fallback_model=first.fallback_model,
+        secondary_model=first.secondary_model, base_url=first.base_url, selection=first.selection,
+        total_items=first.total_items, created_by=created_by, budget=first.budget, repeat_of=first)
+
+
+@transaction.atomic
 def judge_run_resume(*, run: JudgeRun, force: bool = False, budget: Decimal | None = None) -> JudgeRun:
     """Queue a stopped, failed, cancelled or crashed run again; only its items without a result are sent. A new
     `budget` replaces the old one (a run stopped at its budget needs a higher one to go on)."""

@@ -1,6 +1,7 @@
 """Staff pages of the judge pipeline: run list, run progress (htmx-polled), cancel, leaderboard."""
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from django.contrib import messages
@@ -18,6 +19,7 @@ from .leaderboard import Leaderboard
 from .selectors import (
     judge_run_call_stats,
     judge_run_latest_finished,
+    judge_run_series,
     judge_run_summary,
     judge_runs_page,
     judge_runs_recent,
@@ -62,6 +64,11 @@ def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("judge:run_detail", pk=run.pk)
 
 
+def _spread(scores: list[float | None]) -> float | None:
+    values = [s for s in scores if s is not None]
+    return float(statistics.stdev(values)) if len(values) >= 2 else None
+
+
 def _matrix(board: Leaderboard, attribute: str) -> tuple[list[str], list[dict[str, Any]]]:
     keys = sorted({key for row in board.models for key in getattr(row, attribute)})
     rows = [{"model": row.model, "cells": [getattr(row, attribute).get(key) for key in keys]} for row in board.models]
@@ -79,6 +86,14 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     if run is not None:
         board = leaderboard_cached(run=run)
         context["board"] = board
+        context["rows"] = [(row, None) for row in board.models]
+        series = judge_run_series(run=run)
+        if len(series) >= 2:  # §8.4: how much each model's score moves from run to run of the same judge
+            boards = [leaderboard_cached(run=member) for member in series]
+            context["series"] = series
+            context["spread"] = [_spread([next((r.overall.score for r in b.models if r.model == row.model), None)
+                                          for b in boards]) for row in board.models]
+            context["rows"] = list(zip(board.models, context["spread"], strict=True))
         context["dimensions"], context["dimension_rows"] = _matrix(board, "by_dimension")
         context["traditions"], context["tradition_rows"] = _matrix(board, "by_tradition")
     return render(request, "evaluations/judge/leaderboard.html", context)

@@ -36,6 +36,9 @@ class JudgeRun(models.Model):
     ACTIVE_STATUSES = (Status.QUEUED, Status.RUNNING, Status.CANCELLING)
 
     label = models.CharField(max_length=100, blank=True)
+    repeat_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="repeats",
+        help_text="The first run of a series of repeated runs of the same judge on the same responses (§8.4).")
     rubric = models.ForeignKey("evaluations.RubricVersion", on_delete=models.PROTECT, related_name="judge_runs")
     primary_model = models.CharField(max_length=120, help_text="Primary judge, e.g. google/gemini-3-flash-preview.")
     fallback_model = models.CharField(

@@ -34,12 +34,21 @@ class Command(BaseCommand):
         parser.add_argument("check", choices=["verbosity", "judges", "runs"])
         parser.add_argument("--run", type=int, action="append", dest="runs",
                             help="Judge run id (verbosity: default the newest finished run; judges/runs: two or more).")
+        parser.add_argument("--series", type=int, metavar="RUN",
+                            help="runs: every finished run of this run's series (judge_run --repeat N)")
         parser.add_argument("--resamples", type=int, default=1000, help="Bootstrap resamples of the α intervals.")
         parser.add_argument("--cycle", type=int, help="A cycle whose experts give the reference scores.")
         parser.add_argument("--format", dest="fmt", choices=["text", "json"], default="text")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        ids = options["runs"] or []
+        ids = list(options["runs"] or [])
+        if options["series"]:
+            from evaluations.judge.selectors import judge_run_series
+
+            anchor = JudgeRun.objects.filter(pk=options["series"]).first()
+            if anchor is None:
+                raise CommandError(f"no judge run {options['series']}")
+            ids += [r.pk for r in judge_run_series(run=anchor) if r.pk not in ids]
         found = {run.pk: run for run in JudgeRun.objects.filter(pk__in=ids)}
         missing = [i for i in ids if i not in found]
         if missing:

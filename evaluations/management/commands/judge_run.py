@@ -44,6 +44,8 @@ class Command(BaseCommand):
         parser.add_argument("--budget", type=Decimal, metavar="AMOUNT",
                             help="stop sending calls once the run has cost this much (FAITHBENCH_CURRENCY); "
                                  "with --resume: a new, higher budget")
+        parser.add_argument("--repeat", type=int, default=1, metavar="N",
+                            help="N runs of the same judges on the same responses (§8.4; reports average them)")
         parser.add_argument("--estimate", action="store_true",
                             help="print the calls, tokens and cost the selection would use, and create nothing")
         parser.add_argument("--fake-server", action="store_true",
@@ -92,11 +94,19 @@ class Command(BaseCommand):
                 self.stdout.write(f"run {run.pk}: {run.total_items} item(s), judge {run.primary_model} "
                                   f"(fallback {run.fallback_model}, secondary {run.secondary_model}) at {run.base_url}")
                 self._print_estimate(run)
-                if options["wait"]:
-                    self._execute(run)
-                else:
-                    tasks.judge_run_enqueue(run=run)
-                    self.stdout.write(f"queued; a worker executes it: manage.py db_worker --queue-name default\n"
+                if options["repeat"] < 1:
+                    raise CommandError("--repeat must be at least 1")
+                series = [run] + [services.judge_run_repeat(run=run) for _ in range(options["repeat"] - 1)]
+                if len(series) > 1:
+                    self.stdout.write(f"a series of {len(series)} runs: {', '.join(str(r.pk) for r in series)} "
+                                      f"(reports average their scores; check: manage.py judge_bias runs --series {run.pk})")
+                for member in series:
+                    if options["wait"]:
+                        self._execute(member)
+                    else:
+                        tasks.judge_run_enqueue(run=member)
+                if not options["wait"]:
+                    self.stdout.write(f"queued; a worker executes it: manage.py run_worker\n"
                                       f"progress: manage.py judge_run --watch {run.pk}  or  /judge/runs/{run.pk}/")
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from exc
