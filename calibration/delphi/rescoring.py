@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_latest_finished
+from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_latest_finished, judge_run_series
 from evaluations.models import JudgeRun, ModelResponse
 from evaluations.selectors import case_composite, difficulty_weight
 from stats.delphi import kendall_tau, ranking, weight_sensitivity, weighted_scores
@@ -164,4 +164,40 @@ def rescoring_report(
         new_dimension_weights=new_dimension_weights, new_sub_weights=new_sub_weights,
     )
     report["run"] = {"id": run.pk, "label": str(run), "rubric": run.rubric.version}
+    series = judge_run_series(run=run)
+    if report.get("available") and len(series) >= 2:
+        report["across_runs"] = series_sensitivity(series, new_dimension_weights=new_dimension_weights,
+                                                   new_sub_weights=new_sub_weights)
     return report
+
+
+def series_sensitivity(
+    runs: Sequence[JudgeRun], *, new_dimension_weights: Mapping[str, Decimal], new_sub_weights: SubWeights,
+    delta: float = 5.0,
+) -> dict[str, Any]:
+    """§6.3.1 across the runs of a series (§8.4): the ± delta sensitivity of every run, and whether the runs agree
+    on the ranking at the proposed weights — a ranking that changes from run to run is not stable however small
+    its weight sensitivity."""
+    per_run, rankings = [], []
+    for run in runs:
+        scores = model_dimension_scores(judged_items(run=run), new_sub_weights)
+        dims = [d for d in scores.dimensions if d in new_dimension_weights]
+        if not scores.models or not dims:
+            continue
+        matrix = scores.matrix[:, [scores.dimensions.index(d) for d in dims]]
+        weights = [float(new_dimension_weights[d]) for d in dims]
+        if sum(weights) <= 0:
+            continue
+        ranked = ranking(weighted_scores(matrix, weights))
+        order = [m for _, m in sorted(zip(ranked.tolist(), scores.models, strict=True))]
+        rankings.append(order)
+        sensitivity = weight_sensitivity(matrix, weights, delta=delta)
+        per_run.append({"run": run.pk, "ranking": order, "perturbations": sensitivity.perturbations,
+                        "rank_changes": sensitivity.rank_changes, "change_rate": round(sensitivity.change_rate, 6),
+                        "min_tau": _clean(sensitivity.min_tau)})
+    return {
+        "runs": [r["run"] for r in per_run], "per_run": per_run,
+        "perturbations": sum(r["perturbations"] for r in per_run),
+        "rank_changes": sum(r["rank_changes"] for r in per_run),
+        "same_ranking_in_every_run": len({tuple(r) for r in rankings}) <= 1,
+    }
