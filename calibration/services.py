@@ -105,7 +105,15 @@ def cycle_assignments_create(*, cycle: CalibrationCycle) -> AssignmentReport:
     Each expert's queue order is shuffled with `random.Random(f"{cycle.seed}:{expert id}")`, so it is
     reproducible but differs between experts (no shared order effects).
     """
-    panels = {p.tradition_id: p for p in Panel.objects.filter(tradition__isnull=False).prefetch_related("members")}
+    panels = {p.tradition_id: p for p in Panel.objects.filter(tradition__isnull=False)
+              .select_related("tradition").prefetch_related("members")}
+    # A cross-tradition cycle (§6.2.3) also gives each scored tradition's items to the scoring traditions' panels.
+    by_key = {p.tradition.key: p for p in panels.values() if p.tradition is not None}
+    out_group: dict[str, list[Panel]] = defaultdict(list)
+    if cycle.kind == CalibrationCycle.Kind.CROSS_TRADITION:
+        for scoring, scored in sorted((cycle.cross_pairs or {}).items()):
+            if scoring in by_key:
+                out_group[scored].append(by_key[scoring])
     neutral = None
     if cycle.neutral_panel_id:
         neutral = Panel.objects.prefetch_related("members").get(pk=cycle.neutral_panel_id)
@@ -115,15 +123,20 @@ def cycle_assignments_create(*, cycle: CalibrationCycle) -> AssignmentReport:
     existing = set(Assignment.objects.filter(cycle=cycle).values_list("item_id", "expert_id"))
     per_expert: dict[int, list[tuple[CycleItem, Panel]]] = defaultdict(list)
     unassigned: dict[str, int] = defaultdict(int)
+    keys = dict(Tradition.objects.values_list("id", "key"))
     for item in items:
         tradition_id = item.response.test_case.tradition_id
         panel = panels.get(tradition_id) if tradition_id else neutral
         if panel is None or not panel.members.all():
             unassigned["no panel" if panel is None else f"{panel.name} has no members"] += 1
             continue
-        for member in panel.members.all():
-            if (item.pk, member.pk) not in existing:
-                per_expert[member.pk].append((item, panel))
+        given = set()
+        scored_key = keys.get(tradition_id, "") if tradition_id is not None else ""
+        for scoring_panel in [panel, *out_group.get(scored_key, [])]:
+            for member in scoring_panel.members.all():
+                if (item.pk, member.pk) not in existing and member.pk not in given:
+                    given.add(member.pk)  # an expert on both panels scores the item once, for the first panel
+                    per_expert[member.pk].append((item, scoring_panel))
     # Re-running after a panel gained members appends to the existing queues.
     start = dict(
         Assignment.objects.filter(cycle=cycle).values("expert_id").annotate(top=Max("position"))

@@ -64,7 +64,16 @@ class CalibrationCycle(models.Model):
         OPEN = "open", "Open for scoring"
         CLOSED = "closed", "Closed"
 
+    class Kind(models.TextChoices):
+        STANDARD = "standard", "Standard (each tradition's panel scores its own cases)"
+        CROSS_TRADITION = "cross_tradition", "Cross-tradition (§6.2.3: a panel also scores another tradition's cases)"
+
     name = models.CharField(max_length=120, unique=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.STANDARD)
+    cross_pairs = models.JSONField(
+        default=dict, blank=True,
+        help_text="Cross-tradition cycles: {scoring tradition key: scored tradition key}; each scored tradition's "
+                  "items go to its own panel (in-group) and to the scoring traditions' panels (out-group).")
     rubric = models.ForeignKey("evaluations.RubricVersion", on_delete=models.PROTECT, related_name="+")
     previous = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="next_cycles",
@@ -129,6 +138,7 @@ class CycleItem(models.Model):
         EDGE_LENGTH = "edge_length", "Edge case: unusual length"
         EDGE_JUDGE = "edge_judge", "Edge case: extreme judge composite"
         CARRIED = "carried", "Kept from the previous cycle"
+        CROSS = "cross", "Cross-tradition sample"
 
     cycle = models.ForeignKey(CalibrationCycle, on_delete=models.CASCADE, related_name="items")
     response = models.ForeignKey("evaluations.ModelResponse", on_delete=models.PROTECT, related_name="cycle_items")
@@ -142,7 +152,8 @@ class CycleItem(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["cycle", "response"], name="cycle_item_unique_response"),
             models.CheckConstraint(
-                condition=Q(source__in=["random", "edge_length", "edge_judge", "carried"]), name="cycle_item_source_valid"
+                condition=Q(source__in=["random", "edge_length", "edge_judge", "carried", "cross"]),
+                name="cycle_item_source_valid"
             ),
         ]
 

@@ -12,6 +12,7 @@ class BiasCheck(models.Model):
     class Kind(models.TextChoices):
         POSITION = "position", "Position bias (§6.2.1)"
         VERBOSITY = "verbosity", "Verbosity (§6.2.2)"
+        TRADITION = "tradition", "Tradition fairness (§6.2.3)"
         JUDGES = "judges", "Judge comparison (§6.3.2)"
         RUNS = "runs", "Run-to-run (§8.4)"
 
@@ -32,12 +33,15 @@ class BiasCheck(models.Model):
     class Meta:
         ordering = ["-computed_at", "-id"]
         constraints = [
-            models.CheckConstraint(condition=Q(kind__in=["position", "verbosity", "judges", "runs"]),
+            models.CheckConstraint(condition=Q(kind__in=["position", "verbosity", "tradition", "judges", "runs"]),
                                    name="bias_check_kind_valid"),
             models.CheckConstraint(condition=Q(kind="position", pairwise_run__isnull=False)
-                                   | (~Q(kind="position") & Q(judge_run__isnull=False)), name="bias_check_has_its_run"),
+                                   | Q(kind="tradition", cycle__isnull=False)
+                                   | (~Q(kind__in=["position", "tradition"]) & Q(judge_run__isnull=False)),
+                                   name="bias_check_has_its_run"),
         ]
 
     def __str__(self) -> str:
-        run = f"pairwise run {self.pairwise_run_id}" if self.pairwise_run_id else f"judge run {self.judge_run_id}"
+        run = (f"pairwise run {self.pairwise_run_id}" if self.pairwise_run_id else
+               f"cycle {self.cycle_id}" if self.kind == self.Kind.TRADITION else f"judge run {self.judge_run_id}")
         return f"{self.get_kind_display()} · {run} · {self.computed_at:%Y-%m-%d}"

@@ -13,11 +13,13 @@ from ..models import BiasCheck, ReportSnapshot
 CHECKS: list[tuple[str, str, bool]] = [
     (BiasCheck.Kind.POSITION, "Position bias (§6.2.1)", True),
     (BiasCheck.Kind.VERBOSITY, "Verbosity (§6.2.2)", True),
-    ("tradition", "Tradition fairness (§6.2.3)", False),
+    (BiasCheck.Kind.TRADITION, "Tradition fairness (§6.2.3)", True),
     (BiasCheck.Kind.JUDGES, "Judge comparison (§6.3.2)", True),
     (BiasCheck.Kind.RUNS, "Run-to-run (§8.4)", True),
 ]
 COMMANDS: dict[str, str] = {BiasCheck.Kind.POSITION: "manage.py judge_pairwise --model M [--cases …] [--limit N]",
+                            BiasCheck.Kind.TRADITION: "manage.py cross_tradition_cycle … then judge_bias tradition "
+                                                      "--cycle ID",
                             BiasCheck.Kind.VERBOSITY: "manage.py judge_bias verbosity --run ID --cycle ID",
             BiasCheck.Kind.JUDGES: "manage.py judge_bias judges --run A --run B",
             BiasCheck.Kind.RUNS: "manage.py judge_bias runs --run A --run B"}

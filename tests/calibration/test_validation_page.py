@@ -55,7 +55,7 @@ def test_the_page_shows_the_snapshot_cells_and_every_check(scored, client) -> No
     check = BiasCheck.objects.get()
     assert f"Verbosity (§6.2.2) {'failed' if check.flagged else 'passed'}" in text
     assert "Position bias (§6.2.1) not run" in text and "Judge comparison (§6.3.2) not run" in text
-    assert "Tradition fairness (§6.2.3) not built yet" in text
+    assert "Tradition fairness (§6.2.3) not run" in text
     exported = list(csv.DictReader(io.StringIO(client.get(reverse("calibration:validation_export", args=["csv"]))
                                                .content.decode())))
     judge_rows = [r for r in exported if r["part"] == "judge_alpha"]

@@ -31,7 +31,7 @@ class Command(BaseCommand):
     help = "Check a judge run for bias (verbosity: §6.2.2) and store the result."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("check", choices=["verbosity", "judges", "runs"])
+        parser.add_argument("check", choices=["verbosity", "tradition", "judges", "runs"])
         parser.add_argument("--run", type=int, action="append", dest="runs",
                             help="Judge run id (verbosity: default the newest finished run; judges/runs: two or more).")
         parser.add_argument("--series", type=int, metavar="RUN",
@@ -55,6 +55,9 @@ class Command(BaseCommand):
             raise CommandError(f"no judge run {', '.join(map(str, missing))}")
         if options["check"] in ("judges", "runs"):
             self._agreement([found[i] for i in ids], options)
+            return
+        if options["check"] == "tradition":
+            self._tradition(options)
             return
         run = found[ids[0]] if ids else judge_run_latest_finished()
         if run is None:
@@ -82,6 +85,35 @@ class Command(BaseCommand):
                 f"{_num(partial.get('r')):>10} {_ci(partial.get('ci')):>17} {_num(reference.get('r')):>10} "
                 f"{_num(g['slope_per_100_words'], 4):>10}  {'FLAGGED' if g['flagged'] else 'ok'} ({g['verdict']})"
                 + (f"  ({g['warning']})" if g.get("warning") else ""))
+
+    def _tradition(self, options: dict[str, Any]) -> None:
+        from django.core.exceptions import ValidationError
+
+        from calibration.validation.tradition import tradition_check
+
+        cycle = CalibrationCycle.objects.filter(pk=options["cycle"]).first() if options["cycle"] else None
+        if cycle is None:
+            raise CommandError("name the cross-tradition cycle: --cycle ID")
+        try:
+            check = tradition_check(cycle=cycle)
+        except ValidationError as exc:
+            raise CommandError("; ".join(exc.messages)) from exc
+        payload = check.payload
+        if options["fmt"] == "json":
+            self.stdout.write(json.dumps(payload, indent=2, default=str))
+            return
+        self.stdout.write(f"tradition fairness of cycle {cycle.pk}: out-group minus in-group mean score (0–3), flag "
+                          f"beyond ±{payload['threshold_points']}; check #{check.pk} stored")
+        self.stdout.write(f"{'scored':<14} {'by':<14} {'dimension':<16} {'items':>5} {'difference':>11} {'95 % CI':>17}")
+        for g in payload["groups"]:
+            self.stdout.write(f"{g['scored']:<14} {g['scoring']:<14} {g['dimension']:<16} {g['n_items']:>5} "
+                              f"{_num(g['mean_difference']):>11} {_ci(g['ci']):>17}"
+                              + ("  FLAGGED" if g["flagged"] else ""))
+        gap = payload.get("judge_gap")
+        if gap:
+            self.stdout.write(f"judge α against the majority, per tradition minus pooled ({_num(gap['pooled_alpha'])}; "
+                              f"cycle {gap['cycle']} v{gap['version']}): " + ", ".join(
+                                  f"{k} {_num(v['gap'])}" for k, v in gap["traditions"].items()))
 
     def _agreement(self, runs: list[JudgeRun], options: dict[str, Any]) -> None:
         if len(runs) < 2 or len({r.pk for r in runs}) < len(runs):

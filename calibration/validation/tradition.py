@@ -1,0 +1,160 @@
+"""Tradition fairness (methodology §6.2.3): cross-tradition cycles, in which the experts of tradition A blindly score
+a sample of tradition B's responses alongside B's own panel, and the out-group minus in-group score difference per
+scored tradition × scoring tradition × dimension (flagged beyond ±0.5 points); with the judge's per-tradition
+agreement gap (α against the majority per tradition minus the pooled α) from the newest report version."""
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from scipy import stats as scipy_stats
+
+from accounts.models import User
+from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, Panel, SubScore
+from evaluations.models import ModelResponse, RubricVersion, Tradition
+from evaluations.selectors import rubric_active
+
+from ..models import BiasCheck, ReportSnapshot
+from ..services import cycle_assignments_create
+
+FLAG_POINTS = 0.5  # §6.2.3: no tradition scored > 0.5 points differently by out-group experts
+
+
+@transaction.atomic
+def cross_tradition_cycle_commit(
+    *, name: str, pairs: dict[str, str], per_tradition: int, seed: int, rubric: RubricVersion | None = None,
+    created_by: User | None = None,
+) -> CalibrationCycle:
+    """A cross-tradition cycle: for each scored tradition, `per_tradition` of its responses drawn at random, spread
+    over its dimensions (reproducible from `seed`); assigned to its own panel and to the panels of the traditions
+    that score it (`pairs`: scoring → scored). Experts see the usual blind scoring page."""
+    errors: list[str] = []
+    if CalibrationCycle.objects.filter(name=name).exists():
+        errors.append(f"a cycle named {name!r} already exists")
+    if not pairs:
+        errors.append("name at least one pair: scoring tradition → scored tradition")
+    if per_tradition < 1:
+        errors.append("per_tradition must be at least 1")
+    known = {p.tradition.key: p for p in Panel.objects.filter(tradition__isnull=False).select_related("tradition")
+             .prefetch_related("members") if p.tradition is not None}
+    for scoring, scored in pairs.items():
+        if scoring == scored:
+            errors.append(f"{scoring}: a tradition cannot be its own out-group")
+        for key in (scoring, scored):
+            if key not in known:
+                errors.append(f"{key}: no panel of this tradition")
+            elif not known[key].members.exists():
+                errors.append(f"{key}: its panel has no members")
+    if errors:
+        raise ValidationError(sorted(set(errors)))
+    drawn: list[int] = []
+    for scored in sorted(set(pairs.values())):
+        by_dimension: dict[str, list[int]] = defaultdict(list)
+        for response_id, dimension in ModelResponse.objects.filter(
+                test_case__tradition__key=scored, test_case__is_active=True).order_by("id").values_list(
+                "id", "test_case__dimension"):
+            by_dimension[dimension].append(response_id)
+        if not by_dimension:
+            raise ValidationError([f"{scored}: no responses to its cases"])
+        queues = []
+        for dimension in sorted(by_dimension):
+            ids = by_dimension[dimension][:]
+            random.Random(f"{seed}:{scored}:{dimension}").shuffle(ids)
+            queues.append(ids)
+        picked: list[int] = []
+        while len(picked) < per_tradition and any(queues):  # round-robin over dimensions
+            for queue in queues:
+                if queue and len(picked) < per_tradition:
+                    picked.append(queue.pop())
+        drawn += picked
+    cycle = CalibrationCycle.objects.create(
+        name=name, kind=CalibrationCycle.Kind.CROSS_TRADITION, cross_pairs=dict(pairs), rubric=rubric or rubric_active(),
+        seed=seed, min_per_dimension=max(1, per_tradition), created_by=created_by,
+        draw_report={"kind": "cross_tradition", "pairs": dict(pairs), "per_tradition": per_tradition, "seed": seed,
+                     "items": len(drawn)})
+    CycleItem.objects.bulk_create(CycleItem(cycle=cycle, response_id=r, source=CycleItem.Source.CROSS) for r in drawn)
+    cycle_assignments_create(cycle=cycle)
+    return cycle
+
+
+def _mean_ci(values: list[float]) -> tuple[float | None, list[float] | None]:
+    if not values:
+        return None, None
+    mean = float(np.mean(values))
+    if len(values) < 2:
+        return mean, None
+    half = float(scipy_stats.t.ppf(0.975, len(values) - 1) * np.std(values, ddof=1) / math.sqrt(len(values)))
+    return mean, [mean - half, mean + half]
+
+
+def tradition_fairness(*, cycle: CalibrationCycle) -> dict[str, Any]:
+    """Per scored tradition × scoring tradition × dimension: mean over items of (out-group mean score − in-group
+    mean score), each expert's score being the mean of their sub-dimension scores (0–3), with a t interval; flagged
+    beyond ±0.5. Plus the judge's per-tradition agreement gap from the newest ready report of a standard cycle."""
+    keys = dict(Tradition.objects.values_list("id", "key"))
+    rows = SubScore.objects.filter(annotation__assignment__cycle=cycle, annotation__status=Annotation.Status.SUBMITTED
+                                   ).values_list("annotation__assignment_id", "score")
+    per_assignment: dict[int, list[int]] = defaultdict(list)
+    for assignment_id, score in rows.iterator(chunk_size=5000):
+        per_assignment[assignment_id].append(score)
+    facts = Assignment.objects.filter(pk__in=list(per_assignment)).values_list(
+        "pk", "item_id", "panel__tradition_id", "item__response__test_case__tradition_id",
+        "item__response__test_case__dimension")
+    scores: dict[tuple[int, str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for assignment_id, item_id, panel_tradition, item_tradition, dimension in facts:
+        scored, scoring = keys.get(item_tradition, ""), keys.get(panel_tradition, "")
+        scores[(item_id, scored, dimension)][scoring].append(float(np.mean(per_assignment[assignment_id])))
+    cells: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    for (_, scored, dimension), by_group in scores.items():
+        if scored not in by_group:
+            continue
+        home = float(np.mean(by_group[scored]))
+        for scoring, values in by_group.items():
+            if scoring != scored:
+                cells[(scored, scoring, dimension)].append(float(np.mean(values)) - home)
+                cells[(scored, scoring, "all dimensions")].append(float(np.mean(values)) - home)
+    groups = []
+    for (scored, scoring, dimension), diffs in sorted(cells.items()):
+        mean, ci = _mean_ci(diffs)
+        groups.append({"scored": scored, "scoring": scoring, "dimension": dimension, "n_items": len(diffs),
+                       "mean_difference": mean, "ci": ci,
+                       "flagged": mean is not None and abs(mean) > FLAG_POINTS})
+    return {"cycle": cycle.pk, "threshold_points": FLAG_POINTS, "groups": groups, "judge_gap": judge_tradition_gap(),
+            "n": len(scores), "flagged": _fails(groups)}
+
+
+def _fails(groups: list[dict[str, Any]]) -> bool:
+    """Over all dimensions beyond ±0.5, or in a dimension with the interval clear of ±0.5."""
+    for g in groups:
+        ci = g["ci"]
+        if g["flagged"] and (g["dimension"] == "all dimensions"
+                             or (ci is not None and (ci[0] > FLAG_POINTS or ci[1] < -FLAG_POINTS))):
+            return True
+    return False
+
+
+def judge_tradition_gap() -> dict[str, Any] | None:
+    """α(judge, majority) per tradition minus the pooled α, from the newest ready report of a standard cycle."""
+    snapshot = (ReportSnapshot.objects.ready().filter(cycle__kind=CalibrationCycle.Kind.STANDARD)
+                .order_by("-finished_at", "-id").first())
+    if snapshot is None:
+        return None
+    groups = (snapshot.payload or {}).get("groups", [])
+    pooled = next((g["judge_vs_majority"]["alpha"] for g in groups if g["kind"] == "overall"), None)
+    per = {g["value"]: g["judge_vs_majority"]["alpha"] for g in groups if g["kind"] == "tradition"}
+    return {"cycle": snapshot.cycle_id, "version": snapshot.version, "pooled_alpha": pooled,
+            "traditions": {k: {"alpha": a, "gap": None if a is None or pooled is None else a - pooled}
+                           for k, a in sorted(per.items())}}
+
+
+def tradition_check(*, cycle: CalibrationCycle, requested_by: User | None = None) -> BiasCheck:
+    if cycle.kind != CalibrationCycle.Kind.CROSS_TRADITION:
+        raise ValidationError("tradition fairness reads a cross-tradition cycle")
+    payload = tradition_fairness(cycle=cycle)
+    return BiasCheck.objects.create(kind=BiasCheck.Kind.TRADITION, cycle=cycle, flagged=payload["flagged"],
+                                    n=payload["n"], payload=payload, requested_by=requested_by)
