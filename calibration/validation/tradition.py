@@ -124,8 +124,9 @@ def tradition_fairness(*, cycle: CalibrationCycle) -> dict[str, Any]:
         groups.append({"scored": scored, "scoring": scoring, "dimension": dimension, "n_items": len(diffs),
                        "mean_difference": mean, "ci": ci,
                        "flagged": mean is not None and abs(mean) > FLAG_POINTS})
-    return {"cycle": cycle.pk, "threshold_points": FLAG_POINTS, "groups": groups, "judge_gap": judge_tradition_gap(),
-            "n": len(scores), "flagged": _fails(groups)}
+    gap = judge_tradition_gap()
+    return {"cycle": cycle.pk, "threshold_points": FLAG_POINTS, "groups": groups, "judge_gap": gap,
+            "n": len(scores), "flagged": _fails(groups) or bool(gap and gap["flagged"])}
 
 
 def _fails(groups: list[dict[str, Any]]) -> bool:
@@ -139,17 +140,29 @@ def _fails(groups: list[dict[str, Any]]) -> bool:
 
 
 def judge_tradition_gap() -> dict[str, Any] | None:
-    """α(judge, majority) per tradition minus the pooled α, from the newest ready report of a standard cycle."""
+    """From the newest ready report of a standard cycle, per tradition: the judge's α against the expert majority
+    and its gap to the pooled α, and the judge's mean signed difference (judge − majority, 0–3) against that of the
+    other traditions' units — flagged beyond ±0.5 points (a judge that scores one tradition half a point lower)."""
     snapshot = (ReportSnapshot.objects.ready().filter(cycle__kind=CalibrationCycle.Kind.STANDARD)
                 .order_by("-finished_at", "-id").first())
     if snapshot is None:
         return None
     groups = (snapshot.payload or {}).get("groups", [])
     pooled = next((g["judge_vs_majority"]["alpha"] for g in groups if g["kind"] == "overall"), None)
-    per = {g["value"]: g["judge_vs_majority"]["alpha"] for g in groups if g["kind"] == "tradition"}
+    per = {g["value"]: g["judge_vs_majority"] for g in groups if g["kind"] == "tradition"}
+    traditions = {}
+    for key, block in sorted(per.items()):
+        others = [(b["mean_signed_difference"], b["n_units"]) for k, b in per.items()
+                  if k != key and b.get("mean_signed_difference") is not None and b["n_units"]]
+        rest = sum(m * n for m, n in others) / sum(n for _, n in others) if others else None
+        msd = block.get("mean_signed_difference")
+        shift = None if msd is None or rest is None else msd - rest
+        traditions[key] = {"alpha": block["alpha"], "gap": None if block["alpha"] is None or pooled is None
+                           else block["alpha"] - pooled, "n_units": block["n_units"], "mean_signed_difference": msd,
+                           "difference_to_other_traditions": shift,
+                           "flagged": shift is not None and abs(shift) > FLAG_POINTS}
     return {"cycle": snapshot.cycle_id, "version": snapshot.version, "pooled_alpha": pooled,
-            "traditions": {k: {"alpha": a, "gap": None if a is None or pooled is None else a - pooled}
-                           for k, a in sorted(per.items())}}
+            "traditions": traditions, "flagged": any(t["flagged"] for t in traditions.values())}
 
 
 def tradition_check(*, cycle: CalibrationCycle, requested_by: User | None = None) -> BiasCheck:

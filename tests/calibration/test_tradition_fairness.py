@@ -103,3 +103,34 @@ def test_the_command_and_the_check() -> None:
     with pytest.raises(CommandError, match="SCORING:SCORED"):
         call_command("cross_tradition_cycle", "--name", "x", "--pair", "catholic")
     person()  # the factories stay importable for the next test module
+
+
+@pytest.mark.parametrize(("shift", "flagged"), [(-1, True), (0, False)])
+def test_a_judge_that_scores_one_tradition_lower_is_flagged(shift: int, flagged: bool, immediate_tasks) -> None:  # type: ignore[no-untyped-def]
+    from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
+    from calibration.validation.tradition import judge_tradition_gap
+    from evaluations.models import JudgeScore
+    from tests.calibration.test_report_views import scored_world
+
+    world, run = scored_world()
+    from annotations.models import SubScore
+    from calibration.reports.build import majority
+
+    given: dict = {}
+    for response_id, key, score in SubScore.objects.filter(annotation__assignment__cycle=world.cycle).values_list(
+            "annotation__assignment__item__response_id", "key", "score"):
+        given.setdefault((response_id, key), []).append(score)
+    for judged in JudgeScore.objects.filter(result__run=run).select_related("result__response__test_case__tradition"):
+        agreeing = majority(given[(judged.result.response_id, judged.sub_dimension)])  # the judge agrees …
+        tradition_key = judged.result.response.test_case.tradition.key if judged.result.response.test_case.tradition else ""
+        judged.raw_score = max(0, agreeing + shift) if tradition_key == "catholic" else agreeing  # … but for one
+        judged.save(update_fields=["raw_score"])
+    report_snapshot_compute(snapshot_id=report_snapshot_request(cycle=world.cycle, requested_by=None,
+                                                                n_resamples=0).pk)
+    gap = judge_tradition_gap()
+    catholic = gap["traditions"]["catholic"]
+    assert gap["flagged"] is flagged and catholic["flagged"] is flagged
+    if flagged:
+        assert catholic["difference_to_other_traditions"] < -0.5
+    else:
+        assert catholic["difference_to_other_traditions"] == pytest.approx(0.0, abs=1e-12)

@@ -111,9 +111,11 @@ class Command(BaseCommand):
                               + ("  FLAGGED" if g["flagged"] else ""))
         gap = payload.get("judge_gap")
         if gap:
-            self.stdout.write(f"judge α against the majority, per tradition minus pooled ({_num(gap['pooled_alpha'])}; "
-                              f"cycle {gap['cycle']} v{gap['version']}): " + ", ".join(
-                                  f"{k} {_num(v['gap'])}" for k, v in gap["traditions"].items()))
+            self.stdout.write(f"the judge per tradition (report of cycle {gap['cycle']} v{gap['version']}; pooled α "
+                              f"{_num(gap['pooled_alpha'])}): α gap, and judge − majority against the other traditions")
+            for key, t in gap["traditions"].items():
+                self.stdout.write(f"  {key:<14} α gap {_num(t['gap']):>7}   shift {_num(t['difference_to_other_traditions'])}"
+                                  + ("  FLAGGED" if t["flagged"] else ""))
 
     def _agreement(self, runs: list[JudgeRun], options: dict[str, Any]) -> None:
         if len(runs) < 2 or len({r.pk for r in runs}) < len(runs):
