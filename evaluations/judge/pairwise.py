@@ -141,8 +141,10 @@ async def _send(calls: list[PairCall], *, run: PairwiseRun, config: PipelineConf
 
 
 def pairwise_run_execute(*, run: PairwiseRun, client_options: dict[str, Any] | None = None,
-                         on_progress: Callable[[int, int], None] | None = None) -> PairwiseRun:
-    """Send the run's pending ordered pairs and store the verdicts; safe to call again (resumes)."""
+                         on_progress: Callable[[int, int], None] | None = None, batch: int = BATCH,
+                         after_store: Callable[[int], None] | None = None) -> PairwiseRun:
+    """Send the run's pending ordered pairs and store the verdicts; safe to call again (resumes). `after_store(n)`
+    is called after each committed batch (tests simulate a crash there)."""
     PairwiseRun.objects.filter(pk=run.pk, started_at__isnull=True).update(started_at=timezone.now())
     PairwiseRun.objects.filter(pk=run.pk).update(status=PairwiseRun.Status.RUNNING, error="")
     calls = pending_pair_calls(run=run)
@@ -190,12 +192,14 @@ def pairwise_run_execute(*, run: PairwiseRun, client_options: dict[str, Any] | N
     try:
         while (entry := out.get()) is not None:
             buffer.append(entry)
-            if len(buffer) >= BATCH:
+            if len(buffer) >= batch:
                 store(buffer)
                 stored += len(buffer)
                 buffer = []
                 if on_progress:
                     on_progress(stored, run.total)
+                if after_store:
+                    after_store(stored)
         if buffer:
             store(buffer)
             stored += len(buffer)

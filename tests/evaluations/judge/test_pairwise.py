@@ -95,3 +95,24 @@ def test_the_command_runs_checks_and_stores(benchmark, judge_settings, fake_serv
         call_command("judge_pairwise", "--cases", "colour=blue", "--base-url", fake_server.base_url)
     with pytest.raises(CommandError, match="no pairwise run 999"):
         call_command("judge_pairwise", "--resume", "999")
+
+
+class SimulatedCrash(BaseException):
+    """Stands for SIGKILL: nothing after it runs."""
+
+
+def test_a_crashed_pairwise_run_resumes_without_sending_a_judged_pair_again(benchmark, judge_settings, fake_server) -> None:  # type: ignore[no-untyped-def]
+    run = pairwise_run_create(model="j", base_url=fake_server.base_url, limit=30)
+
+    def crash(stored: int) -> None:
+        if stored >= 20:
+            raise SimulatedCrash
+
+    with pytest.raises(SimulatedCrash):
+        pairwise_run_execute(run=run, batch=10, after_store=crash, **FAST)
+    judged = list(PairwiseJudgment.objects.filter(run=run).values_list("first_id", "second_id"))
+    assert 20 <= len(judged) < 60
+    texts_sent = len(fake_server.records())
+    run = pairwise_run_execute(run=PairwiseRun.objects.get(pk=run.pk), **FAST)
+    assert run.status == "finished" and PairwiseJudgment.objects.filter(run=run).count() == 60
+    assert len(fake_server.records()) - texts_sent == 60 - len(judged)  # only what had no verdict
