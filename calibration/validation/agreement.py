@@ -21,8 +21,10 @@ SPREAD_REVIEW = 0.15  # SD of the composite (0–1) across runs: about half a po
 ALL = "all dimensions"
 
 
-def runs_agreement(*, runs: list[JudgeRun], n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """α among the runs per dimension (and over all), with intervals and verdicts, and the high-spread responses."""
+def runs_agreement(*, runs: list[JudgeRun], n_resamples: int = 1000, seed: int = 0,
+                   alpha_min: float = ALPHA_MIN) -> dict[str, Any]:
+    """α among the runs per dimension (and over all), with intervals and verdicts against `alpha_min` (0.667 for
+    different judges; a judge's agreement with itself is held to 0.80), and the high-spread responses."""
     if len(runs) < 2:
         raise ValueError("compare at least two judge runs")
     raw = [judge_decisive_raw_scores(run=run) for run in runs]
@@ -43,11 +45,11 @@ def runs_agreement(*, runs: list[JudgeRun], n_resamples: int = 1000, seed: int =
                                       seed=seed)
         alpha, ci = summary["krippendorff_alpha"], summary.get("alpha_ci")
         low = ci[0] if ci else alpha
-        verdict = ("undefined" if alpha is None else "pass" if low is not None and low >= ALPHA_MIN
-                   else "fail" if ci and ci[1] < ALPHA_MIN else "uncertain" if ci else
-                   ("pass" if alpha >= ALPHA_MIN else "fail"))
+        verdict = ("undefined" if alpha is None else "pass" if low is not None and low >= alpha_min
+                   else "fail" if ci and ci[1] < alpha_min else "uncertain" if ci else
+                   ("pass" if alpha >= alpha_min else "fail"))
         groups[name] = {"n_units": len(units[name]), "alpha": alpha, "alpha_ci": ci, "verdict": verdict,
-                        "flagged": alpha is None or alpha < ALPHA_MIN, "good": alpha is not None and alpha >= ALPHA_GOOD,
+                        "flagged": alpha is None or alpha < alpha_min, "good": alpha is not None and alpha >= ALPHA_GOOD,
                         "exact_agreement": summary.get("percent_agreement")}
     spread = []
     for response_id in sorted(common):
@@ -59,7 +61,7 @@ def runs_agreement(*, runs: list[JudgeRun], n_resamples: int = 1000, seed: int =
     review = [{"response": rid, "dimension": dim, "sd": sd, "composites": values}
               for sd, rid, dim, values in spread if sd >= SPREAD_REVIEW]
     return {"runs": [run.pk for run in runs], "models": [run.primary_model for run in runs],
-            "thresholds": {"alpha_min": ALPHA_MIN, "alpha_good": ALPHA_GOOD, "spread_review": SPREAD_REVIEW},
+            "thresholds": {"alpha_min": alpha_min, "alpha_good": ALPHA_GOOD, "spread_review": SPREAD_REVIEW},
             "n_responses": len(common), "groups": groups,
             "mean_item_sd": float(np.mean([s[0] for s in spread])) if spread else None,
             "review": review, "flagged": any(g["flagged"] for g in groups.values())}
@@ -68,6 +70,8 @@ def runs_agreement(*, runs: list[JudgeRun], n_resamples: int = 1000, seed: int =
 def agreement_check(*, runs: list[JudgeRun], kind: str, requested_by: User | None = None,
                     n_resamples: int = 1000) -> BiasCheck:
     """Compute and store the agreement of `runs` (kind: judges — different models — or runs of one judge)."""
-    payload = runs_agreement(runs=runs, n_resamples=n_resamples)
+    # a judge must agree with itself more than with another judge: run-to-run is held to the "good" mark
+    payload = runs_agreement(runs=runs, n_resamples=n_resamples,
+                             alpha_min=ALPHA_GOOD if kind == BiasCheck.Kind.RUNS else ALPHA_MIN)
     return BiasCheck.objects.create(kind=kind, judge_run=runs[0], flagged=payload["flagged"], n=payload["n_responses"],
                                     payload=payload, requested_by=requested_by)

@@ -43,16 +43,19 @@ def verbosity_analysis(*, run: JudgeRun, cycle: CalibrationCycle | None = None) 
     """Per dimension and over all: n, Pearson r (CI), Spearman ρ, partial r given the experts (CI), the experts'
     own length correlation, the slope per 100 words, the flag, and mean raw vs length-normalised judge scores."""
     decisive = judge_decisive_scored(run=run)
-    rows = ModelResponse.objects.filter(pk__in=list(decisive)).values_list("pk", "text", "test_case__dimension")
+    rows = ModelResponse.objects.filter(pk__in=list(decisive)).values_list("pk", "text", "test_case__dimension",
+                                                                          "model__name")
     reference = _reference(cycle) if cycle is not None else {}
     data: dict[str, list[tuple[float, float, float]]] = {}
-    for response_id, text, dimension in rows.iterator(chunk_size=2000):
+    models: dict[str, list[str]] = {}
+    for response_id, text, dimension, model in rows.iterator(chunk_size=2000):
         composite = decisive[response_id].composite
         if composite is None:
             continue
         point = (float(len(text.split())), float(composite), reference.get(response_id, float("nan")))
-        data.setdefault(dimension, []).append(point)
-        data.setdefault(ALL, []).append(point)
+        for group in (dimension, ALL):
+            data.setdefault(group, []).append(point)
+            models.setdefault(group, []).append(model)
     groups: dict[str, Any] = {}
     for name in sorted(data, key=lambda k: (k == ALL, k)):
         words, judge, ref = (np.array(column) for column in zip(*data[name], strict=True))
@@ -64,6 +67,10 @@ def verbosity_analysis(*, run: JudgeRun, cycle: CalibrationCycle | None = None) 
             adjusted = length_normalised(words, judge, bias)
             entry["normalised_spread"] = float(np.std(adjusted))
             entry["raw_spread"] = float(np.std(judge))
+            names = np.array(models[name])
+            entry["models"] = {m: {"raw": float(judge[names == m].mean()), "length_normalised":
+                                   float(adjusted[names == m].mean()), "mean_words": float(words[names == m].mean())}
+                               for m in sorted(set(models[name]))}
         groups[name] = entry
     return {"judge_run": run.pk, "cycle": cycle.pk if cycle else None, "threshold": FLAG_AT,
             "scale": "judge composite 0–1 (Σ raw/3 × weight); length in words", "groups": groups,

@@ -49,7 +49,7 @@ def judges(tmp_path, rubric_v1):  # type: ignore[no-untyped-def]
     noise = np.random.default_rng(8)
     a = fake_run(rubric_v1, "judge-a", true)
     b = fake_run(rubric_v1, "judge-b", lambda r, d, k: int(noise.integers(0, 4)) if d == "doctrinal" else true(r, d, k))
-    jitter = [fake_run(rubric_v1, "judge-a", lambda r, d, k: int(np.clip(true(r, d, k) + noise.choice([-1, 0, 0, 1]),
+    jitter = [fake_run(rubric_v1, "judge-a", lambda r, d, k: int(np.clip(true(r, d, k) + noise.choice([-1, 0, 1]),
                                                                           0, 3))) for _ in range(3)]
     return a, b, jitter
 
@@ -68,8 +68,9 @@ def test_two_judges_that_disagree_on_one_dimension_are_flagged_there_only(judges
 
 def test_a_judge_that_jitters_between_runs_has_a_lower_run_to_run_alpha(judges) -> None:  # type: ignore[no-untyped-def]
     a, _, jitter = judges
-    jittery = runs_agreement(runs=[a, *jitter], n_resamples=200)
-    assert 0.4 < jittery["groups"][ALL]["alpha"] < 0.95 and jittery["mean_item_sd"] > 0.02
+    jittery = runs_agreement(runs=[a, *jitter], n_resamples=200, alpha_min=0.80)  # as the "runs" check holds it
+    assert 0.4 < jittery["groups"][ALL]["alpha"] < 0.80 and jittery["mean_item_sd"] > 0.02
+    assert jittery["flagged"] and jittery["groups"][ALL]["verdict"] == "fail"
     assert jittery["groups"][ALL]["alpha_ci"][0] < jittery["groups"][ALL]["alpha"] < jittery["groups"][ALL]["alpha_ci"][1]
     same = runs_agreement(runs=[a, fake_run(a.rubric, "judge-a", lambda r, d, k: int(
         JudgeScore.objects.get(result__run=a, result__response_id=r, sub_dimension=k).raw_score))], n_resamples=0)

@@ -60,6 +60,13 @@ def test_a_length_driven_judge_is_flagged_and_a_fair_one_is_not() -> None:
     assert verbose["groups"][ALL]["flagged"] and verbose["flagged"]
     assert verbose["groups"][ALL]["partial"]["r"] > 0.5 and verbose["groups"][ALL]["slope_per_100_words"] > 0
     assert "normalised_spread" in verbose["groups"][ALL]  # shown beside the raw score when flagged
+    per_model = verbose["groups"][ALL]["models"]
+    assert set(per_model) == {m.name for m in world.models}
+    longer = max(per_model, key=lambda m: per_model[m]["mean_words"])
+    shorter = min(per_model, key=lambda m: per_model[m]["mean_words"])
+    if longer != shorter:  # normalising takes from the model with longer answers and gives to the shorter one
+        assert per_model[longer]["length_normalised"] <= per_model[longer]["raw"]
+        assert per_model[shorter]["length_normalised"] >= per_model[shorter]["raw"]
     assert not fair["groups"][ALL]["flagged"]
     assert abs(fair["groups"][ALL]["partial"]["r"]) < 0.3
     assert fair["groups"][ALL]["pearson"]["r"] > 0.3  # the raw r alone would have blamed the fair judge

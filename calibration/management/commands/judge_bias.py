@@ -85,6 +85,12 @@ class Command(BaseCommand):
                 f"{_num(partial.get('r')):>10} {_ci(partial.get('ci')):>17} {_num(reference.get('r')):>10} "
                 f"{_num(g['slope_per_100_words'], 4):>10}  {'FLAGGED' if g['flagged'] else 'ok'} ({g['verdict']})"
                 + (f"  ({g['warning']})" if g.get("warning") else ""))
+        overall = payload["groups"].get("all dimensions", {})
+        if overall.get("models"):
+            self.stdout.write("mean judge composite per model, raw and length-normalised (over all dimensions):")
+            for model, m in overall["models"].items():
+                self.stdout.write(f"  {model:<40} raw {_num(m['raw'])}  normalised {_num(m['length_normalised'])}  "
+                                  f"({m['mean_words']:.0f} words on average)")
 
     def _tradition(self, options: dict[str, Any]) -> None:
         from django.core.exceptions import ValidationError
@@ -131,7 +137,8 @@ class Command(BaseCommand):
         self.stdout.write(f"{check.get_kind_display()}: runs {', '.join(map(str, payload['runs']))} "
                           f"({', '.join(payload['models'])}), {payload['n_responses']} responses judged by all; "
                           f"check #{check.pk} stored")
-        self.stdout.write(f"{'group':<18} {'units':>6} {'alpha':>7} {'95 % CI':>17}  verdict (α ≥ 0.667)")
+        self.stdout.write(f"{'group':<18} {'units':>6} {'alpha':>7} {'95 % CI':>17}  "
+                          f"verdict (α ≥ {payload['thresholds']['alpha_min']})")
         for name, g in payload["groups"].items():
             self.stdout.write(f"{name:<18} {g['n_units']:>6} {_num(g['alpha']):>7} {_ci(g['alpha_ci']):>17}  "
                               f"{g['verdict']}{'  FLAGGED' if g['flagged'] else ''}")

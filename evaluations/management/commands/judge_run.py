@@ -44,8 +44,9 @@ class Command(BaseCommand):
         parser.add_argument("--budget", type=Decimal, metavar="AMOUNT",
                             help="stop sending calls once the run has cost this much (FAITHBENCH_CURRENCY); "
                                  "with --resume: a new, higher budget")
-        parser.add_argument("--repeat", type=int, default=1, metavar="N",
-                            help="N runs of the same judges on the same responses (§8.4; reports average them)")
+        parser.add_argument("--repeat", type=int, nargs="?", const=4, default=1, metavar="N",
+                            help="N runs (--repeat alone: 4) of the same judges on the same responses (§8.4; reports "
+                                 "average them)")
         parser.add_argument("--estimate", action="store_true",
                             help="print the calls, tokens and cost the selection would use, and create nothing")
         parser.add_argument("--fake-server", action="store_true",
