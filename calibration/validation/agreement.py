@@ -8,13 +8,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from django.core.exceptions import ValidationError
+from django.db import transaction
 
 from accounts.models import User
+from annotations.models import CalibrationCycle, CycleItem
 from evaluations.judge.selectors import judge_decisive_raw_scores, judge_decisive_scored
 from evaluations.models import JudgeRun, ModelResponse
+from evaluations.selectors import rubric_active
 from stats.reliability import reliability_summary
 
 from ..models import BiasCheck
+from ..services import cycle_assignments_create
 
 ALPHA_MIN, ALPHA_GOOD = 0.667, 0.80
 SPREAD_REVIEW = 0.15  # SD of the composite (0–1) across runs: about half a point on the 0–3 scale
@@ -75,3 +80,22 @@ def agreement_check(*, runs: list[JudgeRun], kind: str, requested_by: User | Non
                              alpha_min=ALPHA_GOOD if kind == BiasCheck.Kind.RUNS else ALPHA_MIN)
     return BiasCheck.objects.create(kind=kind, judge_run=runs[0], flagged=payload["flagged"], n=payload["n_responses"],
                                     payload=payload, requested_by=requested_by)
+
+
+@transaction.atomic
+def review_cycle_commit(*, name: str, check: BiasCheck, created_by: User | None = None) -> CalibrationCycle:
+    """Queue a judge comparison's high-spread responses for expert review: a cycle of exactly those responses
+    (item source "edge_judge"), assigned to their traditions' panels like any cycle."""
+    responses = [row["response"] for row in (check.payload or {}).get("review", [])]
+    if not responses:
+        raise ValidationError("this check lists no response for review")
+    if CalibrationCycle.objects.filter(name=name).exists():
+        raise ValidationError(f"a cycle named {name!r} already exists")
+    cycle = CalibrationCycle.objects.create(
+        name=name, rubric=check.judge_run.rubric if check.judge_run else rubric_active(), seed=check.pk,
+        min_per_dimension=1, created_by=created_by,
+        draw_report={"kind": "judge_disagreement_review", "check": check.pk, "items": len(responses)})
+    CycleItem.objects.bulk_create(CycleItem(cycle=cycle, response_id=r, source=CycleItem.Source.EDGE_JUDGE)
+                                  for r in responses)
+    cycle_assignments_create(cycle=cycle)
+    return cycle

@@ -85,6 +85,22 @@ def test_the_command_stores_checks_and_refuses_what_is_not_a_comparison(judges) 
     call_command("judge_bias", "runs", *sum((["--run", str(r.pk)] for r in [a, *jitter]), []), "--resamples", "0",
                  stdout=io.StringIO())
     assert list(BiasCheck.objects.order_by("id").values_list("kind", "n")) == [("judges", 108), ("runs", 108)]
+    from annotations.models import Panel
+    from evaluations.models import Tradition  # the benchmark's traditions need panels for the review cycle
+    from tests.annotations.factories import person
+
+    for t in Tradition.objects.all():
+        panel = Panel.objects.create(name=f"{t.key} panel", tradition=t)
+        panel.members.set([person(tradition=t)])
+    review = io.StringIO()
+    call_command("judge_bias", "judges", "--run", str(a.pk), "--run", str(b.pk), "--resamples", "0",
+                 "--review-cycle", "Judge disagreements", stdout=review)
+    from annotations.models import CalibrationCycle, CycleItem
+
+    cycle = CalibrationCycle.objects.get(name="Judge disagreements")
+    queued = set(CycleItem.objects.filter(cycle=cycle).values_list("response_id", flat=True))
+    listed = {row["response"] for row in BiasCheck.objects.order_by("-id").first().payload["review"]}
+    assert queued == listed and "queued for expert review" in review.getvalue()
     with pytest.raises(CommandError, match="one judge"):
         call_command("judge_bias", "runs", "--run", str(a.pk), "--run", str(b.pk))
     with pytest.raises(CommandError, match="two or more"):

@@ -37,6 +37,8 @@ class Command(BaseCommand):
         parser.add_argument("--series", type=int, metavar="RUN",
                             help="runs: every finished run of this run's series (judge_run --repeat N)")
         parser.add_argument("--resamples", type=int, default=1000, help="Bootstrap resamples of the α intervals.")
+        parser.add_argument("--review-cycle", metavar="NAME",
+                            help="judges/runs: put the high-spread responses in a new cycle for expert review")
         parser.add_argument("--cycle", type=int, help="A cycle whose experts give the reference scores.")
         parser.add_argument("--format", dest="fmt", choices=["text", "json"], default="text")
 
@@ -145,3 +147,13 @@ class Command(BaseCommand):
         self.stdout.write(f"mean per-response SD of the composite: {_num(payload['mean_item_sd'])}; "
                           f"{len(payload['review'])} response(s) with SD ≥ {payload['thresholds']['spread_review']} "
                           "listed for expert review")
+        if options["review_cycle"] and payload["review"]:
+            from django.core.exceptions import ValidationError
+
+            from calibration.validation.agreement import review_cycle_commit
+
+            try:
+                cycle = review_cycle_commit(name=options["review_cycle"], check=check)
+            except ValidationError as exc:
+                raise CommandError("; ".join(exc.messages)) from exc
+            self.stdout.write(f"queued for expert review: cycle {cycle.pk} ({cycle.name}), {cycle.items.count()} items")
