@@ -131,10 +131,8 @@ class ReportAPIView(APIView):
     def get(self, request: Request, pk: int) -> Response:
         cycle = get_object_or_404(CalibrationCycle, pk=pk)
         version = _version(request)
-        snapshot = snapshot_for(cycle=cycle, version=version)
-        if snapshot is None:
-            raise NotFound(f"cycle {pk} has no report version {version}" if version else
-                           f"cycle {pk} has no computed report yet: POST to its versions endpoint")
+        snapshot = _found(snapshot_for(cycle=cycle, version=version), f"cycle {pk}", version,
+                          "POST /api/v1/reports/ with its id")
         return Response(SnapshotSerializer(snapshot, context={"with_report": True}).data)
 
 
@@ -284,6 +282,14 @@ class ReportsAPIView(APIView):
         }).data, status=202)
 
 
+def _found(snapshot: ReportSnapshot | None, subject: str, version: int | None, hint: str) -> ReportSnapshot:
+    """The snapshot, or 404 saying what is missing (a version, or any computed report)."""
+    if snapshot is None:
+        raise NotFound(f"{subject} has no report version {version}" if version else
+                       f"{subject} has no computed report yet: {hint}")
+    return snapshot
+
+
 def _version(request: Request) -> int | None:
     try:
         return version_param(request.query_params.get("version"))
@@ -306,10 +312,8 @@ class StudyReportAPIView(APIView):
     def get(self, request: Request, pk: int) -> Response:
         study = get_object_or_404(Study, pk=pk)
         version = _version(request)
-        snapshot = snapshot_for(study=study, version=version)
-        if snapshot is None:
-            raise NotFound(f"study {pk} has no report version {version}" if version else
-                           f"study {pk} has no computed report yet: POST /api/v1/reports/ with its id")
+        snapshot = _found(snapshot_for(study=study, version=version), f"study {pk}", version,
+                          "POST /api/v1/reports/ with its id")
         return Response(StudySnapshotSerializer(snapshot, context={"with_report": True}).data)
 
 

@@ -35,7 +35,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from accounts.models import User
-from evaluations.judge.client import CallResult, LLMClient
+from evaluations.judge.client import CallResult, chat_all
 from evaluations.judge.config import PipelineConfig
 
 from ..models import Study, StudyDimension, StudyItem, StudyJudgeRun, StudyRater, StudyScore
@@ -178,26 +178,6 @@ def study_judge_run_cancel(*, run: StudyJudgeRun) -> bool:
                 .update(cancel_requested=True))
 
 
-async def _send(calls: list[Call], *, model: str, config: PipelineConfig, client_options: dict[str, Any],
-                emit: Callable[[tuple[Call, CallResult]], None], stop: threading.Event) -> None:
-    async with LLMClient(base_url=config.base_url, api_key=config.api_key, max_in_flight=config.max_in_flight,
-                         retry=config.retry, timeout=config.timeout, **client_options) as client:
-        pending = iter(calls)
-
-        async def worker() -> None:
-            for call in pending:
-                if stop.is_set():
-                    return
-                result = await client.chat({
-                    "model": model, "temperature": 0, "max_tokens": 200,
-                    "messages": [{"role": "system", "content": call.system}, {"role": "user", "content": call.user}],
-                    "response_format": {"type": "json_object"},
-                })
-                emit((call, result))
-
-        await asyncio.gather(*(worker() for _ in range(min(config.max_in_flight, max(1, len(calls))))))
-
-
 def study_judge_run_execute(*, run: StudyJudgeRun, client_options: dict[str, Any] | None = None,
                             on_progress: Callable[[int, int], None] | None = None) -> StudyJudgeRun:
     """Run a queued run to its end (or until cancelled); safe to call twice (the second does nothing)."""
@@ -221,8 +201,12 @@ def study_judge_run_execute(*, run: StudyJudgeRun, client_options: dict[str, Any
 
     def loop() -> None:
         try:
-            asyncio.run(_send(calls, model=run.model, config=config, client_options=client_options or {},
-                              emit=out.put, stop=stop))
+            asyncio.run(chat_all(calls, config=config, base_url=config.base_url, emit=out.put, stop=stop,
+                                 client_options=client_options, payload=lambda call: {
+                                     "model": run.model, "temperature": 0, "max_tokens": 200,
+                                     "messages": [{"role": "system", "content": call.system},
+                                                  {"role": "user", "content": call.user}],
+                                     "response_format": {"type": "json_object"}}))
         except BaseException as exc:  # handed to the database thread
             crashed.append(exc)
         finally:

@@ -22,17 +22,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
-from .config import RetryPolicy
+from .config import PipelineConfig, RetryPolicy
 from .errors import RETRYABLE, ErrorClass, error_class_for_status
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -40,6 +41,8 @@ Now = Callable[[], datetime]
 
 
 CONNECTIONS_PER_SHARD = 2
+
+T = TypeVar("T")
 
 
 def _utcnow() -> datetime:
@@ -250,3 +253,23 @@ class LLMClient:
         result.completion_tokens = _int(usage.get("completion_tokens"))
         result.cost = _decimal(usage.get("cost"))  # OpenRouter reports usage.cost in credits (USD)
         return None
+
+
+async def chat_all(
+    items: Sequence[T], *, config: PipelineConfig, base_url: str, payload: Callable[[T], dict[str, Any]],
+    emit: Callable[[tuple[T, CallResult]], None], stop: threading.Event, client_options: dict[str, Any] | None = None,
+) -> None:
+    """Send one chat request per item through one LLMClient (the run's retry policy, timeouts and in-flight limit),
+    `emit` each (item, result) as it arrives, and stop taking new items once `stop` is set (those in flight finish).
+    Used by the study judge and the pairwise runs; the judge pipeline has its own loop (fallback, secondary)."""
+    async with LLMClient(base_url=base_url, api_key=config.api_key, max_in_flight=config.max_in_flight,
+                         retry=config.retry, timeout=config.timeout, **(client_options or {})) as client:
+        pending = iter(items)
+
+        async def worker() -> None:
+            for item in pending:
+                if stop.is_set():
+                    return
+                emit((item, await client.chat(payload(item))))
+
+        await asyncio.gather(*(worker() for _ in range(min(config.max_in_flight, max(1, len(items))))))

@@ -30,7 +30,7 @@ from django.utils import timezone
 from evaluations.domain import Dimension
 
 from ..models import ModelResponse, PairwiseJudgment, PairwiseRun
-from .client import CallResult, LLMClient
+from .client import CallResult, chat_all
 from .config import PipelineConfig
 from .selectors import case_filter_parse, responses_for_selection
 
@@ -122,24 +122,6 @@ def pending_pair_calls(*, run: PairwiseRun) -> list[PairCall]:
     return calls
 
 
-async def _send(calls: list[PairCall], *, run: PairwiseRun, config: PipelineConfig, client_options: dict[str, Any],
-                emit: Callable[[tuple[PairCall, CallResult]], None], stop: threading.Event) -> None:
-    async with LLMClient(base_url=run.base_url, api_key=config.api_key, max_in_flight=config.max_in_flight,
-                         retry=config.retry, timeout=config.timeout, **client_options) as client:
-        pending = iter(calls)
-
-        async def worker() -> None:
-            for call in pending:
-                if stop.is_set():
-                    return
-                emit((call, await client.chat({
-                    "model": run.model, "temperature": 0, "max_tokens": 600,
-                    "messages": [{"role": "system", "content": call.system}, {"role": "user", "content": call.user}],
-                    "response_format": {"type": "json_object"}})))
-
-        await asyncio.gather(*(worker() for _ in range(min(config.max_in_flight, max(1, len(calls))))))
-
-
 def pairwise_run_execute(*, run: PairwiseRun, client_options: dict[str, Any] | None = None,
                          on_progress: Callable[[int, int], None] | None = None, batch: int = BATCH,
                          after_store: Callable[[int], None] | None = None) -> PairwiseRun:
@@ -155,8 +137,12 @@ def pairwise_run_execute(*, run: PairwiseRun, client_options: dict[str, Any] | N
 
     def loop() -> None:
         try:
-            asyncio.run(_send(calls, run=run, config=config, client_options=client_options or {}, emit=out.put,
-                              stop=stop))
+            asyncio.run(chat_all(calls, config=config, base_url=run.base_url, emit=out.put, stop=stop,
+                                 client_options=client_options, payload=lambda call: {
+                                     "model": run.model, "temperature": 0, "max_tokens": 600,
+                                     "messages": [{"role": "system", "content": call.system},
+                                                  {"role": "user", "content": call.user}],
+                                     "response_format": {"type": "json_object"}}))
         except BaseException as exc:  # handed to the database thread
             crashed.append(exc)
         finally:
