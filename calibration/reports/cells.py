@@ -16,13 +16,16 @@ from stats.bootstrap import named_seed
 from .build import TARGETS, Rating, UnitInfo, _against_reference, _majority_row, _matrix
 
 VALIDATED = 0.80  # §6.4: α ≥ 0.80 for a judge to stand in for the panel; 0.67 is the acceptable minimum
+MIN_UNITS = 30  # fewer judged units than this: the interval of a handful of units says too little to validate
 
 
-def validation_status_of(alpha: float | None, ci: list[float] | None) -> str:
+def validation_status_of(alpha: float | None, ci: list[float] | None, n: int | None = None) -> str:
     """validated (interval ≥ 0.80), acceptable (interval ≥ 0.67), not validated (interval < 0.67), uncertain
-    (the interval straddles 0.67), or no data."""
+    (the interval straddles 0.67), too few units (fewer than 30 judged, whatever α), or no data."""
     if alpha is None:
         return "no data"
+    if n is not None and n < MIN_UNITS:
+        return "too few units"
     low, high = ci if ci else (alpha, alpha)
     if low >= VALIDATED:
         return "validated"
@@ -60,6 +63,6 @@ def validation_cells(
                 "n_items": len({u.item for u in members}),
                 "n_experts": int((~np.isnan(data)).any(axis=1).sum()) if data.size else 0,
                 "n_judged": against["n_units"], "alpha": against["alpha"], "alpha_ci": against["alpha_ci"],
-                "status": validation_status_of(against["alpha"], against["alpha_ci"]),
+                "status": validation_status_of(against["alpha"], against["alpha_ci"], against["n_units"]),
             })
     return out

@@ -30,6 +30,8 @@ def test_status_words_follow_the_interval() -> None:
     assert validation_status_of(0.7, [0.6, 0.8]) == "uncertain"
     assert validation_status_of(None, None) == "no data"
     assert validation_status_of(0.81, None) == "validated"  # no bootstrap: the point decides
+    assert validation_status_of(1.0, [1.0, 1.0], n=4) == "too few units"  # 4 units agreeing prove little
+    assert validation_status_of(0.9, [0.85, 0.95], n=30) == "validated"
 
 
 def test_the_page_shows_the_snapshot_cells_and_every_check(scored, client) -> None:  # type: ignore[no-untyped-def]
