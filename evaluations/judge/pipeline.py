@@ -171,9 +171,22 @@ async def _dispatch(
 
 
 def _loop_thread(items: Sequence[WorkItem], config: PipelineConfig, client_options: dict[str, Any],
-                 out: queue.SimpleQueue, stop: threading.Event, errors: list[BaseException]) -> None:
+                 out: queue.SimpleQueue, stop: threading.Event, errors: list[BaseException],
+                 budget_left: Decimal | None = None) -> None:
+    spent = Decimal(0)
+
+    def emit(outcome: ItemOutcome) -> None:
+        # The loop stops taking new items once the answers received have used the budget up (the database thread
+        # checks the committed cost too): what still arrives is only what was in flight.
+        nonlocal spent
+        out.put(outcome)
+        if budget_left is not None:
+            spent += sum((r.cost or Decimal(0) for r in outcome.results), Decimal(0))
+            if spent >= budget_left:
+                stop.set()
+
     try:
-        asyncio.run(_dispatch(items, config=config, client_options=client_options, emit=out.put, stop=stop))
+        asyncio.run(_dispatch(items, config=config, client_options=client_options, emit=emit, stop=stop))
     except BaseException as exc:  # handed to the database thread, which decides the run's fate
         errors.append(exc)
     finally:
@@ -214,7 +227,9 @@ def judge_run_execute(
     out: queue.SimpleQueue = queue.SimpleQueue()
     stop = threading.Event()
     errors: list[BaseException] = []
-    thread = threading.Thread(target=_loop_thread, args=(items, config, client_options or {}, out, stop, errors),
+    budget_left = None if run.budget is None else run.budget - run.cost
+    thread = threading.Thread(target=_loop_thread, args=(items, config, client_options or {}, out, stop, errors,
+                                                         budget_left),
                               name=f"judge-run-{run.pk}", daemon=True)
     done_before = run.processed_items
     stored = 0
@@ -229,7 +244,7 @@ def judge_run_execute(
         if buffer:
             judge_results_store(run=run, outcomes=buffer)
             stored += len(buffer)
-            if run.budget is not None and not stop.is_set():  # stop sending once the budget is spent
+            if run.budget is not None and not over_budget:  # stop sending once the budget is spent
                 spent = JudgeRun.objects.filter(pk=run.pk).values_list("cost", flat=True).get()
                 if spent >= run.budget:
                     over_budget = True
