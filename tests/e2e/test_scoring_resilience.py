@@ -158,7 +158,9 @@ def test_undo_after_submit_brings_the_item_back_as_a_draft(live_server, monkeypa
         page.keyboard.press("Enter")
         expect(page.locator("#scoring")).to_have_attribute("data-item", second.public_id)
         expect(page.locator("[data-testid=item-message]")).to_contain_text("Submitted.")
-        # A failing request outside the scoring form is not swallowed either: a banner says so.
+        # A failing request outside the scoring form is not swallowed either: a banner says so. (Wait for the
+        # swapped-in item to settle — htmx binds the new undo button then — before pressing it.)
+        page.wait_for_function("document.activeElement && document.activeElement.closest('#score-form') !== null")
         page.route("**/undo/", lambda route: route.fulfill(status=500, body="boom"))
         page.focus("#undo-button")
         page.keyboard.press("Enter")
