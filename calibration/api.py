@@ -2,6 +2,8 @@
 imported rating studies (requested, listed, read and bundled; always stored snapshots)."""
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
@@ -178,12 +180,7 @@ class ReportBundleAPIView(APIView):
         responses={(200, "application/zip"): OpenApiTypes.BINARY},
     )
     def get(self, request: Request, pk: int) -> HttpResponse:
-        cycle = get_object_or_404(CalibrationCycle, pk=pk)
-        version = _version(request)
-        snapshot = snapshot_for(cycle=cycle, version=version, with_payload=False)
-        if snapshot is None or not snapshot.is_ready:
-            raise NotFound(f"cycle {pk} has no ready report version" + (f" {version}" if version else ""))
-        return _bundle_response(snapshot)
+        return _bundle_response(request, f"cycle {pk}", cycle=get_object_or_404(CalibrationCycle, pk=pk))
 
 
 # --- study reports, and one endpoint that requests a report of either ----------------------------------------
@@ -342,15 +339,15 @@ class StudyReportBundleAPIView(APIView):
         responses={(200, "application/zip"): OpenApiTypes.BINARY},
     )
     def get(self, request: Request, pk: int) -> HttpResponse:
-        study = get_object_or_404(Study, pk=pk)
-        version = _version(request)
-        snapshot = snapshot_for(study=study, version=version, with_payload=False)
-        if snapshot is None or not snapshot.is_ready:
-            raise NotFound(f"study {pk} has no ready report version" + (f" {version}" if version else ""))
-        return _bundle_response(snapshot)
+        return _bundle_response(request, f"study {pk}", study=get_object_or_404(Study, pk=pk))
 
 
-def _bundle_response(snapshot: ReportSnapshot) -> HttpResponse:
+def _bundle_response(request: Request, subject: str, **of: Any) -> HttpResponse:
+    """The citable zip of the asked-for (or newest) ready version of a cycle's or a study's report (`of`)."""
+    version = _version(request)
+    snapshot = snapshot_for(version=version, with_payload=False, **of)
+    if snapshot is None or not snapshot.is_ready:
+        raise NotFound(f"{subject} has no ready report version" + (f" {version}" if version else ""))
     stored = snapshot_file(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)
     if stored is None:  # pragma: no cover - a ready snapshot has every file
         raise NotFound("the bundle is missing from this version")

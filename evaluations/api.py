@@ -33,7 +33,7 @@ from .importing.schemas import (
     parse_int,
     parse_str_list,
 )
-from .judge.estimate import judge_run_estimate
+from .judge.estimate import judge_run_estimate, judge_run_estimate_cached
 from .judge.selectors import judge_run_summary
 from .judge.services import judge_run_cancel, judge_run_create
 from .models import JudgeRun
@@ -215,7 +215,7 @@ class MessageErrorsSerializer(serializers.Serializer):
 def _run_data(run: JudgeRun) -> dict[str, Any]:
     data = judge_run_summary(run=run).as_dict()
     data["budget"] = None if run.budget is None else str(run.budget)
-    data["estimate"] = judge_run_estimate(run=run).as_dict() if run.status == JudgeRun.Status.QUEUED else None
+    data["estimate"] = judge_run_estimate_cached(run=run).as_dict() if run.status == JudgeRun.Status.QUEUED else None
     return {key: data[key] for key in JudgeRunSerializer().fields}
 
 

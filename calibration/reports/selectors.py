@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 import platform
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 
 from annotations.models import Annotation, CalibrationCycle, CycleItem, GoldScore, SubScore
@@ -23,6 +23,7 @@ class ReportInputs:
     judge: dict[tuple[str, str], int]
     gold: dict[tuple[str, str], int]
     rater_key: dict[str, str]  # pseudonym → email (shown to admins on the page, never exported)
+    judge_runs: list[int] = field(default_factory=list)  # the runs whose scores `judge` holds (a series: averaged)
 
 
 def judge_run_for_cycle(*, cycle: CalibrationCycle, run_id: int | None = None) -> JudgeRun | None:
@@ -33,12 +34,17 @@ def judge_run_for_cycle(*, cycle: CalibrationCycle, run_id: int | None = None) -
     return judge_run_latest_finished(rubric_id=cycle.rubric_id)
 
 
-def judge_scores_averaged(*, run: JudgeRun, response_ids: Iterable[int]) -> dict[tuple[int, str], int]:
+def judge_runs_averaged(*, run: JudgeRun) -> list[JudgeRun]:
+    """The runs whose scores stand for `run` in a report: its series' finished runs (§8.4), else itself."""
+    runs = judge_run_series(run=run) if run.status == JudgeRun.Status.FINISHED else []
+    return runs if len(runs) >= 2 else [run]
+
+
+def judge_scores_averaged(*, run: JudgeRun, response_ids: Iterable[int],
+                          runs: list[JudgeRun] | None = None) -> dict[tuple[int, str], int]:
     """{(response id, sub-dimension): the judge's decisive raw score}; for a run in a series of repeated runs
     (§8.4), the mean over the series' finished runs that scored it, rounded half up to the 0–3 scale."""
-    runs = [r for r in judge_run_series(run=run)] if run.status == JudgeRun.Status.FINISHED else []
-    if len(runs) < 2:
-        runs = [run]
+    runs = runs if runs is not None else judge_runs_averaged(run=run)
     wanted = set(response_ids)
     sums: dict[tuple[int, str], list[int]] = {}
     for member in runs:
@@ -81,8 +87,10 @@ def report_inputs(*, cycle: CalibrationCycle, run: JudgeRun | None) -> ReportInp
             ratings.append(Rating(rated, pseudonym[expert_id], score))
 
     judge: dict[tuple[str, str], int] = {}
+    averaged = judge_runs_averaged(run=run) if run is not None else []
     if run is not None:
-        for (response_id, key), score in judge_scores_averaged(run=run, response_ids=response_to_item).items():
+        for (response_id, key), score in judge_scores_averaged(run=run, response_ids=response_to_item,
+                                                               runs=averaged).items():
             item = response_to_item[response_id]
             if (item, key) in by_key:
                 judge[(item, key)] = score
@@ -93,7 +101,8 @@ def report_inputs(*, cycle: CalibrationCycle, run: JudgeRun | None) -> ReportInp
             decision__item__cycle=cycle, decision__is_current=True).values_list("decision__item_id", "key", "score")
         if (str(item_id), key) in by_key
     }
-    return ReportInputs(units=units, ratings=ratings, judge=judge, gold=gold, rater_key=rater_key)
+    return ReportInputs(units=units, ratings=ratings, judge=judge, gold=gold, rater_key=rater_key,
+                        judge_runs=[r.pk for r in averaged])
 
 
 def software_versions() -> dict[str, str]:

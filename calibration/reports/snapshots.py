@@ -27,7 +27,6 @@ from accounts.models import Notification, User
 from accounts.notifications import notify
 from annotations.models import AdjudicationDecision, AnnotationEvent, CalibrationCycle
 from evaluations.domain import query_whole_number
-from evaluations.judge.selectors import judge_run_series
 from evaluations.models import JudgeRun
 from evaluations.spreadsheet import csv_cell_unprotect, csv_row_protect
 
@@ -269,7 +268,6 @@ def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
         watermark = _watermark(cycle)
         inputs = report_inputs(cycle=cycle, run=run)
         completeness = cycle_assignment_completeness(cycle=cycle)
-    series = judge_run_series(run=run) if run is not None and run.status == JudgeRun.Status.FINISHED else []
     ratings = ratings_csv(inputs)
     input_hash = hashlib.sha256(ratings).hexdigest()
     software = software_versions()
@@ -281,9 +279,9 @@ def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
                          "secondary": run.secondary_model} if run else None,
         "judge_score_used": "the decisive result per response: secondary judge when self-preference applies, "
                             "else the fallback judge when the primary failed, else the primary judge",
-        **({"judge_runs_averaged": [r.pk for r in series],
+        **({"judge_runs_averaged": inputs.judge_runs,
             "judge_score_used": "the decisive result per response (as for one run) of each run of the series, "
-                                "averaged over the runs and rounded half up"} if len(series) >= 2 else {}),
+                                "averaged over the runs and rounded half up"} if len(inputs.judge_runs) >= 2 else {}),
         "software": software,
         "raters": "pseudonymous codes R01, R02, … (the key is shown to admins on the report page only)",
         "snapshot": {"version": snapshot.version, "input_hash": input_hash, "input_file": "ratings.csv",

@@ -13,13 +13,11 @@ nothing already stored is sent again.
 """
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import math
 import queue
 import re
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -35,7 +33,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from accounts.models import User
-from evaluations.judge.client import CallResult, chat_all
+from evaluations.judge.client import CallResult, ChatThread, json_chat_payload
 from evaluations.judge.config import PipelineConfig
 
 from ..models import Study, StudyDimension, StudyItem, StudyJudgeRun, StudyRater, StudyScore
@@ -195,24 +193,10 @@ def study_judge_run_execute(*, run: StudyJudgeRun, client_options: dict[str, Any
         StudyJudgeRun.objects.filter(pk=run.pk).update(status=StudyJudgeRun.Status.FAILED, finished_at=timezone.now(),
                                                        error=f"{type(exc).__name__}: {exc}"[:2000])
         raise
-    out: queue.SimpleQueue = queue.SimpleQueue()
-    stop = threading.Event()
-    crashed: list[BaseException] = []
-
-    def loop() -> None:
-        try:
-            asyncio.run(chat_all(calls, config=config, base_url=config.base_url, emit=out.put, stop=stop,
-                                 client_options=client_options, payload=lambda call: {
-                                     "model": run.model, "temperature": 0, "max_tokens": 200,
-                                     "messages": [{"role": "system", "content": call.system},
-                                                  {"role": "user", "content": call.user}],
-                                     "response_format": {"type": "json_object"}}))
-        except BaseException as exc:  # handed to the database thread
-            crashed.append(exc)
-        finally:
-            out.put(None)
-
-    thread = threading.Thread(target=loop, name=f"study-judge-{run.pk}", daemon=True)
+    chat = ChatThread(calls, config=config, base_url=config.base_url, client_options=client_options,
+                      name=f"study-judge-{run.pk}",
+                      payload=lambda call: json_chat_payload(model=run.model, system=call.system, user=call.user,
+                                                             max_tokens=200))
     buffer: list[tuple[Call, CallResult]] = []
     done = 0
     cancelled = False
@@ -252,12 +236,11 @@ def study_judge_run_execute(*, run: StudyJudgeRun, client_options: dict[str, Any
             on_progress(done, len(calls))
         return locked.cancel_requested
 
-    thread.start()
     last = beat = time.monotonic()
-    try:
+    with chat:
         while True:
             try:
-                entry = out.get(timeout=FLUSH_SECONDS)
+                entry = chat.out.get(timeout=FLUSH_SECONDS)
             except queue.Empty:
                 entry = ()
             if entry is None:
@@ -268,23 +251,18 @@ def study_judge_run_execute(*, run: StudyJudgeRun, client_options: dict[str, Any
                 last = time.monotonic()
                 if flush():
                     cancelled = True
-                    stop.set()
+                    chat.stop.set()
             elif not entry and time.monotonic() - beat >= HEARTBEAT_SECONDS:  # waiting (a long Retry-After)
                 beat = time.monotonic()
                 StudyJudgeRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
             elif not entry and StudyJudgeRun.objects.filter(pk=run.pk, cancel_requested=True).exists():
                 cancelled = True
-                stop.set()
+                chat.stop.set()
         if buffer:
             flush()
-    finally:
-        stop.set()
-        thread.join(timeout=30)
-    status = (StudyJudgeRun.Status.FAILED if crashed else
+    status = (StudyJudgeRun.Status.FAILED if chat.crashed else
               StudyJudgeRun.Status.CANCELLED if cancelled else StudyJudgeRun.Status.FINISHED)
-    StudyJudgeRun.objects.filter(pk=run.pk).update(
-        status=status, finished_at=timezone.now(),
-        error=f"{type(crashed[0]).__name__}: {crashed[0]}"[:2000] if crashed else "")
+    StudyJudgeRun.objects.filter(pk=run.pk).update(status=status, finished_at=timezone.now(), error=chat.error)
     run.refresh_from_db()
     return run
 

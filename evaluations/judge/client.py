@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import queue
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -273,3 +274,46 @@ async def chat_all(
                 emit((item, await client.chat(payload(item))))
 
         await asyncio.gather(*(worker() for _ in range(min(config.max_in_flight, max(1, len(items))))))
+
+
+def json_chat_payload(*, model: str, system: str, user: str, max_tokens: int) -> dict[str, Any]:
+    """A chat request for a JSON-object answer at temperature 0 (the study judge's and pairwise runs' calls)."""
+    return {"model": model, "temperature": 0, "max_tokens": max_tokens,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            "response_format": {"type": "json_object"}}
+
+
+class ChatThread:
+    """`chat_all` on an event loop in a background thread, which never touches the database: the calling thread
+    reads (item, result) pairs from `out` until None, may `stop` it, and finds an exception of the loop in
+    `crashed`. Leaving the `with` block stops it and waits for the calls in flight."""
+
+    def __init__(self, items: Sequence[Any], *, config: PipelineConfig, base_url: str,
+                 payload: Callable[[Any], dict[str, Any]], client_options: dict[str, Any] | None, name: str) -> None:
+        self.out: queue.SimpleQueue = queue.SimpleQueue()
+        self.stop = threading.Event()
+        self.crashed: list[BaseException] = []
+
+        def loop() -> None:
+            try:
+                asyncio.run(chat_all(items, config=config, base_url=base_url, payload=payload, emit=self.out.put,
+                                     stop=self.stop, client_options=client_options))
+            except BaseException as exc:  # handed to the database thread
+                self.crashed.append(exc)
+            finally:
+                self.out.put(None)
+
+        self._thread = threading.Thread(target=loop, name=name, daemon=True)
+
+    def __enter__(self) -> ChatThread:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self._thread.join(timeout=30)
+
+    @property
+    def error(self) -> str:
+        """The loop's exception as one line (empty if it did not crash)."""
+        return f"{type(self.crashed[0]).__name__}: {self.crashed[0]}"[:2000] if self.crashed else ""

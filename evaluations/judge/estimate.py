@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from decimal import Decimal
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Avg, Sum
 
 from ..models import JudgeResult, JudgeRun
@@ -80,3 +81,17 @@ def judge_run_estimate(*, run: JudgeRun) -> Estimate:
     return Estimate(items=len(items), calls=calls, prompt_tokens=prompt_tokens,
                     completion_tokens=primary_out + secondary_out,
                     cost=None if cost is None else cost.quantize(Decimal("0.000001")), basis="; ".join(sources))
+
+
+ESTIMATE_CACHE_SECONDS = 600
+
+
+def judge_run_estimate_cached(*, run: JudgeRun) -> Estimate:
+    """`judge_run_estimate` kept in the cache for a queued run: its page and the API poll it every few seconds, and
+    building every prompt of a large run on each poll would cost more than the poll itself."""
+    key = f"judge-run-estimate:v1:{run.pk}:{run.total_items}:{run.processed_items}"
+    estimate = cache.get(key)
+    if estimate is None:
+        estimate = judge_run_estimate(run=run)
+        cache.set(key, estimate, ESTIMATE_CACHE_SECONDS)
+    return estimate

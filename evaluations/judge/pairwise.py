@@ -11,12 +11,9 @@ background thread sends the calls. Resumable: a run sends only the ordered pairs
 """
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import logging
-import queue
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -30,7 +27,7 @@ from django.utils import timezone
 from evaluations.domain import Dimension
 
 from ..models import ModelResponse, PairwiseJudgment, PairwiseRun
-from .client import CallResult, chat_all
+from .client import CallResult, ChatThread, json_chat_payload
 from .config import PipelineConfig
 from .selectors import case_filter_parse, responses_for_selection
 
@@ -131,22 +128,10 @@ def pairwise_run_execute(*, run: PairwiseRun, client_options: dict[str, Any] | N
     PairwiseRun.objects.filter(pk=run.pk).update(status=PairwiseRun.Status.RUNNING, error="")
     calls = pending_pair_calls(run=run)
     config = PipelineConfig.from_settings(base_url=run.base_url)
-    out: queue.SimpleQueue = queue.SimpleQueue()
-    stop = threading.Event()
-    crashed: list[BaseException] = []
-
-    def loop() -> None:
-        try:
-            asyncio.run(chat_all(calls, config=config, base_url=run.base_url, emit=out.put, stop=stop,
-                                 client_options=client_options, payload=lambda call: {
-                                     "model": run.model, "temperature": 0, "max_tokens": 600,
-                                     "messages": [{"role": "system", "content": call.system},
-                                                  {"role": "user", "content": call.user}],
-                                     "response_format": {"type": "json_object"}}))
-        except BaseException as exc:  # handed to the database thread
-            crashed.append(exc)
-        finally:
-            out.put(None)
+    chat = ChatThread(calls, config=config, base_url=run.base_url, client_options=client_options,
+                      name=f"pairwise-{run.pk}",
+                      payload=lambda call: json_chat_payload(model=run.model, system=call.system, user=call.user,
+                                                             max_tokens=600))
 
     def store(batch: list[tuple[PairCall, CallResult]]) -> None:
         rows, failed = [], 0
@@ -171,12 +156,10 @@ def pairwise_run_execute(*, run: PairwiseRun, client_options: dict[str, Any] | N
                 completion_tokens=F("completion_tokens") + sum(r.completion_tokens or 0 for r in rows),
                 cost=F("cost") + sum((r.cost or Decimal(0) for r in rows), Decimal(0)))
 
-    thread = threading.Thread(target=loop, name=f"pairwise-{run.pk}", daemon=True)
-    thread.start()
     buffer: list[tuple[PairCall, CallResult]] = []
     stored = run.done
-    try:
-        while (entry := out.get()) is not None:
+    with chat:
+        while (entry := chat.out.get()) is not None:
             buffer.append(entry)
             if len(buffer) >= batch:
                 store(buffer)
@@ -191,12 +174,7 @@ def pairwise_run_execute(*, run: PairwiseRun, client_options: dict[str, Any] | N
             stored += len(buffer)
             if on_progress:
                 on_progress(stored, run.total)
-    finally:
-        stop.set()
-        thread.join(timeout=30)
-    status = PairwiseRun.Status.FAILED if crashed else PairwiseRun.Status.FINISHED
-    PairwiseRun.objects.filter(pk=run.pk).update(
-        status=status, finished_at=timezone.now(),
-        error=f"{type(crashed[0]).__name__}: {crashed[0]}"[:2000] if crashed else "")
+    status = PairwiseRun.Status.FAILED if chat.crashed else PairwiseRun.Status.FINISHED
+    PairwiseRun.objects.filter(pk=run.pk).update(status=status, finished_at=timezone.now(), error=chat.error)
     run.refresh_from_db()
     return run

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import statistics
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -422,6 +423,20 @@ def leaderboard_cached(*, run: JudgeRun, n_resamples: int = 1000, seed: int = 0)
         board = leaderboard_build(run=run, n_resamples=n_resamples, seed=seed)
         cache.set(key, board, LEADERBOARD_CACHE_SECONDS)
     return board
+
+
+def leaderboard_series_spread(*, run: JudgeRun, board: Leaderboard) -> tuple[list[JudgeRun], list[float | None] | None]:
+    """§8.4: for a run in a series of two or more finished runs, the series and, per model of `board` (in its
+    order), the standard deviation of the model's overall score across the series' leaderboards; else (runs, None)."""
+    series = judge_run_series(run=run)
+    if len(series) < 2:
+        return series, None
+    scores = [{row.model: row.overall.score for row in leaderboard_cached(run=member).models} for member in series]
+    spread = []
+    for row in board.models:
+        values = [v for s in scores if (v := s.get(row.model)) is not None]
+        spread.append(float(statistics.stdev(values)) if len(values) >= 2 else None)
+    return series, spread
 
 
 def leaderboard_refresh(*, run: JudgeRun, n_resamples: int = 1000, seed: int = 0) -> Leaderboard:

@@ -1,7 +1,6 @@
 """Staff pages of the judge pipeline: run list, run progress (htmx-polled), cancel, leaderboard."""
 from __future__ import annotations
 
-import statistics
 from typing import Any
 
 from django.contrib import messages
@@ -14,16 +13,16 @@ from access.policy import Action, policy_required
 
 from ..domain import query_page, query_whole_number
 from ..models import JudgeRun
-from .estimate import judge_run_estimate
+from .estimate import judge_run_estimate_cached
 from .leaderboard import Leaderboard
 from .selectors import (
     judge_run_call_stats,
     judge_run_latest_finished,
-    judge_run_series,
     judge_run_summary,
     judge_runs_page,
     judge_runs_recent,
     leaderboard_cached,
+    leaderboard_series_spread,
 )
 from .services import judge_run_cancel
 
@@ -46,7 +45,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(JudgeRun.objects.select_related("rubric", "created_by"), pk=pk)
     context = {"run": run, "summary": None if run.is_active else judge_run_summary(run=run),
                "calls": judge_run_call_stats(run=run), "poll_seconds": POLL_SECONDS,
-               "estimate": judge_run_estimate(run=run) if run.status == JudgeRun.Status.QUEUED else None}
+               "estimate": judge_run_estimate_cached(run=run) if run.status == JudgeRun.Status.QUEUED else None}
     template = "evaluations/judge/run_detail.html"
     partial = bool(getattr(request, "htmx", False))  # set by django_htmx's middleware
     return render(request, f"{template}#progress" if partial else template, context)
@@ -62,11 +61,6 @@ def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     except ValidationError as exc:
         messages.error(request, "; ".join(exc.messages))
     return redirect("judge:run_detail", pk=run.pk)
-
-
-def _spread(scores: list[float | None]) -> float | None:
-    values = [s for s in scores if s is not None]
-    return float(statistics.stdev(values)) if len(values) >= 2 else None
 
 
 def _matrix(board: Leaderboard, attribute: str) -> tuple[list[str], list[dict[str, Any]]]:
@@ -86,14 +80,10 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     if run is not None:
         board = leaderboard_cached(run=run)
         context["board"] = board
-        context["rows"] = [(row, None) for row in board.models]
-        series = judge_run_series(run=run)
-        if len(series) >= 2:  # §8.4: how much each model's score moves from run to run of the same judge
-            boards = [leaderboard_cached(run=member) for member in series]
-            context["series"] = series
-            context["spread"] = [_spread([next((r.overall.score for r in b.models if r.model == row.model), None)
-                                          for b in boards]) for row in board.models]
-            context["rows"] = list(zip(board.models, context["spread"], strict=True))
+        series, spread = leaderboard_series_spread(run=run, board=board)
+        context["rows"] = list(zip(board.models, spread or [None] * len(board.models), strict=True))
+        if spread is not None:
+            context["series"], context["spread"] = series, spread
         context["dimensions"], context["dimension_rows"] = _matrix(board, "by_dimension")
         context["traditions"], context["tradition_rows"] = _matrix(board, "by_tradition")
     return render(request, "evaluations/judge/leaderboard.html", context)
