@@ -9,7 +9,7 @@ PROD_STAMP := $(VENV)/.installed-prod-$(shell cksum requirements.lock | cut -d' 
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install install-prod run demo test test-tools browser lint typecheck check lock bench load serve serve-prepare clean
+.PHONY: install install-theobert install-prod run demo test test-tools browser lint typecheck check lock bench load serve serve-prepare clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,10 +19,25 @@ $(BIN)/python:
 ## against its hash
 $(STAMP): requirements-dev.lock | $(BIN)/python
 	$(PIP) install --quiet --require-hashes -r requirements-dev.lock
-	rm -f $(VENV)/.installed-*
+	rm -f $(VENV)/.installed-dev-* $(VENV)/.installed-prod-*
 	touch $(STAMP)
 
 install: $(STAMP)
+
+## make install-theobert: the optional TheoBERT extra (transformers, torch on the CPU) for `theobert_score --model`:
+## requirements-theobert.lock with hashes, then torch alone (--no-deps; its dependencies are in that lock).
+## TORCH_SPEC picks the build: torch==2.13.0 is a CPU wheel on this project's machines; elsewhere use
+## `make install-theobert TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"` (PyPI's is CUDA, GBs).
+TORCH_SPEC     ?= torch==2.13.0
+TORCH_PIP_ARGS ?=
+THEOBERT_STAMP := $(VENV)/.installed-theobert-$(shell cksum requirements-theobert.lock | cut -d' ' -f1)
+$(THEOBERT_STAMP): requirements-theobert.lock $(STAMP)
+	$(PIP) install --quiet --require-hashes -r requirements-theobert.lock
+	$(PIP) install --quiet --no-deps $(TORCH_PIP_ARGS) "$(TORCH_SPEC)"
+	$(BIN)/python -c "import torch, transformers" || { echo "the TheoBERT extra did not import"; exit 1; }
+	touch $(THEOBERT_STAMP)
+
+install-theobert: $(THEOBERT_STAMP)
 
 ## make install-prod: only what the server needs (requirements.lock, hashes required), e.g. in a deploy image
 $(PROD_STAMP): requirements.lock | $(BIN)/python
@@ -40,9 +55,9 @@ demo: install
 	$(BIN)/python manage.py load_demo
 
 ## make test: install, provision the test tools (a browser for the browser tests, poppler's pdftotext), then
-## run the whole test suite in parallel over the machine's cores (SQLite unless DATABASE_URL is set)
+## the TheoBERT extra (the fill-mask tests run a tiny BERT), then run the whole test suite in parallel over the machine's cores (SQLite unless DATABASE_URL is set)
 PYTEST_ARGS ?=
-test: install test-tools
+test: install install-theobert test-tools
 	$(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
 
 test-tools: install browser
@@ -88,6 +103,7 @@ lock: | $(BIN)/python
 	$(PIP) install --quiet pip-tools
 	$(LOCK_ENV) $(BIN)/pip-compile $(LOCK_OPTS) --output-file requirements.lock pyproject.toml
 	$(LOCK_ENV) $(BIN)/pip-compile $(LOCK_OPTS) --extra dev --constraint requirements.lock --output-file requirements-dev.lock pyproject.toml
+	$(LOCK_ENV) $(BIN)/pip-compile $(LOCK_OPTS) --output-file requirements-theobert.lock requirements-theobert.in
 
 ## make bench: the benchmarks (coverage.py in its quick mode: 4 designs); report_load.py needs PostgreSQL (BENCH_DATABASE_URL, a server where throwaway
 ## databases can be created) and serves through gunicorn

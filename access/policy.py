@@ -37,6 +37,7 @@ class Action(StrEnum):
     PUBLIC = "public"                        # anyone: sign-in pages, invitation links, home, the API schema
     USE_ACCOUNT = "use_account"              # any signed-in user: profile, API tokens, own queue, Delphi list
     SCORE = "score"                          # object: an assignment — its expert only
+    REVIEW_CASE = "review_case"              # object: a case review or TheoBERT audit — its expert only
     LEAD = "lead"                            # the lead pages (their rows are scoped by panel)
     MANAGE_PANEL_WORK = "manage_panel_work"  # object: a panel — reopen finished work, reassign open work
     ADJUDICATE = "adjudicate"                # the queue; object: a panel — decide its items
@@ -116,6 +117,7 @@ RULES: dict[Action, Callable[[Any, Any], bool]] = {
     Action.PUBLIC: lambda user, obj: True,
     Action.USE_ACCOUNT: lambda user, obj: _active(user),
     Action.SCORE: _scores,
+    Action.REVIEW_CASE: _scores,
     Action.LEAD: lambda user, obj: is_admin(user) or is_lead(user),
     Action.MANAGE_PANEL_WORK: _manages_panel,
     Action.ADJUDICATE: _adjudicates,
@@ -242,6 +244,15 @@ URL_ACTIONS: dict[str, Action] = {
     "annotations:submit": A.SCORE,
     "annotations:skip": A.SCORE,
     "annotations:undo": A.SCORE,
+    "review:queue": A.USE_ACCOUNT,
+    "review:case": A.REVIEW_CASE,
+    "review:audit": A.REVIEW_CASE,
+    "review:cycles": A.LEAD,
+    "review:cycle": A.MANAGE_PANEL_WORK,
+    "review:cycle_report": A.MANAGE_PANEL_WORK,
+    "review:flag": A.MANAGE_PANEL_WORK,
+    "review:case_history": A.LEAD,
+    "review:theobert": A.MANAGE_CALIBRATION,
     "annotations:lead": A.LEAD,
     "annotations:lead_assignments": A.LEAD,
     "annotations:reopen": A.MANAGE_PANEL_WORK,

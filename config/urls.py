@@ -27,6 +27,7 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
     path("scoring/", include("annotations.urls")),
+    path("review/", include("calibration.casereview.urls")),
     path("calibration/", include("calibration.urls")),
     path("delphi/", include("calibration.delphi.urls")),
 ]

@@ -1,5 +1,6 @@
 """The calibration app's models, one module per area, imported here by name so Django registers them.
 
+`casereview`: case-review agreement reports and IRT difficulty fits (test validity).
 `delphi`: Delphi studies, rounds, responses and allocations (rubric weights by expert consensus).
 `snapshots`: immutable, versioned report snapshots and their stored files.
 `studies`: external rating studies (ratings imported from outside the app).
@@ -7,6 +8,7 @@
 Panels, cycles and their items belong to `annotations` (the work experts score); calibration holds the
 processes over them (sampling, adjudication rules, reliability reports, Delphi).
 """
+from .casereview import CaseReviewReport, DifficultyFit
 from .delphi import (
     DEFAULT_PLANNED_ROUNDS,
     DEFAULT_THRESHOLD,
@@ -21,7 +23,7 @@ from .studies import Study, StudyDimension, StudyItem, StudyJudgeRun, StudyRater
 from .validation import BiasCheck
 
 __all__ = [
-    "BiasCheck", "DEFAULT_PLANNED_ROUNDS", "DEFAULT_THRESHOLD", "METHODOLOGY_MIN_PANELISTS", "DelphiAllocation",
+    "BiasCheck", "CaseReviewReport", "DEFAULT_PLANNED_ROUNDS", "DifficultyFit", "DEFAULT_THRESHOLD", "METHODOLOGY_MIN_PANELISTS", "DelphiAllocation",
     "DelphiResponse", "DelphiRound", "DelphiStudy", "ReportSnapshot", "SnapshotFile", "Study", "StudyDimension",
     "StudyItem", "StudyJudgeRun", "StudyRater", "StudyScore",
 ]

@@ -2,6 +2,7 @@
 
 `benchmark`: traditions, rubric versions, test cases, evaluated models, responses, TheoBERT cases.
 `judge`: judge runs, their per-response results and sub-dimension scores.
+`theobert`: TheoBERT scoring runs and the scorer's per-case verdicts.
 `pairwise`: pairwise judge runs (position bias): ordered pairs of responses and the judge's preference.
 The enums the fields use live in `evaluations.domain` (below the models) and are re-exported here.
 """
@@ -25,16 +26,18 @@ from .benchmark import (
     RubricSubDimension,
     RubricVersion,
     TestCase,
+    TestCaseRevision,
     TheoBertCase,
     Tradition,
 )
 from .judge import JudgeResult, JudgeRun, JudgeScore
 from .pairwise import PairwiseJudgment, PairwiseRun
+from .theobert import TheoBertResult, TheoBertRun
 
 __all__ = [
     "MASK_TOKEN", "Difficulty", "Dimension", "EvaluatedModel", "JudgeResult", "JudgeRun", "JudgeScore",
     "PairwiseJudgment", "PairwiseRun",
     "ModelResponse", "PassCondition", "QuestionType", "RubricDimension", "RubricSubDimension", "RubricVersion",
-    "TestCase", "TheoBertCase", "TheoBertCategory", "TheoBertDifficulty", "TheoBertErrorClass", "TheoBertType",
+    "TestCase", "TestCaseRevision", "TheoBertCase", "TheoBertCategory", "TheoBertResult", "TheoBertRun", "TheoBertDifficulty", "TheoBertErrorClass", "TheoBertType",
     "Tradition", "Visibility",
 ]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -188,6 +189,13 @@ class TestCase(models.Model):
     prompt = models.TextField()
     reference_answer = models.TextField(blank=True)
     version = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
+    is_anchor = models.BooleanField(
+        default=False, help_text="An anchor case stays in every held-out rotation, so rotations can be equated (§8.7)."
+    )
+    rotation = models.CharField(
+        max_length=40, blank=True, help_text="The held-out rotation this case belongs to (empty: none, or an anchor)."
+    )
+    retired_reason = models.TextField(blank=True, help_text="Why a reviewed case was retired (it is then inactive).")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -212,6 +220,31 @@ class TestCase(models.Model):
     @property
     def is_held_out(self) -> bool:
         return self.visibility == Visibility.HELD_OUT
+
+
+class TestCaseRevision(models.Model):
+    """The content of one version of a test case, kept when a reviewed case is revised (never edited)."""
+
+    __test__ = False  # not a pytest test class
+
+    test_case = models.ForeignKey(TestCase, on_delete=models.CASCADE, related_name="revisions")
+    version = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    prompt = models.TextField()
+    reference_answer = models.TextField(blank=True)
+    difficulty = models.CharField(max_length=10, choices=Difficulty.choices)
+    reason = models.TextField(blank=True, help_text="Why this version was made (the flag it resolves).")
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["test_case", "version"]
+        verbose_name = "test case revision"
+        constraints = [
+            models.UniqueConstraint(fields=["test_case", "version"], name="testcase_revision_unique_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.test_case_id} v{self.version}"
 
 
 class EvaluatedModel(models.Model):

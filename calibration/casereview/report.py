@@ -1,0 +1,116 @@
+"""A review cycle's agreement report: Krippendorff's α per field at its level of measurement, with bootstrap
+intervals; flags; expert difficulty against the corpus's assigned difficulty. Stored as a `CaseReviewReport`
+version (frozen; a new computation is a new version)."""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from typing import Any
+
+import numpy as np
+from django.db import transaction
+from django.db.models import Max
+
+from annotations.models import CaseFlag, CaseReview, CaseReviewCycle
+from annotations.review import DIFFICULTY_ORDER, DIFFICULTY_RANK
+from calibration.models import CaseReviewReport
+from stats.bootstrap import bootstrap_alpha, named_seed_sequence
+
+# field → (level, code of each answer); "unsure" is its own nominal category
+FIELDS: dict[str, tuple[str, dict[str, float]]] = {
+    "valid": ("nominal", {"no": 0.0, "unsure": 1.0, "yes": 2.0}),
+    "reference_correct": ("ordinal", {"no": 0.0, "partly": 1.0, "yes": 2.0}),
+    "difficulty": ("ordinal", {str(d): float(i) for d, i in DIFFICULTY_RANK.items()}),
+    "clarity": ("ordinal", {str(v): float(v) for v in range(4)}),
+}
+FIELD_LABELS = {"valid": "Valid test of its dimension", "reference_correct": "Reference answer correct",
+                "difficulty": "Difficulty", "clarity": "Clarity (0–3)"}
+MIN_UNITS = 10
+
+
+def review_rows(cycle: CaseReviewCycle) -> list[dict[str, Any]]:
+    rows = (CaseReview.objects.filter(cycle=cycle, submitted_at__isnull=False)
+            .order_by("test_case__external_id", "case_version", "expert_id")
+            .values("test_case_id", "test_case__external_id", "test_case__difficulty", "test_case__dimension",
+                    "case_version", "expert_id", "valid", "reference_correct", "difficulty", "clarity"))
+    return list(rows)
+
+
+def agreement(rows: list[dict[str, Any]], *, n_resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+    experts = sorted({r["expert_id"] for r in rows})
+    units = sorted({(r["test_case_id"], r["case_version"]) for r in rows})
+    e_index = {e: i for i, e in enumerate(experts)}
+    u_index = {u: i for i, u in enumerate(units)}
+    out = []
+    for name, (level, codes) in FIELDS.items():
+        matrix = np.full((len(experts), len(units)), np.nan)
+        for r in rows:
+            matrix[e_index[r["expert_id"]], u_index[(r["test_case_id"], r["case_version"])]] = codes[str(r[name])]
+        pairable = int((np.sum(~np.isnan(matrix), axis=0) >= 2).sum()) if units else 0
+        entry: dict[str, Any] = {"field": name, "label": FIELD_LABELS[name], "level": level, "units": pairable,
+                                 "alpha": None, "interval": None, "note": ""}
+        if pairable >= 2:
+            result = bootstrap_alpha(matrix, level, categories=sorted(codes.values()), n_resamples=n_resamples,
+                                     seed=np.random.default_rng(named_seed_sequence(seed, name)))
+            entry["alpha"] = result.estimate
+            entry["interval"] = [result.ci_low, result.ci_high] if result.ci_low is not None else None
+            if pairable < MIN_UNITS:
+                entry["note"] = f"only {pairable} cases with two or more reviews: the interval is wide"
+            if result.estimate is None:
+                entry["note"] = "α is undefined: every review gave the same answer"
+        else:
+            entry["note"] = "fewer than two reviewed cases"
+        out.append(entry)
+    return out
+
+
+def difficulty_crosstab(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Assigned difficulty (rows) × the reviewers' median difficulty (columns; a tie takes the lower level)."""
+    by_case: dict[tuple[int, int], list[int]] = defaultdict(list)
+    assigned: dict[tuple[int, int], str] = {}
+    for r in rows:
+        key = (r["test_case_id"], r["case_version"])
+        by_case[key].append(DIFFICULTY_RANK[r["difficulty"]])
+        assigned[key] = r["test_case__difficulty"]
+    levels = [str(d) for d in DIFFICULTY_ORDER]
+    table = {a: dict.fromkeys(levels, 0) for a in levels}
+    agree = 0
+    for key, ranks in by_case.items():
+        ordered = sorted(ranks)
+        median = levels[ordered[(len(ordered) - 1) // 2]]
+        table[assigned[key]][median] += 1
+        agree += median == assigned[key]
+    return {"levels": levels, "table": table, "cases": len(by_case),
+            "same": agree, "share_same": agree / len(by_case) if by_case else None}
+
+
+def report_build(cycle: CaseReviewCycle, *, n_resamples: int = 1000, seed: int = 0) -> tuple[dict[str, Any], str]:
+    rows = review_rows(cycle)
+    digest = hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()
+    flags = list(CaseFlag.objects.filter(cycle=cycle).select_related("test_case").order_by("test_case__external_id"))
+    reasons = Counter(reason for flag in flags for reason in flag.reasons)
+    progress = CaseReview.objects.filter(cycle=cycle)
+    payload = {
+        "cycle": cycle.pk, "name": cycle.name, "panel": cycle.panel.name, "seed": seed, "resamples": n_resamples,
+        "reviews": {"assigned": progress.count(), "submitted": len(rows)},
+        "cases_reviewed": len({(r["test_case_id"], r["case_version"]) for r in rows}),
+        "experts": len({r["expert_id"] for r in rows}),
+        "agreement": agreement(rows, n_resamples=n_resamples, seed=seed),
+        "flags": {"total": len(flags), "by_reason": dict(sorted(reasons.items())),
+                  "by_status": dict(sorted(Counter(f.status for f in flags).items())),
+                  "cases": [{"case": f.test_case.external_id, "version": f.case_version, "reasons": f.reasons,
+                             "status": f.status} for f in flags]},
+        "difficulty": difficulty_crosstab(rows),
+    }
+    return payload, digest
+
+
+@transaction.atomic
+def review_report_snapshot(*, cycle: CaseReviewCycle, user: Any = None, n_resamples: int = 1000,
+                           seed: int = 0) -> CaseReviewReport:
+    cycle = CaseReviewCycle.objects.select_for_update().get(pk=cycle.pk)
+    payload, digest = report_build(cycle, n_resamples=n_resamples, seed=seed)
+    version = (cycle.reports.aggregate(v=Max("version"))["v"] or 0) + 1
+    return CaseReviewReport.objects.create(cycle=cycle, version=version, payload=payload, input_hash=digest,
+                                           seed=seed, created_by=user if getattr(user, "pk", None) else None)

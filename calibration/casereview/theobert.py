@@ -1,0 +1,149 @@
+"""The TheoBERT expert audit: experts judge a scored case (is it sound? is the verdict right?); agreement among
+them and with the automatic scorer (Cohen's κ with bootstrap intervals); rejected cases left out of a re-scored
+run, shown beside the original."""
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+
+from annotations.models import TheoBertAudit
+from annotations.review import ReviewError
+from evaluations.models import TheoBertRun
+from evaluations.theobert.scoring import Prediction
+from evaluations.theobert.services import theobert_run_score, theobert_run_summary
+from stats.bootstrap import bootstrap_statistic
+from stats.kappa import cohen_kappa, fleiss_kappa
+
+ANSWER_CODE = {"no": 0.0, "unsure": 1.0, "yes": 2.0}
+
+
+@transaction.atomic
+def audits_assign(*, run: TheoBertRun, experts: list[Any], per_case: int = 2, cases: int | None = None,
+                  seed: int = 0) -> int:
+    """Give each of (a sample of) the run's results to `per_case` experts, load spread evenly; returns how many."""
+    if per_case < 2:
+        raise ReviewError("agreement needs at least two experts per case")
+    if len(experts) < per_case:
+        raise ReviewError(f"{per_case} experts per case need at least {per_case} experts")
+    results = list(run.results.order_by("case__case_id"))
+    rng = random.Random(seed)
+    if cases is not None and cases < len(results):
+        results = sorted(rng.sample(results, cases), key=lambda r: r.case_id)
+    load = {e.pk: 0 for e in experts}
+    created = 0
+    for result in results:
+        for expert in sorted(experts, key=lambda e: (load[e.pk], rng.random()))[:per_case]:
+            _, new = TheoBertAudit.objects.get_or_create(result=result, expert=expert)
+            load[expert.pk] += 1
+            created += new
+    return created
+
+
+@transaction.atomic
+def audit_submit(*, audit: TheoBertAudit, user: Any, case_sound: str, verdict_right: str, comment: str = "") -> TheoBertAudit:
+    audit = TheoBertAudit.objects.select_for_update().get(pk=audit.pk)
+    if audit.expert_id != getattr(user, "pk", None):
+        raise PermissionDenied
+    if audit.submitted_at is not None:
+        raise ReviewError("this audit was already submitted")
+    if case_sound not in ANSWER_CODE or verdict_right not in ANSWER_CODE:
+        raise ReviewError("answer yes, no or unsure to both questions")
+    audit.case_sound, audit.verdict_right, audit.comment = case_sound, verdict_right, comment.strip()
+    audit.submitted_at = timezone.now()
+    audit.save()
+    return audit
+
+
+def rejected_cases(run: TheoBertRun) -> list[str]:
+    """Case ids a majority of their auditors call unsound."""
+    answers: dict[str, list[str]] = defaultdict(list)
+    for case_id, sound in (TheoBertAudit.objects.filter(result__run=run, submitted_at__isnull=False)
+                           .values_list("result__case__case_id", "case_sound")):
+        answers[case_id].append(sound)
+    return sorted(c for c, a in answers.items() if a.count("no") * 2 > len(a))
+
+
+def audit_agreement(run: TheoBertRun, *, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """Among experts: Fleiss' κ on each question (cases with ≥ 2 audits). Experts vs scorer: Cohen's κ between the
+    scorer's pass/fail and the outcome the experts' majority implies (the scorer's if they call the verdict right,
+    the opposite if wrong; ties and "unsure" majorities left out). Intervals: percentile bootstrap over cases."""
+    audits = list(TheoBertAudit.objects.filter(result__run=run, submitted_at__isnull=False)
+                  .select_related("result").order_by("result_id", "expert_id"))
+    by_result: dict[int, list[TheoBertAudit]] = defaultdict(list)
+    for audit in audits:
+        by_result[audit.result_id].append(audit)
+    among = {}
+    for question in ("case_sound", "verdict_right"):
+        units = [group for group in by_result.values() if len(group) >= 2]
+        width = max((len(g) for g in units), default=0)
+        matrix = np.full((width, len(units)), np.nan)
+        for j, group in enumerate(units):
+            for i, audit in enumerate(group):
+                matrix[i, j] = ANSWER_CODE[getattr(audit, question)]
+        among[question] = _interval(matrix, lambda m: fleiss_kappa(m, categories=[0.0, 1.0, 2.0]), n_resamples, seed)
+    scorer, experts = [], []
+    for group in by_result.values():
+        right = sum(a.verdict_right == "yes" for a in group)
+        wrong = sum(a.verdict_right == "no" for a in group)
+        if right == wrong:
+            continue
+        passed = group[0].result.passed
+        scorer.append(1.0 if passed else 0.0)
+        experts.append((1.0 if passed else 0.0) if right > wrong else (0.0 if passed else 1.0))
+    pair = np.array([scorer, experts]) if scorer else np.empty((2, 0))
+    versus = _interval(pair, lambda m: cohen_kappa(m[0], m[1], categories=[0.0, 1.0]), n_resamples, seed)
+    versus["agreement"] = float(np.mean(pair[0] == pair[1])) if scorer else None
+    return {"audits": len(audits), "cases": len(by_result), "among_experts": among, "experts_vs_scorer": versus,
+            "rejected": rejected_cases(run)}
+
+
+def _interval(matrix: np.ndarray, statistic: Any, n_resamples: int, seed: int) -> dict[str, Any]:
+    if matrix.shape[1] < 2:
+        return {"kappa": None, "interval": None, "units": int(matrix.shape[1]), "note": "fewer than two cases"}
+    try:
+        result = bootstrap_statistic(matrix, statistic, n_resamples=n_resamples, seed=seed)
+    except (ValueError, ZeroDivisionError) as exc:
+        return {"kappa": None, "interval": None, "units": int(matrix.shape[1]), "note": str(exc)}
+    estimate = result.estimate
+    if estimate is not None and not np.isfinite(estimate):
+        estimate = None
+    note = "" if estimate is not None else "κ is undefined: every answer was the same"
+    return {"kappa": estimate, "interval": [result.ci_low, result.ci_high] if result.ci_low is not None else None,
+            "units": int(matrix.shape[1]), "note": note}
+
+
+class _StoredPredictions:
+    """The predictions a run stored, as a source: re-scoring needs no model and no file."""
+
+    def __init__(self, run: TheoBertRun):
+        self.label = run.label
+        self.by_case = {r.case.case_id: Prediction(case_id=r.case.case_id,
+                                                   ranked=tuple((w, float("nan") if p is None else p) for w, p in r.ranked),
+                                                   probabilities=r.probabilities)
+                        for r in run.results.select_related("case")}
+
+    def predict(self, cases: Any, *, top: int, progress: Any = None) -> Any:
+        for case in cases:
+            yield self.by_case[case.case_id]
+
+
+def rescore_without_rejected(*, run: TheoBertRun, user: Any = None) -> TheoBertRun:
+    """A new run from the stored predictions of `run`, leaving out the cases the experts rejected."""
+    rejected = rejected_cases(run)
+    cases = [r.case for r in run.results.select_related("case").exclude(case__case_id__in=rejected)]
+    return theobert_run_score(source=_StoredPredictions(run), kind=run.source, source_name=run.source_name,
+                              cases=cases, k=run.k_override, exclude=rejected, rescored_from=run, user=user)
+
+
+def side_by_side(run: TheoBertRun, rescored: TheoBertRun | None, *, n_resamples: int = 1000) -> list[dict[str, Any]]:
+    before = {(g["axis"], g["group"]): g for g in theobert_run_summary(run, n_resamples=n_resamples)["groups"]}
+    after = ({(g["axis"], g["group"]): g for g in theobert_run_summary(rescored, n_resamples=n_resamples)["groups"]}
+             if rescored else {})
+    return [{"axis": axis, "group": group, "before": row, "after": after.get((axis, group))}
+            for (axis, group), row in before.items() if axis != "cell"]
