@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotations.models import CalibrationCycle
+from annotations.review import validated_cases
+from evaluations.models import TestCase
 
 from ..models import BiasCheck, ReportSnapshot
 
@@ -46,7 +48,22 @@ class ValidationStatus:
     grid: list[dict[str, Any]] = field(default_factory=list)  # one row per dimension: its cells by tradition
     checks: list[CheckRow] = field(default_factory=list)
     n_experts: int | None = None
-    cases_reviewed: str = "not built yet (test-case review, issue 17)"
+    # test-case review: per dimension × tradition, active cases and how many are human-validated
+    case_validity: list[dict[str, Any]] = field(default_factory=list)
+    cases_validated: int = 0
+    cases_active: int = 0
+
+
+def case_validity_rows() -> list[dict[str, Any]]:
+    """Active cases per dimension × tradition and how many of them are human-validated (annotations.review)."""
+    validated = validated_cases()
+    counts: dict[tuple[str, str], list[int]] = {}
+    for pk, dimension, tradition in TestCase.objects.active().values_list("pk", "dimension", "tradition__name"):
+        cell = counts.setdefault((dimension, tradition or "tradition-neutral"), [0, 0])
+        cell[0] += 1
+        cell[1] += pk in validated
+    return [{"dimension": d, "tradition": t, "active": n, "validated": v, "share": v / n if n else None}
+            for (d, t), (n, v) in sorted(counts.items())]
 
 
 def validation_status(*, cycle: CalibrationCycle | None = None) -> ValidationStatus:
@@ -67,6 +84,9 @@ def validation_status(*, cycle: CalibrationCycle | None = None) -> ValidationSta
         by_key = {(c["dimension"], c["tradition"]): c for c in status.cells}
         status.grid = [{"dimension": d, "cells": [by_key.get((d, t)) for t in status.traditions]}
                        for d in status.dimensions]
+    status.case_validity = case_validity_rows()
+    status.cases_active = sum(row["active"] for row in status.case_validity)
+    status.cases_validated = sum(row["validated"] for row in status.case_validity)
     latest: dict[str, BiasCheck] = {}
     for check in BiasCheck.objects.defer("payload").order_by("-computed_at", "-id")[:200]:
         latest.setdefault(check.kind, check)
@@ -94,6 +114,10 @@ def validation_rows(status: ValidationStatus) -> list[dict[str, Any]]:
                      "n_experts": c["n_experts"], "state": c["status"], "date": "",
                      "source": f"cycle {status.cycle.pk if status.cycle else ''} report v"
                                f"{status.snapshot.version if status.snapshot else ''}"})
+    for row in status.case_validity:
+        rows.append({"part": "cases_validated", "dimension": row["dimension"], "tradition": row["tradition"],
+                     "value": row["validated"], "ci_low": None, "ci_high": None, "n": row["active"],
+                     "n_experts": None, "state": "", "date": "", "source": "case review cycles"})
     for check in status.checks:
         rows.append({"part": f"check:{check.key}", "dimension": "", "tradition": "", "value": None, "ci_low": None,
                      "ci_high": None, "n": check.n, "n_experts": None, "state": check.state,

@@ -10,7 +10,7 @@ from tests.accounts.permission_matrix import Case, extra_identities, matrix_fail
 
 pytestmark = pytest.mark.django_db
 
-OWN_APPS = ("accounts", "annotations", "calibration", "judge")
+OWN_APPS = ("accounts", "annotations", "calibration", "judge", "review")
 # allauth's pages that the app links to (the rest of allauth behaves like these: login or allow).
 ALLAUTH_NAMES = (
     "account_login", "account_signup", "account_logout", "account_reset_password", "account_email",
@@ -61,7 +61,34 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
 
     admin_token, _secret = api_token_create(user=world.admin, name="matrix", scopes=["reports:read"])
     own_item = roles("login", "allow", "404", "404", "404")
+    from annotations.models import CaseFlag, CaseReview, TheoBertAudit
+    from annotations.review import review_cycle_open
+    from evaluations.models import TheoBertCase, TheoBertResult, TheoBertRun
+
+    review_cycle = review_cycle_open(panel=world.catholic, name="Matrix review", user=world.lead)
+    my_review = CaseReview.objects.filter(cycle=review_cycle, expert=world.expert).first()
+    review_flag = CaseFlag.objects.create(cycle=review_cycle, test_case=my_review.test_case, case_version=1,
+                                          reasons=["low_agreement"])
+    tb_case = TheoBertCase.objects.create(case_id="M_001", type="doctrinal_association", category="soteriology",
+                                          difficulty="easy", input="the [MASK] .", targets=["cross"],
+                                          pass_condition="target_in_top_k")
+    tb_run = TheoBertRun.objects.create(label="m", source="file", source_name="m.json")
+    tb_result = TheoBertResult.objects.create(run=tb_run, case=tb_case, passed=True, k=5, ranked=[["cross", 0.5]])
+    my_audit = TheoBertAudit.objects.create(result=tb_result, expert=world.expert)
+    lead_only = roles("login", "404", "404", "allow", "allow")
     return [
+        # test-case review: the reviewer's own pages; the panel's lead and admins for the rest
+        Case("review:queue", reverse("review:queue"), signed_in),
+        Case("review:case", reverse("review:case", args=[my_review.public_id]), own_item),
+        Case("review:case", reverse("review:case", args=[my_review.public_id]), own_item, method="post"),
+        Case("review:audit", reverse("review:audit", args=[my_audit.public_id]), own_item),
+        Case("review:cycles", reverse("review:cycles"), roles("login", "403", "403", "allow", "allow", panel_lead="allow")),
+        Case("review:cycle", reverse("review:cycle", args=[review_cycle.pk]), lead_only),
+        Case("review:cycle_report", reverse("review:cycle_report", args=[review_cycle.pk]), lead_only, method="post"),
+        Case("review:flag", reverse("review:flag", args=[review_flag.pk]), lead_only),
+        Case("review:case_history", reverse("review:case_history", args=[my_review.test_case_id]),
+             roles("login", "403", "403", "allow", "allow", panel_lead="404")),
+        Case("review:theobert", reverse("review:theobert"), staff_only),
         # the project's own pages outside the apps' namespaces
         Case("home", reverse("home"), roles("allow", "allow", "allow", "allow", "allow")),
         Case("evaluations:index", reverse("evaluations:index"), roles("allow", "allow", "allow", "allow", "allow")),

@@ -105,7 +105,7 @@ def who() -> dict[str, object]:
 
 
 def test_the_policy_says_what_the_table_says(who) -> None:  # type: ignore[no-untyped-def]
-    assert set(EXPECTED) | {Action.SCORE, Action.MANAGE_PANEL_WORK} == set(Action)
+    assert set(EXPECTED) | {Action.SCORE, Action.REVIEW_CASE, Action.MANAGE_PANEL_WORK} == set(Action)
     wrong = [f"{action.value} × {name}: expected {expected}"
              for action, row in EXPECTED.items() for name, expected in zip(IDENTITIES, row, strict=True)
              if allowed(who[name], action) != expected]
@@ -117,6 +117,14 @@ def test_object_scopes(world) -> None:  # type: ignore[no-untyped-def]
     assert allowed(world.expert, Action.SCORE, mine)
     for other in (world.other_expert, world.lead, world.admin, AnonymousUser()):
         assert not allowed(other, Action.SCORE, mine)  # blind scoring: not even an admin scores for an expert
+    from annotations.models import CaseReview
+    from annotations.review import review_cycle_open
+
+    review_cycle_open(panel=world.catholic, name="Scope review", user=world.lead)
+    review = CaseReview.objects.filter(expert=world.expert).first()
+    assert allowed(world.expert, Action.REVIEW_CASE, review)
+    for other in (world.other_expert, world.lead, world.admin, AnonymousUser()):
+        assert not allowed(other, Action.REVIEW_CASE, review)  # blind review: nobody reviews for another
     assert allowed(world.lead, Action.MANAGE_PANEL_WORK, world.catholic)
     assert not allowed(world.other_lead, Action.MANAGE_PANEL_WORK, world.catholic)
     assert not allowed(world.expert, Action.MANAGE_PANEL_WORK, world.catholic)

@@ -15,6 +15,7 @@ from calibration.models import BiasCheck
 from calibration.reports.cells import validation_cells, validation_status_of
 from calibration.reports.selectors import report_inputs
 from calibration.validation.verbosity import verbosity_check
+from evaluations.models import TestCase
 from tests.calibration.test_report_views import compute, scored_world
 
 
@@ -64,7 +65,12 @@ def test_the_page_shows_the_snapshot_cells_and_every_check(scored, client) -> No
     assert len(judge_rows) == len(cells) and judge_rows[0]["state"] == cells[0]["status"]
     assert any(r["part"] == "check:verbosity" and r["n"] == str(check.n) for r in exported)
     data = client.get(reverse("calibration:validation_export", args=["json"]) + f"?cycle={world.cycle.pk}").json()
-    assert data["report_version"] == snapshot.version and len(data["rows"]) == len(cells) + 5
+    case_rows = [r for r in data["rows"] if r["part"] == "cases_validated"]
+    assert data["report_version"] == snapshot.version and len(data["rows"]) == len(cells) + 5 + len(case_rows)
+    # no case review yet: every active case counted, none validated
+    assert case_rows and sum(r["n"] for r in case_rows) == TestCase.objects.active().count()
+    assert all(r["value"] == 0 for r in case_rows)
+    assert f"0 of {TestCase.objects.active().count()} active cases are human-validated" in text
     assert client.get(reverse("calibration:validation") + "?cycle=abc").status_code == 400
     assert client.get(reverse("calibration:validation") + "?cycle=999999").status_code == 404
     assert client.get(reverse("calibration:validation_export", args=["xlsx"])).status_code == 404
