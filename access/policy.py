@@ -253,6 +253,7 @@ URL_ACTIONS: dict[str, Action] = {
     "review:flag": A.MANAGE_PANEL_WORK,
     "review:case_history": A.LEAD,
     "review:theobert": A.MANAGE_CALIBRATION,
+    "review:difficulty": A.MANAGE_CALIBRATION,
     "annotations:lead": A.LEAD,
     "annotations:lead_assignments": A.LEAD,
     "annotations:reopen": A.MANAGE_PANEL_WORK,

@@ -15,4 +15,5 @@ urlpatterns = [
     path("flags/<int:pk>/", views.flag, name="flag"),
     path("cases/<int:pk>/history/", views.case_history, name="case_history"),
     path("theobert/", views.theobert, name="theobert"),
+    path("difficulty/", views.difficulty, name="difficulty"),
 ]

@@ -290,3 +290,29 @@ def theobert(request: AuthedRequest) -> HttpResponse:
         context.update(agreement=audit_service.audit_agreement(run, n_resamples=500), rescored=rescored,
                        rows=audit_service.side_by_side(run, rescored, n_resamples=500))
     return render(request, "review/theobert.html", context)
+
+
+@never_cache
+@login_required
+def difficulty(request: AuthedRequest) -> HttpResponse:
+    """Stored IRT fits: items against the assigned tiers, and model ability — on the equated scale, rotation named,
+    when the fit was equated through anchor cases (manage.py irt_fit)."""
+    require(request.user, Action.MANAGE_CALIBRATION)
+    from calibration.models import DifficultyFit
+
+    fits = list(DifficultyFit.objects.defer("payload")[:50])
+    chosen = request.GET.get("fit")
+    fit = None
+    if fits:
+        wanted = next((f for f in fits if str(f.pk) == chosen), fits[0])
+        fit = DifficultyFit.objects.get(pk=wanted.pk)
+    context: dict[str, Any] = {"fits": fits, "fit": fit}
+    if fit is not None:
+        payload = fit.payload
+        equating = payload.get("equating")
+        equated = {m["model"]: m for m in equating["models"]} if equating else {}
+        context.update(payload=payload, equating=equating, models=sorted(
+            ({**m, "equated": equated.get(m["model"])} for m in payload["models"]),
+            key=lambda m: -(m["equated"] or m)["theta"]),
+            items=sorted(payload["items"], key=lambda i: -i["difficulty"]))
+    return render(request, "review/difficulty.html", context)

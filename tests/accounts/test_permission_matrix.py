@@ -89,6 +89,7 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("review:case_history", reverse("review:case_history", args=[my_review.test_case_id]),
              roles("login", "403", "403", "allow", "allow", panel_lead="404")),
         Case("review:theobert", reverse("review:theobert"), staff_only),
+        Case("review:difficulty", reverse("review:difficulty"), staff_only),
         # the project's own pages outside the apps' namespaces
         Case("home", reverse("home"), roles("allow", "allow", "allow", "allow", "allow")),
         Case("evaluations:index", reverse("evaluations:index"), roles("allow", "allow", "allow", "allow", "allow")),
