@@ -25,7 +25,7 @@ from evaluations.domain import Difficulty
 from evaluations.models import TestCase, TestCaseRevision
 
 DIFFICULTY_ORDER = [Difficulty.EASY, Difficulty.MEDIUM, Difficulty.HARD, Difficulty.EXPERT]
-DIFFICULTY_RANK = {value: index for index, value in enumerate(DIFFICULTY_ORDER)}
+DIFFICULTY_RANK: dict[str, int] = {str(value): index for index, value in enumerate(DIFFICULTY_ORDER)}
 MIN_REVIEWERS = 3
 
 

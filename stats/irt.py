@@ -208,9 +208,9 @@ def grm_fit(responses: Array, *, categories: int = 4, quadrature_points: int = 4
     x = _pack(a, b)
     previous = -np.inf
     converged = False
-    iteration = 0
+    iterations = 0
     log_likelihood = -np.inf
-    for iteration in range(1, max_iterations + 1):
+    for iterations in range(1, max_iterations + 1):  # noqa: B007 (the count is reported)
         post, person_ll = _posterior(responses, observed, a, b, nodes, weights, categories)
         log_likelihood = float(person_ll.sum())
         counts = np.einsum("pt,pik->tik", post, onehot)
@@ -230,7 +230,7 @@ def grm_fit(responses: Array, *, categories: int = 4, quadrature_points: int = 4
     infit, outfit = _item_fit(responses, observed, theta, a, b)
     return GRMFit(a=a, b=b, a_se=a_se, b_se=b_se, b_cov=b_cov, theta=theta, theta_sd=theta_sd, infit=infit, outfit=outfit,
                   n_responses=observed.sum(axis=0).astype(np.float64), log_likelihood=log_likelihood,
-                  iterations=iteration, converged=converged, categories=categories)
+                  iterations=iterations, converged=converged, categories=categories)
 
 
 def _item_marginal_logpost(natural: Array, onehot: Array, rest: Array, nodes: Array, weights: Array) -> Array:

@@ -15,10 +15,11 @@ from django.db.models import Max
 from annotations.models import CaseFlag, CaseReview, CaseReviewCycle
 from annotations.review import DIFFICULTY_ORDER, DIFFICULTY_RANK
 from calibration.models import CaseReviewReport
+from stats.alpha import Level
 from stats.bootstrap import bootstrap_alpha, named_seed_sequence
 
 # field → (level, code of each answer); "unsure" is its own nominal category
-FIELDS: dict[str, tuple[str, dict[str, float]]] = {
+FIELDS: dict[str, tuple[Level, dict[str, float]]] = {
     "valid": ("nominal", {"no": 0.0, "unsure": 1.0, "yes": 2.0}),
     "reference_correct": ("ordinal", {"no": 0.0, "partly": 1.0, "yes": 2.0}),
     "difficulty": ("ordinal", {str(d): float(i) for d, i in DIFFICULTY_RANK.items()}),
@@ -34,7 +35,7 @@ def review_rows(cycle: CaseReviewCycle) -> list[dict[str, Any]]:
             .order_by("test_case__external_id", "case_version", "expert_id")
             .values("test_case_id", "test_case__external_id", "test_case__difficulty", "test_case__dimension",
                     "case_version", "expert_id", "valid", "reference_correct", "difficulty", "clarity"))
-    return list(rows)
+    return [dict(row) for row in rows]
 
 
 def agreement(rows: list[dict[str, Any]], *, n_resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:

@@ -21,19 +21,21 @@ from django.views.decorators.http import require_http_methods, require_POST
 from access.policy import Action, allowed, panels_led, require
 from accounts.http import AuthedRequest
 from annotations.models import CaseFlag, CaseReview, CaseReviewCycle, Panel, TheoBertAudit
+from annotations.rendering import markdown_to_safe_html as render_markdown
 from annotations.review import (
     REASON_TEXT,
     ReviewAnswers,
     case_flag_resolve,
-    case_history as case_history_read,
     case_review_submit,
     review_cycle_close,
     review_cycle_open,
     review_cycle_progress,
     reviews_for_expert,
 )
+from annotations.review import (
+    case_history as case_history_read,
+)
 from evaluations.models import TestCase, TheoBertRun
-from annotations.rendering import markdown_to_safe_html as render_markdown
 
 from . import theobert as audit_service
 from .forms import CaseReviewForm, FlagResolveForm, ReviewCycleForm, TheoBertAuditForm

@@ -55,7 +55,8 @@ class FillMaskModel:
         return ids
 
     def decode(self, ids: Sequence[int]) -> str:
-        return norm(self.tokenizer.decode(list(ids)).replace(" ##", "").replace("##", ""))
+        text = str(self.tokenizer.decode(list(ids)))
+        return norm(text.replace(" ##", "").replace("##", ""))
 
     def _encode(self, text: str, masks: int) -> tuple[list[int], list[int]]:
         """Token ids of the sentence with its [MASK] expanded to `masks` mask tokens, and the mask positions."""

@@ -46,9 +46,23 @@ def demo_pages() -> list[Role]:
     reassignable = (Assignment.objects.filter(panel__lead__email=lead, status__in=["pending", "draft"])
                     .order_by("pk").values_list("public_id", flat=True).first())
 
+    from annotations.models import CaseFlag, CaseReview, CaseReviewCycle, TheoBertAudit
+
+    open_review = (CaseReview.objects.filter(expert__email=expert, submitted_at__isnull=True).order_by("pk")
+                   .values_list("public_id", flat=True).first())
+    done_review = (CaseReview.objects.filter(expert__email=expert, submitted_at__isnull=False).order_by("pk")
+                   .values_list("public_id", flat=True).first())
+    open_audit = (TheoBertAudit.objects.filter(expert__email=expert, submitted_at__isnull=True).order_by("pk")
+                  .values_list("public_id", flat=True).first())
+    review_cycle = CaseReviewCycle.objects.filter(panel__lead__email=lead).order_by("pk").first()
+    review_flag = CaseFlag.objects.filter(cycle=review_cycle).order_by("pk").first() if review_cycle else None
+
     signed_in = ["/", "/accounts/profile/", "/accounts/inbox/", "/accounts/email/", "/accounts/password/change/",
                  "/accounts/2fa/"]
-    expert_urls = [*signed_in, "/scoring/", "/delphi/"]
+    expert_urls = [*signed_in, "/scoring/", "/delphi/", "/review/"]
+    expert_urls += [f"/review/r/{p}/" for p in (open_review, done_review) if p]
+    if open_audit:
+        expert_urls.append(f"/review/theobert/a/{open_audit}/")
     if open_item is not None:
         expert_urls.append(f"/scoring/a/{open_item.public_id}/")
     if done:
@@ -59,11 +73,17 @@ def demo_pages() -> list[Role]:
                  "/delphi/"]
     if lead_item is not None:
         lead_urls.append(f"/calibration/adjudication/{lead_item}/")
+    lead_urls.append("/review/cycles/")
+    if review_cycle is not None:
+        lead_urls.append(f"/review/cycles/{review_cycle.pk}/")
+    if review_flag is not None:
+        lead_urls += [f"/review/flags/{review_flag.pk}/", f"/review/cases/{review_flag.test_case_id}/history/"]
     if reassignable:
         lead_urls.append(f"/scoring/a/{reassignable}/reassign/")
     admin_urls = [*signed_in, "/calibration/", "/calibration/panels/", "/calibration/cycles/draw/",
                   "/calibration/progress/", "/judge/runs/", "/judge/leaderboard/", "/delphi/", "/delphi/new/",
-                  "/evaluations/", "/calibration/validation/", "/calibration/studies/"]
+                  "/evaluations/", "/calibration/validation/", "/calibration/studies/", "/review/theobert/",
+                  "/review/difficulty/"]
     if cycle is not None:
         admin_urls += [f"/calibration/cycles/{cycle.pk}/", f"/calibration/cycles/{cycle.pk}/report/"]
     if run is not None:

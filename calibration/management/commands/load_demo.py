@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from calibration.casereview.demo import demo_validity_create
 from calibration.delphi.demo import demo_delphi_create
 from calibration.demo import (
     FEATURED_EXPERT,
@@ -61,6 +62,9 @@ class Command(BaseCommand):
                 self.stdout.write(f"bias check #{check.pk}: {check.get_kind_display()} — "
                                   f"{'flagged' if check.flagged else 'passed'} on {check.n} "
                                   f"{'pairs' if check.kind == 'position' else 'responses'}")
+        with transaction.atomic():
+            for line in demo_validity_create():
+                self.stdout.write(line)
         snapshot = demo_report_snapshot_create()
         if snapshot is not None:
             self.stdout.write(f"IRR report of the demo cycle: version {snapshot.version} ({snapshot.status}), "
