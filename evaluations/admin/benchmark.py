@@ -169,7 +169,7 @@ HELD_OUT_TEXT_FIELDS = ("prompt", "reference_answer")
 class TestCaseAdmin(ImportExportAdmin):
     import_kind = "cases"
     list_display = ["external_id", "dimension", "difficulty", "tradition", "question_type", "visibility", "is_active", "version"]
-    list_filter = ["dimension", "difficulty", "tradition", "question_type", "visibility", "is_active"]
+    list_filter = ["dimension", "difficulty", "tradition", "question_type", "visibility", "is_active", "is_anchor", "rotation"]
     search_fields = ["external_id", "prompt"]
     list_select_related = ["tradition"]
 
