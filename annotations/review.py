@@ -127,7 +127,13 @@ def _check_answers(answers: ReviewAnswers) -> None:
 @transaction.atomic
 def case_review_submit(*, review: CaseReview, user: Any, answers: ReviewAnswers) -> CaseReview:
     """Submit the expert's own review (once: a submitted review is locked); judge the case when it was the last."""
-    review = CaseReview.objects.select_for_update().select_related("cycle", "test_case").get(pk=review.pk)
+    # Lock order: the cycle (a close waits for submissions in flight), then every review of this case in it, so
+    # that the last two reviewers submitting at once are serialised and the second one sees the first's answers
+    # when it judges the case (otherwise each would see the other's review unsubmitted and no flag be raised).
+    CaseReviewCycle.objects.select_for_update().filter(pk=review.cycle_id).first()
+    list(CaseReview.objects.select_for_update().filter(cycle_id=review.cycle_id, test_case_id=review.test_case_id)
+         .order_by("pk").values_list("pk", flat=True))
+    review = CaseReview.objects.select_related("cycle", "test_case").get(pk=review.pk)
     if review.expert_id != getattr(user, "pk", None):
         raise PermissionDenied
     if review.cycle.status != CaseReviewCycle.Status.OPEN:

@@ -290,3 +290,58 @@ def test_the_refusals_of_a_closed_cycle_leak_nothing_either(scene) -> None:  # t
     assert sum(response.status_code == 409 for _, response in responses) >= 4
     found = [f"{label} → {leak}" for label, response in responses for leak in leaks(response, markers)]
     assert found == [], "\n" + "\n".join(found)
+
+
+REVIEW_COMMENT_MARKER = "ZQ-OTHER-REVIEW-COMMENT-5310"
+
+
+def test_case_review_pages_leak_nothing_either(scene) -> None:  # type: ignore[no-untyped-def]
+    """The same search over everything an expert reaches in test-case review: their review list, each case to
+    review, submitting, and the refusals (another reviewer's review, the lead's pages, the TheoBERT audit and
+    difficulty pages). The reference answer is shown there on purpose (it is what they review), so the hidden
+    reference marker of the scoring cycle is not searched for; everything else is, plus the other reviewers'
+    comments and review ids, and the text of held-out cases the expert was not given to review."""
+    from annotations.models import CaseReview
+    from annotations.review import ReviewAnswers, case_review_submit, review_cycle_open
+
+    world = scene
+    CaseReview.objects.all().delete()
+    cycle = review_cycle_open(panel=world.catholic, name="Blinding review", user=world.lead)
+    for review in CaseReview.objects.filter(cycle=cycle).exclude(expert=world.expert):
+        case_review_submit(review=review, user=review.expert, answers=ReviewAnswers(
+            valid="no", reference_correct="no", difficulty="expert", clarity=0,
+            comment=f"{REVIEW_COMMENT_MARKER} by {review.expert.email}"))
+    markers = [m for m in forbidden_markers(world) if m.what != "hidden reference answer"]
+    markers.append(Marker("another reviewer's comment", REVIEW_COMMENT_MARKER))
+    markers += [Marker("another reviewer's review id", p)
+                for p in CaseReview.objects.exclude(expert=world.expert).values_list("public_id", flat=True)]
+    reviewed = set(CaseReview.objects.filter(expert=world.expert).values_list("test_case", flat=True))
+    markers += [Marker("held-out case text not under review", c.prompt)
+                for c in TestCase.objects.filter(visibility=Visibility.HELD_OUT).exclude(pk__in=reviewed)]
+    client = Client(raise_request_exception=False)
+    client.force_login(world.expert)
+    seen = []
+    mine = list(CaseReview.objects.filter(expert=world.expert))
+    theirs = CaseReview.objects.exclude(expert=world.expert).first()
+    assert mine and theirs is not None
+    for path in ("/review/", "/review/cycles/", f"/review/cycles/{cycle.pk}/", "/review/theobert/",
+                 "/review/difficulty/", f"/review/cases/{theirs.test_case_id}/history/",
+                 reverse("review:case", args=[theirs.public_id])):
+        seen.append((f"GET {path}", client.get(path)))
+    for review in mine:
+        url = reverse("review:case", args=[review.public_id])
+        seen.append((f"GET {url}", client.get(url)))
+        seen.append((f"POST {url} (incomplete)", client.post(url, {"valid": "yes"})))
+        seen.append((f"POST {url}", client.post(url, {"valid": "yes", "reference_correct": "yes",
+                                                      "difficulty": "medium", "clarity": "3"}, follow=True)))
+        seen.append((f"GET {url} (submitted)", client.get(url)))
+    seen.append(("POST theirs", client.post(reverse("review:case", args=[theirs.public_id]), {"valid": "yes"})))
+    found = [f"{label} → {leak}" for label, response in seen for leak in leaks(response, markers)]
+    assert found == [], "\n" + "\n".join(found)
+    assert [label for label, response in seen if response.status_code >= 500] == []
+    # control: the lead's flag page does show the other reviewers' comments, so the search can fail
+    lead = Client()
+    lead.force_login(world.lead)
+    flag = cycle.flags.first()
+    assert flag is not None
+    assert leaks(lead.get(reverse("review:flag", args=[flag.pk])), markers)

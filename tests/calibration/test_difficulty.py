@@ -21,28 +21,28 @@ from stats.irt import grm_simulate
 pytestmark = pytest.mark.django_db
 
 
-def judged_world(*, rotations: dict[str, list[int]], a, b, theta, rng, tiers=None) -> JudgeRun:
-    """Cases (index → rotation, "" for anchors), models with abilities `theta`, one judge run whose decisive scores
-    are GRM draws: every sub-dimension of the doctrinal dimension gets the same raw score, so the composite × 3 is it."""
+def judged_world(*, items: list[int], a, b, theta, rng, rotation: dict[int, str] | None = None, tiers=None,
+                 prefix: str = "m") -> JudgeRun:
+    """Cases `c<index>` (rotation per index, "" = an anchor), models `<prefix><i>` with abilities `theta`, and one
+    finished judge run whose decisive scores are GRM draws: every sub-dimension of the doctrinal dimension gets the
+    same raw score, so the composite × 3 is that score."""
     rubric = rubric_active()
     subs = rubric_weights(rubric=rubric)["doctrinal"][1]
     run = JudgeRun.objects.create(rubric=rubric, primary_model="judge", base_url="http://127.0.0.1:9/v1",
                                   status=JudgeRun.Status.FINISHED)
-    models = [EvaluatedModel.objects.create(name=f"m{i:02d}", provider="P", family="f") for i in range(len(theta))]
-    for rotation, indices in rotations.items():
-        x = grm_simulate(theta, a[indices], b[indices], rng)
-        for j, index in enumerate(indices):
-            case, _ = TestCase.objects.get_or_create(
-                external_id=f"c{index:03d}", defaults={
-                    "dimension": "doctrinal", "difficulty": (tiers or {}).get(index, "medium"),
-                    "question_type": "factual_recall", "prompt": "Q", "is_anchor": rotation == "",
-                    "rotation": rotation})
-            for i, model in enumerate(models):
-                response = ModelResponse.objects.create(test_case=case, model=model, text="A")
-                score = int(x[i, j])
-                result = JudgeResult.objects.create(run=run, response=response, judge_model="judge", role="primary",
-                                                    status="scored", composite=Decimal(score) / 3)
-                JudgeScore.objects.bulk_create(JudgeScore(result=result, sub_dimension=k, raw_score=score) for k in subs)
+    models = [EvaluatedModel.objects.create(name=f"{prefix}{i:03d}", provider="P", family="f") for i in range(len(theta))]
+    x = grm_simulate(theta, a[items], b[items], rng)
+    for j, index in enumerate(items):
+        where = (rotation or {}).get(index, "r1")
+        case, _ = TestCase.objects.get_or_create(external_id=f"c{index:03d}", defaults={
+            "dimension": "doctrinal", "difficulty": (tiers or {}).get(index, "medium"),
+            "question_type": "factual_recall", "prompt": "Q", "is_anchor": where == "", "rotation": where})
+        for i, model in enumerate(models):
+            response = ModelResponse.objects.create(test_case=case, model=model, text="A")
+            score = int(x[i, j])
+            result = JudgeResult.objects.create(run=run, response=response, judge_model="judge", role="primary",
+                                                status="scored", composite=Decimal(score) / 3)
+            JudgeScore.objects.bulk_create(JudgeScore(result=result, sub_dimension=k, raw_score=score) for k in subs)
     return run
 
 
@@ -57,7 +57,7 @@ def test_fit_from_judge_scores_recovers_difficulty_and_compares_tiers(capsys):
     a, b = bank(rng, 40)
     order = np.argsort(b.mean(axis=1))
     tiers = {int(i): ["easy", "medium", "hard", "expert"][k * 4 // 40] for k, i in enumerate(order)}
-    run = judged_world(rotations={"r1": list(range(40))}, a=a, b=b, theta=rng.normal(0, 1, 60), rng=rng, tiers=tiers)
+    run = judged_world(items=list(range(40)), a=a, b=b, theta=rng.normal(0, 1, 60), rng=rng, tiers=tiers)
     cases, models, matrix, sources = response_scores(dimension="doctrinal", judge_run=run)
     assert matrix.shape == (60, 40) and set(np.unique(matrix)) <= {0, 1, 2, 3}
     assert all(s == {"expert": 0, "judge": 60} for s in sources.values())
@@ -68,7 +68,7 @@ def test_fit_from_judge_scores_recovers_difficulty_and_compares_tiers(capsys):
     true = [b[int(c[1:])].mean() for c in est]
     assert np.corrcoef(list(est.values()), true)[0, 1] > 0.85
     assert fit.payload["tiers"]["spearman_rho"] > 0.7  # tiers were assigned by true difficulty
-    assert "Spearman ρ" in out and "m00" in out and fit.persons == 60
+    assert "Spearman ρ" in out and "m000" in out and fit.persons == 60
 
 
 def test_two_rotations_equated_through_anchors(capsys):
@@ -80,10 +80,11 @@ def test_two_rotations_equated_through_anchors(capsys):
     def standard(v):  # the samples' own mean 0 and SD 1, so the shift between them is exactly 0.8
         return (v - v.mean()) / v.std()
 
-    judged_world(rotations={"": anchors, "r1": r1}, a=a, b=b, theta=standard(rng.normal(0, 1, 150)), rng=rng)
+    where = {**dict.fromkeys(anchors, ""), **dict.fromkeys(r2, "r2")}
+    judged_world(items=anchors + r1, rotation=where, a=a, b=b, theta=standard(rng.normal(0, 1, 150)), rng=rng)
     # the second rotation: new models, 0.8 more able, answering the anchors again and their own items
-    rubric = rubric_active()
-    run2 = judged_world_second(anchors, r2, a, b, standard(rng.normal(0, 1, 150)) + 0.8, rng, rubric)
+    run2 = judged_world(items=anchors + r2, rotation=where, a=a, b=b, theta=standard(rng.normal(0, 1, 150)) + 0.8,
+                        rng=rng, prefix="n")
     call_command("irt_fit", "--dimension", "doctrinal", "--rotation", "r1", "--judge-run", str(run2.pk - 1))
     base = DifficultyFit.objects.get()
     call_command("irt_fit", "--dimension", "doctrinal", "--rotation", "r2", "--judge-run", str(run2.pk),
@@ -112,26 +113,6 @@ def test_two_rotations_equated_through_anchors(capsys):
     with pytest.raises(DifficultyError, match="share 0 anchor"):
         difficulty_equate(base=base, other=DifficultyFit.objects.create(dimension="doctrinal", items=2, persons=2,
                                                                          payload={"items": [], "models": []}))
-
-
-def judged_world_second(anchors, unique, a, b, theta, rng, rubric):
-    subs = rubric_weights(rubric=rubric)["doctrinal"][1]
-    run = JudgeRun.objects.create(rubric=rubric, primary_model="judge", base_url="http://127.0.0.1:9/v1",
-                                  status=JudgeRun.Status.FINISHED)
-    models = [EvaluatedModel.objects.create(name=f"n{i:03d}", provider="P", family="f") for i in range(len(theta))]
-    indices = anchors + unique
-    x = grm_simulate(theta, a[indices], b[indices], rng)
-    for j, index in enumerate(indices):
-        case, _ = TestCase.objects.get_or_create(external_id=f"c{index:03d}", defaults={
-            "dimension": "doctrinal", "difficulty": "medium", "question_type": "factual_recall", "prompt": "Q",
-            "rotation": "r2"})
-        for i, model in enumerate(models):
-            response = ModelResponse.objects.create(test_case=case, model=model, text="A")
-            score = int(x[i, j])
-            result = JudgeResult.objects.create(run=run, response=response, judge_model="judge", role="primary",
-                                                status="scored", composite=Decimal(score) / 3)
-            JudgeScore.objects.bulk_create(JudgeScore(result=result, sub_dimension=k, raw_score=score) for k in subs)
-    return run
 
 
 def test_errors_are_clear():
