@@ -16,6 +16,8 @@ from stats.irt import (
     grm_simulate,
 )
 
+pytestmark = pytest.mark.simulation  # no database: .ci/run runs it once, in the SQLite pass
+
 
 def item_bank(rng: np.random.Generator, items: int) -> tuple[np.ndarray, np.ndarray]:
     """Discriminations log-normal (median e^0.3 ≈ 1.35, as LLM benchmark items tend to discriminate well),
