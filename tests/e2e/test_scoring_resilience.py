@@ -226,7 +226,7 @@ def test_rationale_typed_just_before_leaving_is_saved_and_an_offline_draft_is_re
         page.set_default_timeout(10_000)
         page.goto(f"{live_server.url}/scoring/a/{second.public_id}/")
         expect(page.locator("#rationale")).to_have_value("Written on a train")
-        expect(page.locator("#save-status")).to_contain_text("Draft saved at")
+        expect(page.locator("#save-status")).to_contain_text("Draft saved at", timeout=15_000)  # a loaded CI machine
         assert wait_for(lambda: Annotation.objects.filter(assignment=second, rationale="Written on a train").exists())
         assert page.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('faithbench:'))") == []
     except BaseException:
