@@ -3,6 +3,7 @@ synthetic predictions with audits assigned; an IRT fit of one dimension. Idempot
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from accounts.models import User
@@ -30,7 +31,7 @@ class _DemoPredictions:
     def __init__(self, seed: int):
         self.rng = random.Random(seed)
 
-    def predict(self, cases: list[CaseSpec], *, top: int, progress: Any = None) -> Any:
+    def predict(self, cases: Sequence[CaseSpec], *, top: int, progress: Any = None) -> Iterator[Prediction]:
         for case in cases:
             good = self.rng.random() < 0.8
             words = list(case.targets[:1]) + GENERIC if good else GENERIC[:3] + list(case.targets[:1]) + GENERIC[3:]
