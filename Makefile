@@ -112,6 +112,7 @@ bench: install
 	$(BIN)/python benchmarks/import_responses.py
 	$(BIN)/python benchmarks/irr_report.py
 	$(BIN)/python benchmarks/alpha_memory.py
+	$(BIN)/python benchmarks/irt_fit.py
 	$(BIN)/python benchmarks/study_report.py
 	$(BIN)/python benchmarks/coverage.py    # quick; benchmarks/coverage.py --full for the whole table
 	$(BIN)/python benchmarks/judge_throughput.py

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +24,7 @@ from annotations.models import CaseFlag, CaseReview, CaseReviewCycle, Panel
 from evaluations.domain import Difficulty
 from evaluations.models import TestCase, TestCaseRevision
 
-DIFFICULTY_ORDER = [Difficulty.EASY, Difficulty.MEDIUM, Difficulty.HARD, Difficulty.EXPERT]
+DIFFICULTY_ORDER = list(Difficulty)  # declared easy → expert
 DIFFICULTY_RANK: dict[str, int] = {str(value): index for index, value in enumerate(DIFFICULTY_ORDER)}
 MIN_REVIEWERS = 3
 
@@ -174,6 +174,10 @@ REASON_TEXT = {
 }
 
 
+def flag_reason_texts(flag: CaseFlag) -> list[str]:
+    return [REASON_TEXT[reason] for reason in flag.reasons]
+
+
 def case_judge(*, cycle: CaseReviewCycle, test_case: TestCase) -> CaseFlag | None:
     """Once every review of the case in this cycle is in, raise a flag if the rules say so (idempotent)."""
     reviews = list(CaseReview.objects.filter(cycle=cycle, test_case=test_case))
@@ -294,13 +298,11 @@ def case_history(case: TestCase) -> list[dict[str, Any]]:
     return history
 
 
-def validated_cases(cases: Iterable[TestCase] | None = None) -> set[int]:
+def validated_cases() -> set[int]:
     """Ids of cases that are human-validated: active, reviewed in full (≥ 3 submitted reviews of their current
     version in one cycle), no open flag on that version, and a majority of those reviewers saying "valid"."""
     reviews = (CaseReview.objects.filter(submitted_at__isnull=False, test_case__is_active=True)
                .values_list("cycle_id", "test_case_id", "case_version", "valid", "test_case__version"))
-    if cases is not None:
-        reviews = reviews.filter(test_case__in=list(cases))
     groups: dict[tuple[int, int], list[str]] = defaultdict(list)
     for cycle_id, case_id, version, valid, current in reviews:
         if version == current:

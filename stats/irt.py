@@ -80,12 +80,22 @@ class GRMFit:
 def grm_probabilities(theta: Array, a: Array, b: Array) -> Array:
     """P(X = k | θ) for every θ, item and category: shape (len(theta), items, K)."""
     theta = np.asarray(theta, dtype=np.float64)
-    cumulative = expit(a[None, :, None] * (theta[:, None, None] - b[None, :, :]))  # (T, I, K-1)
+    return _category_probabilities(expit(a[None, :, None] * (theta[:, None, None] - b[None, :, :])))
+
+
+def _category_probabilities(cumulative: Array) -> Array:
+    """P(X = k) from P(X ≥ k), k = 1..K-1 (last axis), floored at 1e-300 so that logs stay finite."""
     ones = np.ones(cumulative.shape[:2] + (1,))
-    zeros = np.zeros_like(ones)
     upper = np.concatenate([ones, cumulative], axis=2)
-    lower = np.concatenate([cumulative, zeros], axis=2)
+    lower = np.concatenate([cumulative, np.zeros_like(ones)], axis=2)
     return np.asarray(np.clip(upper - lower, 1e-300, 1.0), dtype=np.float64)
+
+
+def _onehot(responses: Array, observed: NDArray[np.bool_], categories: int) -> Array:
+    """(P, I, K) indicators of each observed response's category; all zero where missing."""
+    onehot = np.zeros(responses.shape + (categories,))
+    np.put_along_axis(onehot, np.where(observed, responses, 0).astype(int)[..., None], 1.0, axis=2)
+    return onehot * observed[..., None]
 
 
 def grm_expected_score(theta: Array, a: Array, b: Array) -> Array:
@@ -129,10 +139,7 @@ def _expected_loglik(x: Array, counts: Array, nodes: Array, k1: int) -> tuple[fl
     p = x.reshape(items, k1 + 1)
     a, b = _unpack(x, items, k1)
     star = expit(a[None, :, None] * (nodes[:, None, None] - b[None, :, :]))  # (T, I, K-1)
-    ones = np.ones(star.shape[:2] + (1,))
-    upper = np.concatenate([ones, star], axis=2)
-    lower = np.concatenate([star, np.zeros_like(ones)], axis=2)
-    probs = np.clip(upper - lower, 1e-300, None)
+    probs = _category_probabilities(star)
     ll = float((counts * np.log(probs)).sum())
     ratio = counts / probs  # (T, I, K)
     # d ll / d P*_m (m = 1..K-1): P*_m enters P_(m-1) with + and P_m with -... in category terms P_m = P*_m - P*_(m+1)
@@ -154,16 +161,9 @@ def _expected_loglik(x: Array, counts: Array, nodes: Array, k1: int) -> tuple[fl
     return -ll, -grad.ravel()
 
 
-def _posterior(responses: Array, observed: NDArray[np.bool_], a: Array, b: Array, nodes: Array, weights: Array,
-               categories: int) -> tuple[Array, Array]:
+def _posterior(onehot: Array, a: Array, b: Array, nodes: Array, weights: Array) -> tuple[Array, Array]:
     """Posterior weights of every person over the nodes (P, T) and each person's marginal log-likelihood."""
-    probs = grm_probabilities(nodes, a, b)  # (T, I, K)
-    log_probs = np.log(probs)
-    onehot = np.zeros(responses.shape + (categories,))
-    idx = np.where(observed, responses, 0).astype(int)
-    np.put_along_axis(onehot, idx[..., None], 1.0, axis=2)
-    onehot *= observed[..., None]
-    log_lik = np.einsum("pik,tik->pt", onehot, log_probs)  # (P, T)
+    log_lik = np.einsum("pik,tik->pt", onehot, np.log(grm_probabilities(nodes, a, b)))  # (P, T)
     log_joint = log_lik + np.log(weights)[None, :]
     top = log_joint.max(axis=1, keepdims=True)
     joint = np.exp(log_joint - top)
@@ -202,16 +202,14 @@ def grm_fit(responses: Array, *, categories: int = 4, quadrature_points: int = 4
     k1 = categories - 1
     nodes, weights = _quadrature(quadrature_points)
     a, b = _start_values(responses, observed, categories)
-    onehot = np.zeros(responses.shape + (categories,))
-    np.put_along_axis(onehot, np.where(observed, responses, 0).astype(int)[..., None], 1.0, axis=2)
-    onehot *= observed[..., None]
+    onehot = _onehot(responses, observed, categories)  # built once: the E-step runs on it every cycle
     x = _pack(a, b)
     previous = -np.inf
     converged = False
     iterations = 0
     log_likelihood = -np.inf
     for iterations in range(1, max_iterations + 1):  # noqa: B007 (the count is reported)
-        post, person_ll = _posterior(responses, observed, a, b, nodes, weights, categories)
+        post, person_ll = _posterior(onehot, a, b, nodes, weights)
         log_likelihood = float(person_ll.sum())
         counts = np.einsum("pt,pik->tik", post, onehot)
         result = optimize.minimize(_expected_loglik, x, args=(counts, nodes, k1), jac=True, method="L-BFGS-B",
@@ -222,7 +220,7 @@ def grm_fit(responses: Array, *, categories: int = 4, quadrature_points: int = 4
             converged = True
             break
         previous = log_likelihood
-    post, person_ll = _posterior(responses, observed, a, b, nodes, weights, categories)
+    post, person_ll = _posterior(onehot, a, b, nodes, weights)
     log_likelihood = float(person_ll.sum())
     theta = post @ nodes
     theta_sd = np.sqrt(np.maximum(post @ nodes**2 - theta**2, 0.0))

@@ -8,7 +8,7 @@ table of counts, which :func:`value_counts` builds once.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -32,6 +32,23 @@ def as_reliability_matrix(data: npt.ArrayLike) -> FloatArray:
         raise ValueError(f"a reliability matrix is raters × units (2-D); got {matrix.ndim}-D data")
     if np.isinf(matrix).any():
         raise ValueError("the reliability matrix contains an infinite value; use np.nan for a missing rating")
+    return matrix
+
+
+def matrix_from_triples(
+    triples: Iterable[tuple[Hashable, Hashable, float]], rows: Sequence[Hashable], columns: Sequence[Hashable]
+) -> FloatArray:
+    """A rows × columns float matrix from (row key, column key, value) triples; ``np.nan`` where none is given.
+
+    Triples whose keys are not among ``rows``/``columns`` are left out; a repeated pair keeps the last value.
+    Example: ``matrix_from_triples([("a", 1, 2.0)], ["a", "b"], [1, 2])`` → ``[[2, nan], [nan, nan]]``.
+    """
+    row = {key: i for i, key in enumerate(rows)}
+    column = {key: j for j, key in enumerate(columns)}
+    matrix = np.full((len(rows), len(columns)), np.nan)
+    for r, c, value in triples:
+        if r in row and c in column:
+            matrix[row[r], column[c]] = value
     return matrix
 
 

@@ -1,4 +1,4 @@
-"""Stratified percentile bootstrap of a weighted mean — pure numpy, no Django.
+"""Stratified percentile bootstrap of a weighted mean, and a mean's t interval — pure numpy/scipy, no Django.
 
 Used by the judge leaderboard (evaluations/judge/leaderboard.py).
 
@@ -14,9 +14,11 @@ Example:
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
+from scipy import stats as scipy_stats
 
 N_RESAMPLES = 1000
 CONFIDENCE = 0.95
@@ -73,3 +75,19 @@ def bootstrap_weighted_mean_ci(
     alpha = 1 - confidence
     low, high = np.nanpercentile(stats, [100 * alpha / 2, 100 * (1 - alpha / 2)])
     return float(low), float(high)
+
+
+def mean_t_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float | None, list[float] | None]:
+    """The mean and its Student t interval (mean ± t_{n−1} · s / √n); (None, None) without values, no interval for one.
+
+    Source: any statistics text (e.g. Wasserman 2004, §6.3.2); equal to ``scipy.stats.t.interval(confidence, n − 1,
+    loc=mean, scale=sem)``. Example: ``mean_t_interval([1, 2, 3])`` → ``(2.0, [−0.484…, 4.484…])``.
+    """
+    if not len(values):
+        return None, None
+    mean = float(np.mean(values))
+    if len(values) < 2:
+        return mean, None
+    half = float(scipy_stats.t.ppf(0.5 + confidence / 2, len(values) - 1) * np.std(values, ddof=1)
+                 / math.sqrt(len(values)))
+    return mean, [mean - half, mean + half]

@@ -14,17 +14,17 @@ from typing import Any
 
 import numpy as np
 from django.db import transaction
+from django.db.models import Q
 from scipy.stats import spearmanr
 
 from annotations.models import Annotation, SubScore
+from annotations.review import DIFFICULTY_ORDER, DIFFICULTY_RANK
 from calibration.models import DifficultyFit
-from evaluations.domain import Difficulty
 from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_latest_finished
 from evaluations.models import JudgeRun, ModelResponse, TestCase
 from evaluations.selectors import case_composite, rubric_active, rubric_weights
 from stats.irt import GRMFit, equate_mean_sigma, equate_stocking_lord, grm_fit
-
-TIER_ORDER = [Difficulty.EASY, Difficulty.MEDIUM, Difficulty.HARD, Difficulty.EXPERT]
+from stats.matrix import matrix_from_triples
 
 
 class DifficultyError(ValueError):
@@ -44,8 +44,8 @@ def response_scores(*, dimension: str, judge_run: JudgeRun | None, rotation: str
         raise DifficultyError(f"rubric v{rubric.version} has no dimension {dimension!r}")
     sub_weights = weights[dimension][1]
     cases_qs = TestCase.objects.filter(dimension=dimension, is_active=True)
-    if rotation:
-        cases_qs = cases_qs.filter(models_q_rotation(rotation))
+    if rotation:  # a rotation's cases: its own and the anchors (which stay in every rotation)
+        cases_qs = cases_qs.filter(Q(rotation=rotation) | Q(is_anchor=True))
     responses = list(ModelResponse.objects.filter(test_case__in=cases_qs)
                      .values_list("pk", "test_case_id", "model__name"))
     response_ids = [r[0] for r in responses]
@@ -79,21 +79,12 @@ def response_scores(*, dimension: str, judge_run: JudgeRun | None, rotation: str
     case_ids = sorted({c for c, _ in cells})
     models = sorted({m for _, m in cells})
     cases = sorted(TestCase.objects.filter(pk__in=case_ids), key=lambda c: c.external_id)
-    col = {c.pk: j for j, c in enumerate(cases)}
-    row = {m: i for i, m in enumerate(models)}
-    matrix = np.full((len(models), len(cases)), np.nan)
+    matrix = matrix_from_triples(((model, case_id, _score(float(np.mean([v for v, _ in values]))))
+                                  for (case_id, model), values in cells.items()), models, [c.pk for c in cases])
     sources: dict[int, dict[str, int]] = {c.pk: {"expert": 0, "judge": 0} for c in cases}
-    for (case_id, model), values in cells.items():
-        matrix[row[model], col[case_id]] = _score(float(np.mean([v for v, _ in values])))
+    for (case_id, _model), values in cells.items():
         sources[case_id]["expert" if any(s == "expert" for _, s in values) else "judge"] += 1
     return cases, models, matrix, sources
-
-
-def models_q_rotation(rotation: str) -> Any:
-    """A rotation's cases: its own and the anchors (which stay in every rotation)."""
-    from django.db.models import Q
-
-    return Q(rotation=rotation) | Q(is_anchor=True)
 
 
 def _tier_comparison(cases: list[TestCase], fit: GRMFit) -> dict[str, Any]:
@@ -101,8 +92,8 @@ def _tier_comparison(cases: list[TestCase], fit: GRMFit) -> dict[str, Any]:
     for case, difficulty in zip(cases, fit.difficulty, strict=True):
         by_tier[case.difficulty].append(float(difficulty))
     tiers = [{"tier": str(t), "cases": len(by_tier[t]),
-              "mean_difficulty": float(np.mean(by_tier[t])) if by_tier[t] else None} for t in TIER_ORDER]
-    ranks = [TIER_ORDER.index(Difficulty(c.difficulty)) for c in cases]
+              "mean_difficulty": float(np.mean(by_tier[t])) if by_tier[t] else None} for t in DIFFICULTY_ORDER]
+    ranks = [DIFFICULTY_RANK[c.difficulty] for c in cases]
     rho = None
     if len(set(ranks)) > 1:
         rho = float(spearmanr(ranks, fit.difficulty).statistic)
@@ -143,6 +134,15 @@ def difficulty_fit(*, dimension: str, judge_run: JudgeRun | None = None, rotatio
     }
     return DifficultyFit.objects.create(dimension=dimension, rotation=rotation, items=len(cases), persons=len(models),
                                         payload=payload, created_by=user if getattr(user, "pk", None) else None)
+
+
+def fit_abilities(fit: DifficultyFit) -> list[dict[str, Any]]:
+    """Each model of a fit with its own-scale ability and, when the fit was equated, its ability on the base scale
+    (`equated`, else None); the most able first (on the equated scale when there is one)."""
+    equating = fit.payload.get("equating")
+    equated = {m["model"]: m for m in equating["models"]} if equating else {}
+    rows = [{**m, "equated": equated.get(m["model"])} for m in fit.payload["models"]]
+    return sorted(rows, key=lambda m: -(m["equated"] or m)["theta"])
 
 
 def _num(value: float) -> float | None:

@@ -15,8 +15,10 @@ from django.db.models import Max
 from annotations.models import CaseFlag, CaseReview, CaseReviewCycle
 from annotations.review import DIFFICULTY_ORDER, DIFFICULTY_RANK
 from calibration.models import CaseReviewReport
+from stats.agreement import pairable_units
 from stats.alpha import Level
 from stats.bootstrap import bootstrap_alpha, named_seed_sequence
+from stats.matrix import matrix_from_triples
 
 # field → (level, code of each answer); "unsure" is its own nominal category
 FIELDS: dict[str, tuple[Level, dict[str, float]]] = {
@@ -41,14 +43,11 @@ def review_rows(cycle: CaseReviewCycle) -> list[dict[str, Any]]:
 def agreement(rows: list[dict[str, Any]], *, n_resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
     experts = sorted({r["expert_id"] for r in rows})
     units = sorted({(r["test_case_id"], r["case_version"]) for r in rows})
-    e_index = {e: i for i, e in enumerate(experts)}
-    u_index = {u: i for i, u in enumerate(units)}
     out = []
     for name, (level, codes) in FIELDS.items():
-        matrix = np.full((len(experts), len(units)), np.nan)
-        for r in rows:
-            matrix[e_index[r["expert_id"]], u_index[(r["test_case_id"], r["case_version"])]] = codes[str(r[name])]
-        pairable = int((np.sum(~np.isnan(matrix), axis=0) >= 2).sum()) if units else 0
+        matrix = matrix_from_triples(((r["expert_id"], (r["test_case_id"], r["case_version"]), codes[str(r[name])])
+                                      for r in rows), experts, units)
+        pairable = int(pairable_units(matrix).sum())
         entry: dict[str, Any] = {"field": name, "label": FIELD_LABELS[name], "level": level, "units": pairable,
                                  "alpha": None, "interval": None, "note": ""}
         if pairable >= 2:

@@ -23,10 +23,10 @@ from accounts.http import AuthedRequest
 from annotations.models import CaseFlag, CaseReview, CaseReviewCycle, Panel, TheoBertAudit
 from annotations.rendering import markdown_to_safe_html as render_markdown
 from annotations.review import (
-    REASON_TEXT,
     ReviewAnswers,
     case_flag_resolve,
     case_review_submit,
+    flag_reason_texts,
     review_cycle_close,
     review_cycle_open,
     review_cycle_progress,
@@ -38,6 +38,7 @@ from annotations.review import (
 from evaluations.models import TestCase, TheoBertRun
 
 from . import theobert as audit_service
+from .difficulty import fit_abilities
 from .forms import CaseReviewForm, FlagResolveForm, ReviewCycleForm, TheoBertAuditForm
 from .report import review_report_snapshot
 
@@ -77,9 +78,7 @@ def case(request: AuthedRequest, public_id: str) -> HttpResponse:
         public_id=public_id).first()
     if review is None or not allowed(request.user, Action.REVIEW_CASE, review):
         raise Http404("No such review.")
-    form = CaseReviewForm(request.POST or None, initial={} if not review.is_submitted else {
-        "valid": review.valid, "reference_correct": review.reference_correct, "difficulty": review.difficulty,
-        "clarity": review.clarity, "comment": review.comment})
+    form = CaseReviewForm(request.POST or None)  # a submitted review is shown as text, not as a form
     status = 200
     if request.method == "POST":
         status = 422
@@ -164,7 +163,9 @@ def cycles(request: AuthedRequest) -> HttpResponse:
                                           f"{cycle_.reviewers_per_case} reviewers each.")
                 return redirect("review:cycle", pk=cycle_.pk)
     rows = (CaseReviewCycle.objects.filter(panel__in=panels).select_related("panel")
-            .annotate(n_reviews=Count("reviews"), n_done=Count("reviews", filter=Q(reviews__submitted_at__isnull=False)),
+            # distinct: the join to flags repeats each review once per flag of the cycle
+            .annotate(n_reviews=Count("reviews", distinct=True),
+                      n_done=Count("reviews", filter=Q(reviews__submitted_at__isnull=False), distinct=True),
                       n_open_flags=Count("flags", filter=Q(flags__status=CaseFlag.Status.OPEN), distinct=True)))
     return render(request, "review/cycles.html", {"form": form, "cycles": rows}, status=status)
 
@@ -187,7 +188,7 @@ def cycle(request: AuthedRequest, pk: int) -> HttpResponse:
         return redirect("review:cycle", pk=pk)
     flags = list(cycle_.flags.select_related("test_case").order_by("status", "test_case__external_id"))
     for flag in flags:
-        flag.reason_text = [REASON_TEXT[r] for r in flag.reasons]  # type: ignore[attr-defined]
+        flag.reason_text = flag_reason_texts(flag)  # type: ignore[attr-defined]
     report = cycle_.reports.first()
     return render(request, "review/cycle.html", {
         "cycle": cycle_, "progress": review_cycle_progress(cycle_), "flags": flags, "report": report,
@@ -239,7 +240,7 @@ def flag(request: AuthedRequest, pk: int) -> HttpResponse:
                    .order_by("submitted_at"))
     return render(request, "review/flag.html", {
         "flag": item, "case": test_case, "readable": readable, "reviews": reviews, "form": form,
-        "reason_text": [REASON_TEXT[r] for r in item.reasons],
+        "reason_text": flag_reason_texts(item),
     }, status=status)
 
 
@@ -310,11 +311,6 @@ def difficulty(request: AuthedRequest) -> HttpResponse:
         fit = DifficultyFit.objects.get(pk=wanted.pk)
     context: dict[str, Any] = {"fits": fits, "fit": fit}
     if fit is not None:
-        payload = fit.payload
-        equating = payload.get("equating")
-        equated = {m["model"]: m for m in equating["models"]} if equating else {}
-        context.update(payload=payload, equating=equating, models=sorted(
-            ({**m, "equated": equated.get(m["model"])} for m in payload["models"]),
-            key=lambda m: -(m["equated"] or m)["theta"]),
-            items=sorted(payload["items"], key=lambda i: -i["difficulty"]))
+        context.update(payload=fit.payload, equating=fit.payload.get("equating"), models=fit_abilities(fit),
+                       items=sorted(fit.payload["items"], key=lambda i: -i["difficulty"]))
     return render(request, "review/difficulty.html", context)

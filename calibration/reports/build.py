@@ -33,7 +33,7 @@ from threadpoolctl import threadpool_limits
 from stats.alpha import DEFAULT_ALPHA_MIN, krippendorff_alpha
 from stats.bootstrap import named_seed
 from stats.diagnostics import bland_altman, rater_bias
-from stats.matrix import UndefinedCoefficientError
+from stats.matrix import UndefinedCoefficientError, matrix_from_triples
 from stats.pairwise import cohen_kappa_from_confusion, pairwise_confusion
 from stats.reliability import reliability_summary
 
@@ -88,13 +88,7 @@ def verdict(value: float | None, interval: Sequence[float] | None, target: float
 
 
 def _matrix(units: list[tuple[str, str]], raters: list[str], values: dict[tuple[str, tuple[str, str]], int]) -> np.ndarray:
-    column = {u: i for i, u in enumerate(units)}
-    row = {r: i for i, r in enumerate(raters)}
-    data = np.full((len(raters), len(units)), np.nan)
-    for (rater, unit), score in values.items():
-        if unit in column and rater in row:
-            data[row[rater], column[unit]] = score
-    return data
+    return matrix_from_triples(((rater, unit, score) for (rater, unit), score in values.items()), raters, units)
 
 
 def _safe(compute: Any) -> float | None:

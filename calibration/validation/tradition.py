@@ -4,7 +4,6 @@ scored tradition × scoring tradition × dimension (flagged beyond ±0.5 points)
 agreement gap (α against the majority per tradition minus the pooled α) from the newest report version."""
 from __future__ import annotations
 
-import math
 import random
 from collections import defaultdict
 from typing import Any
@@ -12,12 +11,12 @@ from typing import Any
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from scipy import stats as scipy_stats
 
 from accounts.models import User
 from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, Panel, SubScore
 from evaluations.models import ModelResponse, RubricVersion, Tradition
 from evaluations.selectors import rubric_active
+from stats.means import mean_t_interval
 
 from ..models import BiasCheck, ReportSnapshot
 from ..services import cycle_assignments_create
@@ -82,16 +81,6 @@ def cross_tradition_cycle_commit(
     return cycle
 
 
-def _mean_ci(values: list[float]) -> tuple[float | None, list[float] | None]:
-    if not values:
-        return None, None
-    mean = float(np.mean(values))
-    if len(values) < 2:
-        return mean, None
-    half = float(scipy_stats.t.ppf(0.975, len(values) - 1) * np.std(values, ddof=1) / math.sqrt(len(values)))
-    return mean, [mean - half, mean + half]
-
-
 def tradition_fairness(*, cycle: CalibrationCycle) -> dict[str, Any]:
     """Per scored tradition × scoring tradition × dimension: mean over items of (out-group mean score − in-group
     mean score), each expert's score being the mean of their sub-dimension scores (0–3), with a t interval; flagged
@@ -120,7 +109,7 @@ def tradition_fairness(*, cycle: CalibrationCycle) -> dict[str, Any]:
                 cells[(scored, scoring, "all dimensions")].append(float(np.mean(values)) - home)
     groups = []
     for (scored, scoring, dimension), diffs in sorted(cells.items()):
-        mean, ci = _mean_ci(diffs)
+        mean, ci = mean_t_interval(diffs)
         groups.append({"scored": scored, "scoring": scoring, "dimension": dimension, "n_items": len(diffs),
                        "mean_difference": mean, "ci": ci,
                        "flagged": mean is not None and abs(mean) > FLAG_POINTS})

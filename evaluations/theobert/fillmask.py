@@ -46,6 +46,7 @@ class FillMaskModel:
         self.model.eval()
         self.label = path.name
         self.beam_width = beam_width
+        self.special = set(self.tokenizer.all_special_ids)  # never a prediction ([CLS], [MASK], [PAD], …)
         if self.tokenizer.mask_token is None:
             raise PredictionError(f"{path}: the tokenizer has no mask token")
 
@@ -97,12 +98,11 @@ class FillMaskModel:
                     filled[positions[offset]] = token
                 batch.append(filled)
             log_probs = self._log_probs(batch, [position] * len(batch))
-            special = set(self.tokenizer.all_special_ids)
             candidates: list[tuple[list[int], float]] = []
-            values, indices = log_probs.topk(min(width + len(special), log_probs.shape[-1]), dim=-1)
+            values, indices = log_probs.topk(min(width + len(self.special), log_probs.shape[-1]), dim=-1)
             for row, (chosen, score) in enumerate(beams):
                 for value, index in zip(values[row].tolist(), indices[row].tolist(), strict=True):
-                    if index in special:
+                    if index in self.special:
                         continue
                     candidates.append((chosen + [index], score + value))
             candidates.sort(key=lambda item: -item[1])
@@ -123,9 +123,8 @@ class FillMaskModel:
         return math.exp(total)
 
     def predict_case(self, case: CaseSpec, text: str, *, top: int) -> Prediction:
-        targets = [*case.targets, *case.acceptable_alternatives]
-        masks = max([len(self.pieces(t)) for t in targets] or [1]) or 1
-        target_pieces = {norm(t): self.pieces(t) for t in targets}
+        target_pieces = {norm(t): self.pieces(t) for t in (*case.targets, *case.acceptable_alternatives)}
+        masks = max([len(p) for p in target_pieces.values()] or [1]) or 1
         ranked: list[tuple[str, float]] = []
         seen: set[str] = set()
         for sequence, log_p in self.beam(text, masks, top):

@@ -114,14 +114,6 @@ class Verdict:
     critical_tokens: tuple[str, ...]
     top: tuple[str, ...]  # the top k candidates as compared
 
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "case_id": self.case_id, "passed": self.passed, "rank": self.rank, "mrr": self.mrr, "margin": self.margin,
-            "confidence": self.confidence, "share_in_set": self.share_in_set, "error_class": self.error_class,
-            "critical_failure": self.critical_failure, "critical_tokens": list(self.critical_tokens),
-            "top": list(self.top),
-        }
-
 
 def first_rank(words: Sequence[str], wanted: Iterable[str]) -> int | None:
     wanted = set(wanted)

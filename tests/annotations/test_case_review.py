@@ -217,3 +217,14 @@ def test_submit_through_the_view_and_other_leads_get_404(panel, client):
     client.force_login(other_lead)
     assert client.get(reverse("review:cycle", args=[cycle.pk])).status_code == 404
     assert client.get(reverse("review:case_history", args=[review.test_case_id])).status_code == 404
+
+
+def test_cycle_list_counts_each_review_once_whatever_the_flags(panel, client):
+    """The list joins reviews and flags: with two flags, 18 reviews must still read 18, not 36."""
+    cycle = review_cycle_open(panel=panel, name="Counted", user=panel.lead)
+    for external_id in ("cath-00", "cath-01"):
+        submit_all(cycle, TestCase.objects.get(external_id=external_id), [NO, NO, NO])
+    assert cycle.flags.count() == 2
+    client.force_login(panel.lead)
+    row = [line for line in client.get(reverse("review:cycles")).content.decode().splitlines() if " / " in line]
+    assert any("6 / 18" in line for line in row), row

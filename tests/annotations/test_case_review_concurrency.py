@@ -2,22 +2,19 @@
 moment raise exactly one flag; a close racing a submission either stores it first or refuses it."""
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import connection
 
 from accounts.models import User
 from annotations.models import CaseFlag, CaseReview, Panel
 from annotations.review import (
     ReviewAnswers,
-    ReviewError,
     case_review_submit,
     review_cycle_close,
     review_cycle_open,
 )
 from evaluations.services import reference_data_ensure
 from tests.annotations.factories import CaseFactory, person, tradition
+from tests.concurrency import run_together
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -25,27 +22,9 @@ NO = ReviewAnswers(valid="no", reference_correct="no", difficulty="medium", clar
 
 
 def together(*calls):  # type: ignore[no-untyped-def]
-    barrier = threading.Barrier(len(calls))
-    outcomes = [""] * len(calls)
-
-    def run(index, call):  # type: ignore[no-untyped-def]
-        try:
-            barrier.wait(timeout=10)
-            call()
-            outcomes[index] = "ok"
-        except ReviewError as exc:
-            outcomes[index] = f"refused:{' '.join(exc.messages)}"
-        except BaseException as exc:  # noqa: BLE001 - reported in the outcome
-            outcomes[index] = f"error:{exc!r}"
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return outcomes
+    """The calls at one moment (tests/concurrency.py): "ok", or a refusal with its message."""
+    return run_together(*(lambda call=call: (call(), "ok")[1] for call in calls),
+                        refused=lambda exc: " ".join(exc.messages))
 
 
 def world():  # type: ignore[no-untyped-def]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -15,32 +14,9 @@ from annotations.models import Annotation, Assignment, CalibrationCycle, CycleEv
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
 from evaluations.services import reference_data_ensure
 from tests.annotations.factories import person, tradition, world_build
+from tests.concurrency import run_together
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
-
-
-def run_together(*calls: Callable[[], str]) -> list[str]:
-    """Start the calls at the same moment in their own threads (own connections); return their outcomes."""
-    barrier = threading.Barrier(len(calls))
-    outcomes = [""] * len(calls)
-
-    def run(index: int, call: Callable[[], str]) -> None:
-        try:
-            barrier.wait(timeout=10)
-            outcomes[index] = call()
-        except ValidationError as exc:
-            outcomes[index] = f"refused:{exc.code}"
-        except BaseException as exc:  # noqa: BLE001 - reported in the outcome
-            outcomes[index] = f"error:{exc!r}"
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return outcomes
 
 
 def test_closing_waits_for_a_save_in_flight_and_refuses_the_next() -> None:

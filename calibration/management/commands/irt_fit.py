@@ -8,10 +8,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from calibration.casereview.difficulty import DifficultyError, difficulty_equate, difficulty_fit
+from calibration.casereview.difficulty import (
+    DifficultyError,
+    difficulty_equate,
+    difficulty_fit,
+    fit_abilities,
+)
 from calibration.models import DifficultyFit
 from evaluations.domain import Dimension
 from evaluations.models import JudgeRun
+from evaluations.spreadsheet import csv_row_protect
 
 
 class Command(BaseCommand):
@@ -56,13 +62,14 @@ class Command(BaseCommand):
         payload = fit.payload
         if options["items_csv"]:
             with open(options["items_csv"], "w", newline="", encoding="utf-8") as handle:
-                writer = csv.writer(handle)
+                writer = csv.writer(handle)  # cells escaped like every CSV of ours (evaluations/spreadsheet.py)
                 writer.writerow(["case", "tier", "anchor", "n", "a", "a_se", "b1", "b2", "b3", "difficulty",
                                  "difficulty_se", "infit", "outfit", "misfit", "expert_cells", "judge_cells"])
                 for item in payload["items"]:
-                    writer.writerow([item["case"], item["tier"], item["anchor"], item["n"], item["a"], item["a_se"],
-                                     *item["b"], item["difficulty"], item["difficulty_se"], item["infit"],
-                                     item["outfit"], item["misfit"], item["sources"]["expert"], item["sources"]["judge"]])
+                    writer.writerow(csv_row_protect([
+                        item["case"], item["tier"], item["anchor"], item["n"], item["a"], item["a_se"], *item["b"],
+                        item["difficulty"], item["difficulty_se"], item["infit"], item["outfit"], item["misfit"],
+                        item["sources"]["expert"], item["sources"]["judge"]]))
         if options["json"]:
             self.stdout.write(json.dumps(payload, indent=2))
             return
@@ -75,11 +82,11 @@ class Command(BaseCommand):
         rho = payload["tiers"]["spearman_rho"]
         self.stdout.write(f"  Spearman ρ (assigned tier vs IRT difficulty): {'—' if rho is None else f'{rho:.3f}'}")
         equating = payload.get("equating")
-        models = equating["models"] if equating else payload["models"]
+        models = [m["equated"] or m for m in fit_abilities(fit)]
         scale = (f"on the scale of fit #{equating['to_fit']} (rotation {equating['to_rotation'] or '(all)'}), "
                  f"Stocking–Lord A={equating['stocking_lord']['A']:.3f} B={equating['stocking_lord']['B']:+.3f}; "
                  f"mean/sigma A={equating['mean_sigma']['A']:.3f} B={equating['mean_sigma']['B']:+.3f}; "
                  f"{len(equating['anchors'])} anchors" if equating else "on this fit's own scale")
         self.stdout.write(f"Model ability (θ, 95 % interval), rotation {fit.rotation or '(all)'} {scale}:")
-        for m in sorted(models, key=lambda m: -m["theta"]):
+        for m in models:
             self.stdout.write(f"  {m['model']:<40} {m['theta']:+.2f} [{m['interval'][0]:+.2f}, {m['interval'][1]:+.2f}]")
