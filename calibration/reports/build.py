@@ -265,17 +265,23 @@ def calibration_report_build(
                              seed=seed, meta=meta, progress=progress)
 
 
+def ratings_collect(ratings: Iterable[Rating], units: Iterable[UnitInfo]
+                    ) -> tuple[dict[tuple[str, str], UnitInfo], dict[tuple[str, tuple[str, str]], int], list[str]]:
+    """Every unit (those given and those rated), each expert's score by (rater, unit key), the experts sorted."""
+    all_units: dict[tuple[str, str], UnitInfo] = {u.key: u for u in units}
+    values: dict[tuple[str, tuple[str, str]], int] = {}
+    for rating in ratings:
+        all_units.setdefault(rating.unit.key, rating.unit)
+        values[(rating.rater, rating.unit.key)] = rating.score
+    return all_units, values, sorted({rater for rater, _ in values})
+
+
 def _report_build(
     ratings: Iterable[Rating], *, judge: dict[tuple[str, str], int], gold: dict[tuple[str, str], int],
     units: Iterable[UnitInfo], n_resamples: int, seed: int, meta: dict[str, Any] | None,
     progress: Callable[[int, int], None] | None,
 ) -> dict[str, Any]:
-    all_units: dict[tuple[str, str], UnitInfo] = {u.key: u for u in units}
-    expert_values: dict[tuple[str, tuple[str, str]], int] = {}
-    for rating in ratings:
-        all_units.setdefault(rating.unit.key, rating.unit)
-        expert_values[(rating.rater, rating.unit.key)] = rating.score
-    experts = sorted({rater for rater, _ in expert_values})
+    all_units, expert_values, experts = ratings_collect(ratings, units)
     ordered = sorted(all_units.values(), key=lambda u: (u.dimension, u.item, u.sub_dimension))
 
     grouped: dict[str, dict[str, list[UnitInfo]]] = {kind: defaultdict(list) for kind in GROUP_KINDS}

@@ -13,7 +13,7 @@ from threadpoolctl import threadpool_limits
 
 from stats.bootstrap import named_seed
 
-from .build import TARGETS, Rating, UnitInfo, _against_reference, _majority_row, _matrix
+from .build import TARGETS, Rating, UnitInfo, _against_reference, _majority_row, _matrix, ratings_collect
 
 VALIDATED = 0.80  # §6.4: α ≥ 0.80 for a judge to stand in for the panel; 0.67 is the acceptable minimum
 MIN_UNITS = 30  # fewer judged units than this: the interval of a handful of units says too little to validate
@@ -41,12 +41,7 @@ def validation_cells(
     seed: int,
 ) -> list[dict[str, Any]]:
     """One cell per dimension × tradition that has units, in (dimension, tradition) order."""
-    all_units: dict[tuple[str, str], UnitInfo] = {u.key: u for u in units}
-    values: dict[tuple[str, tuple[str, str]], int] = {}
-    for rating in ratings:
-        all_units.setdefault(rating.unit.key, rating.unit)
-        values[(rating.rater, rating.unit.key)] = rating.score
-    experts = sorted({rater for rater, _ in values})
+    all_units, values, experts = ratings_collect(ratings, units)
     cells: dict[tuple[str, str], list[UnitInfo]] = defaultdict(list)
     for unit in sorted(all_units.values(), key=lambda u: (u.dimension, u.tradition, u.item, u.sub_dimension)):
         cells[(unit.dimension, unit.tradition)].append(unit)
