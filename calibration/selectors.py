@@ -200,36 +200,15 @@ def cycle_assignment_completeness(*, cycle: CalibrationCycle) -> dict[str, objec
 
 
 def expert_truth_composites() -> dict[int, float]:
-    """{response id: the experts' composite in [0, 1]} over every cycle: per sub-dimension the adjudicated gold score
-    where there is a current decision, else the mean of the panel's submitted scores (skips have none), combined by
-    the active rubric's formula Σ score/3 × weight/100 (`evaluations.selectors.case_composite`). A response lacking a
-    sub-dimension has no truth. (The one place to swap for `calibration.calibrated.truth.response_truths`.)"""
-    from annotations.models import GoldScore, SubScore
-    from evaluations.selectors import rubric_active, rubric_weights
+    """{response id: the experts' composite in [0, 1]} over every standard cycle, oldest first (a newer cycle's truth
+    for a response replaces an older one): `calibration.calibrated.truth.response_truths` — the adjudicated gold per
+    sub-dimension where there is one, else the panel's mean, by the judge's composite formula."""
+    from .calibrated.truth import response_truths
 
-    weights = {dimension: subs for dimension, (_, subs) in rubric_weights(rubric=rubric_active()).items()}
-    gold: dict[int, dict[str, float]] = defaultdict(dict)
-    dimension_of: dict[int, str] = {}
-    for response_id, dimension, key, score in GoldScore.objects.filter(decision__is_current=True).values_list(
-            "decision__item__response_id", "decision__item__response__test_case__dimension", "key", "score"):
-        gold[response_id][key] = float(score)
-        dimension_of[response_id] = dimension
-    panel: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    for response_id, dimension, key, score in SubScore.objects.filter(
-            annotation__status=Annotation.Status.SUBMITTED).values_list(
-            "annotation__assignment__item__response_id", "annotation__assignment__item__response__test_case__dimension",
-            "key", "score").iterator(chunk_size=5000):
-        panel[response_id][key].append(score)
-        dimension_of[response_id] = dimension
     truths: dict[int, float] = {}
-    for response_id, dimension in dimension_of.items():
-        subs = weights.get(dimension)
-        if not subs:
-            continue
-        scores = {key: statistics.fmean(values) for key, values in panel.get(response_id, {}).items()}
-        scores.update(gold.get(response_id, {}))
-        if set(subs) <= set(scores):
-            truths[response_id] = sum(scores[key] / 3 * float(weight) / 100 for key, weight in subs.items())
+    for cycle in CalibrationCycle.objects.filter(kind=CalibrationCycle.Kind.STANDARD).select_related("rubric").order_by(
+            "created_at", "id"):
+        truths.update({rid: truth.composite for rid, truth in response_truths(cycle=cycle).items()})
     return truths
 
 

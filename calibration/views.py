@@ -20,7 +20,7 @@ from .adjudication.selectors import gold_labels
 from .forms import DrawForm, random_seed
 from .reports.exporting import GOLD_EXPORTERS, GoldLabelSet, gold_filename_stem
 from .selectors import cycle_item_counts, cycle_latest, cycle_progress, panel_size_warnings, panels_with_sizes
-from .services import cycle_commit, cycle_draw_compute
+from .services import cycle_commit, cycle_draw_preview
 
 
 def _report_context(report: dict) -> dict:
@@ -92,11 +92,13 @@ def draw(request: AuthedRequest) -> HttpResponse:
             for note in report.notes:
                 messages.warning(request, note)
             return redirect("calibration:cycle", pk=cycle.pk)
-    result = cycle_draw_compute(params=params, previous=form.cleaned_data["previous"])
+    preview = cycle_draw_preview(params=params, previous=form.cleaned_data["previous"])
+    result = preview.result
     preview_form = form.with_fingerprint(result.fingerprint)
     if refused is not None:
         preview_form.add_error(None, refused)  # e.g. the pool changed since the preview: here is the new one
-    context = {"form": preview_form, "preview": True, "total": len(result.items),
+    context = {"form": preview_form, "preview": True, "total": len(result.items), "half_widths": preview.half_widths,
+               "strategy": params.strategy,
                "warnings": panel_size_warnings(), **_report_context(result.as_report())}
     return render(request, "calibration/draw.html", context)
 
