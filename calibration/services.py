@@ -15,6 +15,7 @@ from django.urls import reverse
 from accounts.models import Notification, User
 from accounts.notifications import notify
 from annotations.models import Assignment, CalibrationCycle, CycleItem, Panel
+from evaluations.judge.selectors import judge_decisive_scored, judge_run_latest_finished
 from evaluations.models import RubricVersion, Tradition
 from evaluations.selectors import rubric_active
 from stats.ppi import expected_half_width
@@ -86,9 +87,13 @@ def cycle_draw_preview(*, params: DrawParams, previous: CalibrationCycle | None 
     """The draw for these parameters and, per model, the expected half-width of its calibrated score after the cycle
     under proportional and active allocation (`stats.ppi.expected_half_width`, residual SDs of `active_design`)."""
     pool = draw_pool()
+    run = judge_run_latest_finished()
+    decisive = judge_decisive_scored(run=run, response_ids=[p.response_id for p in pool]) if run else {}
     judge_edges = judge_extreme_composite_response_ids(response_ids=[p.response_id for p in pool],
-                                                       dimensions={p.response_id: p.dimension for p in pool})
-    design = active_design(pool=pool)
+                                                       dimensions={p.response_id: p.dimension for p in pool},
+                                                       decisive=decisive)
+    # The half-widths need the residual SDs only; the judge's own uncertainty matters to the active draw itself.
+    design = active_design(pool=pool, run=run, decisive=decisive, with_uncertainty=params.strategy == STRATEGY_ACTIVE)
     prior = previous_items(cycle=previous)
     results = {
         strategy: draw(pool, replace(params, strategy=strategy), previous=prior, judge_edge_ids=judge_edges,

@@ -19,7 +19,14 @@ from evaluations.models import Dimension, Tradition
 from .adjudication.selectors import gold_labels
 from .forms import DrawForm, random_seed
 from .reports.exporting import GOLD_EXPORTERS, GoldLabelSet, gold_filename_stem
-from .selectors import cycle_item_counts, cycle_latest, cycle_progress, panel_size_warnings, panels_with_sizes
+from .selectors import (
+    cycle_inclusion_counts,
+    cycle_item_counts,
+    cycle_latest,
+    cycle_progress,
+    panel_size_warnings,
+    panels_with_sizes,
+)
 from .services import cycle_commit, cycle_draw_preview
 
 
@@ -109,7 +116,8 @@ def cycle(request: AuthedRequest, pk: int) -> HttpResponse:
     """A committed cycle: its parameters, item counts and recorded stratification table."""
     obj = get_object_or_404(CalibrationCycle.objects.select_related("previous", "neutral_panel", "rubric"), pk=pk)
     return render(request, "calibration/cycle.html",
-                  {"cycle": obj, "counts": cycle_item_counts(cycle=obj), **_report_context(obj.draw_report)})
+                  {"cycle": obj, "counts": cycle_item_counts(cycle=obj), "inclusion": cycle_inclusion_counts(cycle=obj),
+                   **_report_context(obj.draw_report)})
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
