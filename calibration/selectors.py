@@ -295,7 +295,7 @@ def active_design(*, pool: list[PoolItem], run: JudgeRun | None, decisive: Mappi
                 run=run, status=JudgeResult.Status.SCORED, composite__isnull=False,
                 role__in=[JudgeResult.Role.PRIMARY, JudgeResult.Role.SECONDARY]).values_list(
                 "response_id", "role", "composite").iterator(chunk_size=5000):
-            pairs[rid][role] = float(composite)
+            pairs[rid][role] = float(composite or 0)  # never None: filtered above
         uncertainty = {rid: abs(p["primary"] - p["secondary"]) for rid, p in pairs.items()
                        if "primary" in p and "secondary" in p}
         if uncertainty:

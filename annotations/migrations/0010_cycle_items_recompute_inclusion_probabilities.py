@@ -78,12 +78,12 @@ def recompute(apps: Any, schema_editor: Any) -> None:
         items = rows(cycle.pk)
         previous = [(anchor, facets) for _, _, anchor, facets in rows(cycle.previous_id)] if cycle.previous_id else []
         report = cycle.draw_report if getattr(cycle, "kind", "standard") == "standard" else {}
-        updates = defaultdict(list)
+        updates: dict[tuple[float | None, str, tuple[str, ...]], list[int]] = defaultdict(list)
         for item_id, (pi, basis, stratum) in legacy_probabilities(report, items, previous).items():
             updates[(pi, basis, tuple(stratum))].append(item_id)
-        for (pi, basis, stratum), ids in updates.items():
+        for (pi, basis, key), ids in updates.items():
             CycleItem.objects.filter(pk__in=ids, inclusion_basis="unknown").update(
-                inclusion_probability=pi, inclusion_basis=basis, stratum=list(stratum))
+                inclusion_probability=pi, inclusion_basis=basis, stratum=list(key))
 
 
 class Migration(migrations.Migration):
