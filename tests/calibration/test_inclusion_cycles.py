@@ -182,3 +182,24 @@ def test_calibrated_draw_form_offers_the_strategy_and_the_preview_shows_both_hal
                                                           "fingerprint": preview.context["fingerprint"]})
     assert committed.status_code == 302
     assert CalibrationCycle.objects.get(name="Cycle two").draw_strategy == "active"
+
+
+def test_inclusion_cycle_page_shows_the_strategy_the_bases_and_warns_about_unknown_items(client) -> None:  # type: ignore[no-untyped-def]
+    world = world_build()
+    client.force_login(world.admin)
+    url = reverse("calibration:cycle", args=[world.cycle.pk])
+    html = client.get(url).content.decode()
+    drawn = CycleItem.objects.filter(cycle=world.cycle, inclusion_basis="drawn").count()
+    assert "Proportional (n per stratum" in html and f"{drawn} drawn at random" in html
+    assert "no known inclusion probability" not in html
+    # A draw from before: no probabilities, a report without the new columns.
+    CycleItem.objects.filter(cycle=world.cycle).update(inclusion_probability=None, inclusion_basis="unknown")
+    report = world.cycle.draw_report
+    report["dimensions"] = [{k: v for k, v in d.items() if k != "uncovered"} for d in report["dimensions"]]
+    report["strata"] = [{k: v for k, v in r.items() if k not in ("random", "eligible", "sd", "sd_level")}
+                        for r in report["strata"]]
+    CalibrationCycle.objects.filter(pk=world.cycle.pk).update(draw_report=report)
+    html = client.get(url).content.decode()
+    total = CycleItem.objects.filter(cycle=world.cycle).count()
+    assert f"{total} item(s) have no known inclusion probability" in html
+    assert '<td class="num">—</td>' in html
