@@ -281,6 +281,8 @@ def test_calibrated_pages_and_api_for_admins_and_leads_never_experts(client, imm
         assert download.status_code == 200 and download["ETag"]
     api = client.get(reverse("api-calibrated", args=[run.pk])).json()
     assert api["version"] == 1 and api["leaderboard"]["counts"]["used"] > 0
+    cycle_page = client.get(reverse("calibration:cycle", args=[world.cycle.pk])).content.decode()
+    assert 'data-testid="cycle-evidence"' in cycle_page and "version 1" in cycle_page
     queued = client.post(reverse("api-calibrated-versions", args=[run.pk]), {"cycle": 999_999},
                          content_type="application/json")
     assert queued.status_code == 400 and "cycle" in queued.json()
