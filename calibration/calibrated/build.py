@@ -33,7 +33,7 @@ import numpy as np
 from scipy.stats import norm
 
 from stats.bootstrap import named_seed
-from stats.means import bootstrap_weighted_mean_ci, weighted_mean
+from stats.means import bootstrap_weighted_mean_ci, bootstrap_weighted_mean_ci_with_strata, weighted_mean
 from stats.ppi import (
     MeanEstimate,
     StratifiedEstimate,
@@ -167,6 +167,28 @@ def _judge_only(group: _Group, options: Options, name: str) -> dict[str, Any]:
     return _interval(weighted_mean(group.judge, group.weight), low, high, n=int(group.judge.size))
 
 
+def _judge_only_with_dimensions(group: _Group, options: Options,
+                                name: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The model's judge-only score and each dimension's, from one set of stratified resamples."""
+    dimensions = sorted(set(group.dimension.tolist()))
+    if not group.judge.size or options.n_resamples == 0:
+        cells = {}
+        for dimension in dimensions:
+            mine = group.dimension == dimension
+            cells[str(dimension)] = _interval(weighted_mean(group.judge[mine], group.weight[mine]), None, None,
+                                              n=int(mine.sum()))
+        return _judge_only(group, options, name), cells
+    (low, high), per = bootstrap_weighted_mean_ci_with_strata(
+        group.judge, group.weight, group.dimension.astype(str), n_resamples=options.n_resamples,
+        confidence=1 - options.alpha, seed=named_seed(options.seed, name))
+    cells = {}
+    for dimension in dimensions:
+        mine = group.dimension == dimension
+        cells[str(dimension)] = _interval(weighted_mean(group.judge[mine], group.weight[mine]), *per[str(dimension)],
+                                          n=int(mine.sum()))
+    return _interval(weighted_mean(group.judge, group.weight), low, high, n=int(group.judge.size)), cells
+
+
 def _planning(group: _Group, result: StratifiedEstimate | None) -> dict[str, float | int | None]:
     """The variances the planning function needs, pooled over the group's usable labels."""
     lab = group.labelled
@@ -288,6 +310,7 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
         gold = _stratified(_Group.of(mine, "gold"), options)
         plan = _planning(group, calibrated)
         plans[model] = plan
+        judge_overall, judge_by_dimension = _judge_only_with_dimensions(group, options, f"judge:{model}:overall")
         if calibrated is not None and calibrated.estimate is not None:
             estimates[model] = calibrated
         more = _more_labels(plan, options.target_half_width, alpha)
@@ -296,7 +319,7 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
             "model": model, "family": family, "judged": int(group.judge.size),
             "not_scored": sum(1 for r in mine if r.judge is None),
             "self_preference": family in judge_families,
-            "judge_only": _judge_only(group, options, f"judge:{model}:overall"),
+            "judge_only": judge_overall,
             "calibrated": _estimate_dict(calibrated),
             "shift": _estimate_dict(shift),
             "gold_only": _estimate_dict(gold),
@@ -316,7 +339,8 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
                 cell_plan = _planning(cell, cell_cal)
                 cell_more = _more_labels(cell_plan, options.target_half_width, alpha)
                 entry[facet][value] = {
-                    "judge_only": _judge_only(cell, options, f"judge:{model}:{attribute}:{value}"),
+                    "judge_only": judge_by_dimension[value] if attribute == "dimension" else
+                    _judge_only(cell, options, f"judge:{model}:{attribute}:{value}"),
                     "calibrated": _estimate_dict(cell_cal),
                     "shift": _estimate_dict(cell_shift),
                     "evidence": {"more_labels": cell_more, "expert_hours": _hours(cell_more, options, raters)},
