@@ -296,3 +296,20 @@ def test_calibrated_pages_and_api_for_admins_and_leads_never_experts(client, imm
                     reverse("calibrated:export", args=[run.pk, "json"]), reverse("api-calibrated", args=[run.pk])):
             assert client.get(url).status_code == 403, url
         assert "Calibrated leaderboard" not in client.get(reverse("annotations:queue")).content.decode()
+
+
+@pytest.mark.django_db
+def test_command_computes_a_version_and_exports_its_stored_bytes(tmp_path) -> None:
+    from django.core.management import CommandError, call_command
+
+    world, run = judged_world()
+    out = io.StringIO()
+    call_command("calibrated_leaderboard", str(run.pk), "--resamples", "50", stdout=out, stderr=io.StringIO())
+    assert "version 1" in out.getvalue() and "calibrated" in out.getvalue()
+    target = tmp_path / "board.json"
+    call_command("calibrated_leaderboard", str(run.pk), "--version", "1", "--format", "json", "--out", str(target),
+                 stdout=io.StringIO())
+    stored = ReportSnapshot.objects.get(judge_run=run, version=1).files.get(format="json")
+    assert target.read_bytes() == bytes(stored.content)
+    with pytest.raises(CommandError, match="--cycle"):
+        call_command("calibrated_leaderboard", str(run.pk), "--cycle", "no such cycle", stdout=io.StringIO())
