@@ -147,7 +147,8 @@ def _long_rows(records: Iterable[tuple[str, dict[str, Any]]], *, parsed: Parsed,
     default_kind = kind.strip().lower()
     for at, record in rows:
         def cell(canonical: str, record: dict[str, Any] = record) -> str:
-            return str(record.get(mapped[canonical], "") or "").strip() if canonical in mapped else ""
+            value = record.get(mapped[canonical]) if canonical in mapped else None
+            return "" if value is None else str(value).strip()
 
         raw = {c: record.get(mapped[c]) for c in mapped}
         missing = [c for c in LONG_REQUIRED if cell(c) == ""]
