@@ -7,6 +7,7 @@ a changed value is counted as updated.
 """
 from __future__ import annotations
 
+import csv
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping
@@ -19,7 +20,7 @@ from tqdm import tqdm
 
 from evaluations.importing.errors import RowError
 from evaluations.importing.readers import read_records
-from stats.ratingfile import HeaderError, header_columns
+from stats.ratingfile import HeaderError, canonical_of, header_columns
 
 from ..models import Study, StudyDimension, StudyItem, StudyRater, StudyScore
 
@@ -416,3 +417,66 @@ def _write(parsed: Parsed, *, study: str, source: str, progress: bool) -> Import
     summary.created, summary.updated = len(create), len(update)
     summary.unchanged = summary.scores - summary.created - summary.updated
     return summary
+
+
+# --- the upload page's preview ------------------------------------------------------------------------------
+
+
+@dataclass
+class Preview:
+    """The first rows of a file as the upload page shows them, and the vocabulary's reading of its header."""
+
+    header: list[str] = field(default_factory=list)
+    rows: list[tuple[str, list[str]]] = field(default_factory=list)  # (where, cells in header order)
+    guess: dict[str, str] = field(default_factory=dict)  # canonical column → the file's column
+    header_error: str = ""  # the one message for a header the vocabulary cannot read
+    errors: list[str] = field(default_factory=list)  # problems met in the rows shown
+    dimensions: list[Dimension] = field(default_factory=list)  # JUDGE-BENCH: the metrics and their levels
+
+
+def study_file_preview(*, path: str | Path, fmt: str, label: str, n: int = 10) -> Preview:
+    """The first `n` rows of an uploaded ratings file, with the vocabulary's guess at its columns."""
+    path = Path(path)
+    preview = Preview()
+    if fmt == "judge-bench":
+        parsed = read_judge_bench(path, label=label)
+        preview.errors = parsed.errors[:n]
+        preview.header = ["item", "dimension", "rater", "rater_kind", "score"]
+        preview.rows = [(r.where, [r.item, r.dimension, r.rater, r.kind, f"{r.value:g}"]) for r in parsed.rows[:n]]
+        preview.dimensions = list(parsed.dimensions.values())
+        return preview
+    parsed = Parsed()
+    jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
+    records: list[tuple[int, dict[str, Any]]] = []
+    try:
+        for line, record in _records(path, label, parsed, "jsonl" if jsonl else "csv"):
+            records.append((line, record))
+            if len(records) >= n:
+                break
+    except UnicodeDecodeError as exc:
+        parsed.errors.append(f"{label}: not UTF-8 text (byte {exc.start})")
+    preview.errors = parsed.errors[:n]
+    preview.header = list(dict.fromkeys(key for _, record in records for key in record)) if jsonl \
+        else _csv_header(path)
+    preview.rows = [(f"{label}:{line}", ["" if record.get(c) is None else str(record.get(c)) for c in preview.header])
+                    for line, record in records]
+    for name in preview.header:
+        canonical = canonical_of(name)
+        if canonical and canonical not in preview.guess:
+            preview.guess[canonical] = name
+    if preview.header:
+        try:
+            header_columns(preview.header, required=LONG_REQUIRED if fmt == "long" else ("item",),
+                           optional=LONG_OPTIONAL if fmt == "long" else (), prefer=(*LONG_COLUMNS, "group"),
+                           where=f"{label}:1" if not jsonl else f"{label}: the records' fields")
+        except HeaderError as exc:
+            preview.header_error = str(exc)
+    return preview
+
+
+def _csv_header(path: Path) -> list[str]:
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            return next(csv.reader(handle), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
