@@ -8,7 +8,6 @@ from django import forms
 from django.conf import settings
 
 from accounts.forms import ServiceErrorsForm
-
 from stats.ratingfile import DESCRIPTIONS
 
 from ..reports.snapshots import DEFAULT_RESAMPLES, MAX_RESAMPLES
@@ -142,7 +141,7 @@ class StudyMappingForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if self.fmt == "long":
-            picked = [data.get(c) for c in (*LONG_REQUIRED, "dimension", "rater_kind", "group") if data.get(c)]
+            picked = [str(data[c]) for c in (*LONG_REQUIRED, "dimension", "rater_kind", "group") if data.get(c)]
             twice = sorted({p for p in picked if picked.count(p) > 1})
             if twice:
                 raise forms.ValidationError(f"The column {twice[0]!r} is chosen for two roles.", code="twice")

@@ -131,6 +131,10 @@ def test_a_bad_header_shows_one_message_and_a_bad_row_writes_nothing(admin: Clie
     page = text(admin.get(reverse("calibration:study_upload_mapping")))
     assert page.count("wrong header") == 1
     assert "expected the columns item,rater,score (optional: study,dimension,rater_kind,group); found: who,what,grade" in page
+    twice = admin.post(reverse("calibration:study_upload_mapping"), {
+        "item": "what", "rater": "what", "score": "grade", "default_dimension": "score", "default_kind": "human",
+        "level": "nominal"})
+    assert twice.status_code == 400 and "The column 'what' is chosen for two roles." in text(twice)
     admin.post(reverse("calibration:study_upload_mapping"), {
         "item": "what", "rater": "who", "score": "grade", "default_dimension": "score", "default_kind": "human",
         "level": "nominal"})
