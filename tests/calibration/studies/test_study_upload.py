@@ -170,3 +170,24 @@ def test_the_upload_form_refuses_large_and_mismatched_files(admin: Client, setti
     assert wrong.status_code == 400 and "choose that format" in text(wrong)
     assert SESSION_KEY not in admin.session
     assert admin.get(reverse("calibration:study_upload_confirm"))["Location"] == reverse("calibration:study_upload")
+
+
+def test_the_upload_pages_query_count_does_not_grow_row_by_row(admin: Client, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    mapping = {"item": "item", "rater": "rater", "score": "score", "default_dimension": "q", "default_kind": "human",
+               "level": "ordinal"}
+    counts = {}
+    for n_items in (8, 800):
+        content = "rater,item,score\n" + "".join(f"{r},i{i},{i % 4}\n" for i in range(n_items) for r in "abc")
+        upload(admin, content, study=f"q{n_items}")
+        with django_assert_max_num_queries(8):
+            assert admin.get(reverse("calibration:study_upload_mapping")).status_code == 200
+        admin.post(reverse("calibration:study_upload_mapping"), mapping)
+        with CaptureQueriesContext(connection) as queries:  # the dry run writes in bulk batches and rolls back
+            confirm = admin.get(reverse("calibration:study_upload_confirm"))
+        assert f"{n_items} items, 3 raters, {3 * n_items} scores" in text(confirm)
+        counts[n_items] = len(queries)
+    assert counts[800] - counts[8] <= 3 * 800 / 100, counts  # batches, not a query per row (2,400 rows)
+    assert not Study.objects.exists()
