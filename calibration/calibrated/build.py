@@ -159,6 +159,8 @@ def _estimate_dict(result: StratifiedEstimate | None) -> dict[str, Any]:
 def _judge_only(group: _Group, options: Options, name: str) -> dict[str, Any]:
     if not group.judge.size:
         return _interval(None, None, None, n=0)
+    if options.n_resamples == 0:  # intervals turned off
+        return _interval(weighted_mean(group.judge, group.weight), None, None, n=int(group.judge.size))
     low, high = bootstrap_weighted_mean_ci(group.judge, group.weight, group.dimension.astype(str),
                                            n_resamples=options.n_resamples, confidence=1 - options.alpha,
                                            seed=named_seed(options.seed, name))
@@ -226,14 +228,14 @@ def _statements(candidates: list[tuple[str, str, dict[str, Any]]], alpha: float)
     """Plain words for every shift clear of zero after a Bonferroni correction over all the cells looked at (a
     page of 50 cells would otherwise show two or three chance 'biases' at 95 %); the interval printed is that
     simultaneous one."""
-    tested = [(m, f, s) for m, f, s in candidates if s.get("estimate") is not None and s.get("se")]
+    tested = [(m, f, s) for m, f, s in candidates if s.get("estimate") is not None and s.get("se") is not None]
     if not tested:
         return []
     z = float(norm.ppf(1 - alpha / (2 * len(tested))))
     out = []
     for model, facet, shift in tested:
         estimate, se = shift["estimate"], shift["se"]
-        if abs(estimate) <= z * se:
+        if estimate == 0 or abs(estimate) <= z * se:
             continue
         verb = "under-scores" if estimate > 0 else "over-scores"
         where = "" if facet == "overall" else f" on {facet}"
@@ -250,7 +252,7 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
     for row in rows:
         by_model[row.model].append(row)
     labelled = [r for r in rows if r.expert is not None]
-    excluded = defaultdict(int)
+    excluded: dict[str, int] = defaultdict(int)
     for r in labelled:
         if r.judge is None:
             excluded["not_scored_by_the_judge"] += 1
@@ -376,7 +378,7 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
             "expert_labelled": len(labelled),
             "used": sum(1 for r in labelled if r.judge is not None and r.inclusion_basis in USABLE_BASES
                         and r.inclusion_probability),
-            "excluded": dict(sorted(excluded.items())),
+            "excluded": {k: v for k, v in sorted(excluded.items()) if v},
         },
         "warnings": warnings,
         "statements": _statements(candidates, alpha),

@@ -15,7 +15,16 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate
 from evaluations.spreadsheet import csv_row_protect, csv_row_unprotect
 
 from ..models import SnapshotFile
-from ..reports.pdf import MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, PAGE, _Styles, _table, page_decoration, report_fonts
+from ..reports.pdf import (
+    MARGIN_BOTTOM,
+    MARGIN_TOP,
+    MARGIN_X,
+    PAGE,
+    _Styles,
+    _table,
+    page_decoration,
+    report_fonts,
+)
 from ..reports.snapshots import zip_bundle
 from .build import InputRow
 

@@ -70,3 +70,25 @@ def calibrated_snapshot_for(*, run: JudgeRun, version: int | None = None) -> Rep
     if version is not None:
         return snapshots.filter(version=version).first()
     return snapshots.ready().order_by("-version").first()
+
+
+@dataclass(frozen=True)
+class EvidenceSummary:
+    """The newest calibrated leaderboard that used a cycle's expert scores, as the cycle page's evidence meter."""
+
+    snapshot: ReportSnapshot
+    models: list[dict]  # model, calibrated estimate and interval, more labels, hours
+    pairs: list[dict]  # adjacent pairs not yet separated, with the labels each would need
+
+
+def calibrated_evidence_for_cycle(*, cycle: CalibrationCycle) -> EvidenceSummary | None:
+    snapshot = (ReportSnapshot.objects.ready().filter(label_cycle=cycle).select_related("judge_run")
+                .order_by("-finished_at", "-pk").first())
+    if snapshot is None or not snapshot.payload:
+        return None
+    report = snapshot.payload
+    models = [{"model": e["model"], "estimate": e["calibrated"]["estimate"], "lower": e["calibrated"]["lower"],
+               "upper": e["calibrated"]["upper"], "n": e["calibrated"]["n"], "more": e["evidence"]["more_labels"],
+               "hours": e["evidence"]["expert_hours"]} for e in report.get("models", [])]
+    pairs = [p for p in report.get("pairs", []) if p["adjacent"] and not p["separated"]]
+    return EvidenceSummary(snapshot=snapshot, models=models, pairs=pairs)

@@ -18,7 +18,13 @@ from evaluations.models import JudgeRun
 
 from ..models import ReportSnapshot
 from ..reports.selectors import software_versions
-from ..reports.snapshots import STALE_AFTER, ProgressReporter, bootstrap_option_errors, snapshot_run, snapshot_store
+from ..reports.snapshots import (
+    STALE_AFTER,
+    ProgressReporter,
+    bootstrap_option_errors,
+    snapshot_run,
+    snapshot_store,
+)
 from .build import DEFAULT_TARGET_HALF_WIDTH, Options, calibrated_leaderboard_build
 from .files import files_render, inputs_csv
 from .selectors import calibrated_inputs
