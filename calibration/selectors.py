@@ -215,13 +215,12 @@ def cycle_assignment_completeness(*, cycle: CalibrationCycle) -> dict[str, objec
 def expert_truth_composites(*, rubric: RubricVersion | None = None) -> dict[int, float]:
     """{response id: the experts' composite in [0, 1]} over every standard cycle, in four queries: the rule of
     `calibration.calibrated.truth.response_truths` (per sub-dimension the current adjudicated gold score, else the
-    mean of the panel's submitted scores, withdrawn assignments left out; `composite_of`, the judge's formula with
+    mean of the panel's submitted scores, withdrawn assignments left out; the judge's formula `case_composite` with
     `rubric`'s weights — by default the active rubric) applied to all cycles at once; a newer cycle's truth for a
-    response replaces an older one."""
+    response replaces an older one. (Not `response_truths` itself: that is per cycle, four queries each, and
+    `calibration.calibrated` sits above this module.)"""
     from evaluations.models import RubricSubDimension
-    from evaluations.selectors import rubric_active
-
-    from .calibrated.truth import composite_of
+    from evaluations.selectors import case_composite, rubric_active
 
     weights: dict[str, dict[str, Any]] = defaultdict(dict)  # rubric_weights' sub-dimension weights, in one query
     for dimension, key, weight in RubricSubDimension.objects.filter(
@@ -252,9 +251,8 @@ def expert_truth_composites(*, rubric: RubricVersion | None = None) -> dict[int,
             continue
         scores = {key: statistics.fmean(values) for key, values in panel[item_id].items() if values}
         scores.update({key: float(score) for key, score in gold[item_id].items()})
-        composite = composite_of({key: scores[key] for key in subs if key in scores}, subs)
-        if composite is not None:  # oldest cycle first: a newer truth replaces an older one
-            truths[response_id] = composite
+        if set(subs) <= set(scores):  # oldest cycle first: a newer truth replaces an older one
+            truths[response_id] = float(case_composite(raw_scores=scores, sub_weights=subs))  # type: ignore[arg-type]
     return truths
 
 
