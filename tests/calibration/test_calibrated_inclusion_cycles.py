@@ -192,6 +192,8 @@ def test_inclusion_cycle_page_shows_the_strategy_the_bases_and_warns_about_unkno
     drawn = CycleItem.objects.filter(cycle=world.cycle, inclusion_basis="drawn").count()
     assert "Proportional (n per stratum" in html and f"{drawn} drawn at random" in html
     assert "no known inclusion probability" not in html
+    admin_list = client.get(reverse("admin:annotations_cycleitem_changelist")).content.decode()
+    assert "column-inclusion_probability" in admin_list and "By inclusion basis" in admin_list
     # A draw from before: no probabilities, a report without the new columns.
     CycleItem.objects.filter(cycle=world.cycle).update(inclusion_probability=None, inclusion_basis="unknown")
     report = world.cycle.draw_report
