@@ -55,14 +55,15 @@ def cycle_draw_compute(*, params: DrawParams, previous: CalibrationCycle | None 
 
 @dataclass
 class HalfWidthRow:
-    """One model's expected half-width of its calibrated score after the cycle, under each strategy."""
+    """One model's expected half-width of its calibrated score after the cycle, under each strategy, over the share
+    of its responses the allocation covers (strata with at least one label)."""
 
     model: str
     proportional: float
     active: float
+    coverage_proportional: float  # share of the model's responses in strata with a label, 0–1
+    coverage_active: float
     strata: int  # the model's (dimension × difficulty × tradition) strata
-    uncovered_proportional: int  # of which with no label under that allocation
-    uncovered_active: int
 
     @property
     def proportional_label(self) -> str:
@@ -72,9 +73,17 @@ class HalfWidthRow:
     def active_label(self) -> str:
         return _half_width_label(self.active)
 
+    @property
+    def coverage_proportional_label(self) -> str:
+        return f"{self.coverage_proportional:.0%}"
+
+    @property
+    def coverage_active_label(self) -> str:
+        return f"{self.coverage_active:.0%}"
+
 
 def _half_width_label(value: float) -> str:
-    return "∞" if math.isinf(value) else f"±{value:.3f}"
+    return "—" if math.isinf(value) else f"±{value:.3f}"
 
 
 @dataclass
@@ -106,9 +115,12 @@ def cycle_draw_preview(*, params: DrawParams, previous: CalibrationCycle | None 
 
 def draw_half_widths(*, pool: list[PoolItem], design: ActiveDesign, proportional: DrawResult, active: DrawResult
                      ) -> list[HalfWidthRow]:
-    """Per model: z·√(Σ_h W_h² S_h²/n_h) over its dimension × difficulty × tradition strata, n_h the items with a
-    known inclusion probability the draw gives the stratum (edge cases left out, as the leaderboard leaves them).
-    A stratum without a label makes the width infinite (shown as "∞": its responses are not covered)."""
+    """Per model: z·√(Σ_h W_h² S_h²/n_h) (`stats.ppi.expected_half_width`) over its dimension × difficulty × tradition
+    strata that get at least one label, n_h the items with a known inclusion probability the draw gives the stratum
+    (edge cases left out, as the leaderboard leaves them), and the share of the model's responses those strata hold.
+    A stratum without a label cannot be estimated from this cycle (its π is 0): it is left out of the width and
+    counted against the coverage instead of making every width infinite (the norm with ~100 strata per dimension and
+    50 places). "—" when nothing of the model is covered."""
     facets = {p.response_id: p for p in pool}
     sizes: dict[str, dict[tuple[str, str, str], int]] = defaultdict(lambda: defaultdict(int))
     for p in pool:
@@ -127,13 +139,14 @@ def draw_half_widths(*, pool: list[PoolItem], design: ActiveDesign, proportional
     for model in sorted(sizes):
         strata = sizes[model]
         sds = {key: design.residuals.sd(key[0], (key[1], key[2], model))[0] for key in strata}
-        widths, uncovered = {}, {}
+        widths, coverage = {}, {}
         for strategy, counts in by_strategy.items():
-            alloc = dict(counts.get(model, {}))
-            widths[strategy] = expected_half_width(strata, sds, alloc)
-            uncovered[strategy] = sum(1 for key in strata if not alloc.get(key))
-        rows.append(HalfWidthRow(model, widths[STRATEGY_PROPORTIONAL], widths[STRATEGY_ACTIVE], len(strata),
-                                 uncovered[STRATEGY_PROPORTIONAL], uncovered[STRATEGY_ACTIVE]))
+            alloc = {key: n for key, n in counts.get(model, {}).items() if n > 0}
+            covered = {key: strata[key] for key in alloc}
+            widths[strategy] = expected_half_width(covered, sds, alloc) if covered else math.inf
+            coverage[strategy] = sum(covered.values()) / sum(strata.values())
+        rows.append(HalfWidthRow(model, widths[STRATEGY_PROPORTIONAL], widths[STRATEGY_ACTIVE],
+                                 coverage[STRATEGY_PROPORTIONAL], coverage[STRATEGY_ACTIVE], len(strata)))
     return rows
 
 

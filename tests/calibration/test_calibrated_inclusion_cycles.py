@@ -172,7 +172,8 @@ def test_calibrated_draw_form_offers_the_strategy_and_the_preview_shows_both_hal
     assert {r.model for r in rows} == {m.name for m in world.models}
     for row in rows:
         assert row.proportional_label in html and row.active_label in html
-        assert row.proportional_label[0] in "±∞"
+        assert row.proportional_label[0] in "±—" and "%" in row.coverage_active_label
+        assert f"{row.coverage_proportional_label} / {row.coverage_active_label}" in html
     assert preview.context["strategy"] == "active" and 'value="active" selected' in html
     # The fingerprint covers the strategy: committing the active preview as proportional is refused.
     refused = client.post(reverse("calibration:draw"), {**data, "action": "commit", "strategy": "proportional",

@@ -278,3 +278,28 @@ def test_calibrated_ipw_mean_is_unbiased_under_the_active_design() -> None:
                       design=design)
         naive.append(float(np.mean([y[i.response_id] for i in result.items])))
     assert abs(float(np.mean(naive)) - truth) > 4 * float(np.std(naive, ddof=1) / math.sqrt(len(naive)))
+
+
+def test_calibrated_preview_half_width_is_smaller_under_active_allocation_where_residuals_differ() -> None:
+    from calibration.services import draw_half_widths
+    from stats.ppi import expected_half_width
+
+    pool = tiny_pool({("easy", "m1"): 40, ("hard", "m1"): 40})
+    residuals = ResidualTable(strata={("doctrinal", "easy", "", "m1"): (0.4, 9), ("doctrinal", "hard", "", "m1"): (0.05, 9)})
+    design = ActiveDesign(residuals=residuals)
+    proportional = draw(pool, DrawParams(seed=2, min_per_dimension=20, edge_fraction=0))
+    active = draw(pool, DrawParams(seed=2, min_per_dimension=20, edge_fraction=0, strategy=STRATEGY_ACTIVE), design=design)
+    [row] = draw_half_widths(pool=pool, design=design, proportional=proportional, active=active)
+    sizes = {("doctrinal", "easy", ""): 40, ("doctrinal", "hard", ""): 40}
+    sds = {("doctrinal", "easy", ""): 0.4, ("doctrinal", "hard", ""): 0.05}
+    assert row.proportional == pytest.approx(expected_half_width(sizes, sds, {k: 10 for k in sizes}))
+    # Neyman: 20 · (40·0.4)/(40·0.4 + 40·0.05) = 17.8 → 18 and 2
+    assert row.active == pytest.approx(expected_half_width(
+        sizes, sds, {("doctrinal", "easy", ""): 18, ("doctrinal", "hard", ""): 2}))
+    assert row.active < row.proportional and row.coverage_active == row.coverage_proportional == 1.0
+    assert row.model == "m1" and row.strata == 2 and row.active_label.startswith("±")
+    # A stratum without a label is left out of the width and counted against the coverage.
+    pool = tiny_pool({("easy", "m1"): 40, ("hard", "m1"): 40, ("expert", "m1"): 1})
+    few = draw(pool, DrawParams(seed=2, min_per_dimension=2, edge_fraction=0))
+    [row] = draw_half_widths(pool=pool, design=design, proportional=few, active=few)
+    assert row.coverage_proportional == pytest.approx(80 / 81)
