@@ -23,11 +23,13 @@ from 1,000 expert-labelled responses in all (125 per model), drawn per model and
 - active: Neyman n_h ∝ N_h · d_h · sd_h (d_h the difficulty weight), sd_h = √Var(Y − λŶ) per difficulty from a
   previous cycle of 300 proportionally drawn labels (pooled over models, centred per model), at least 2.
 
+Designs: "uniform" (judge correlation ≈ 0.86, the same error in every stratum), "varying" (≈ 0.87, error growing
+with difficulty, the strata), "moderate" (≈ 0.73, near the goal's 0.7), "weak" (≈ 0.57, coverage only).
 Figures per design: coverage of the calibrated 95 % intervals (both allocations), coverage of the judge-only
-normal interval (difficulty-weighted mean of the judge's composites, se of a weighted mean over responses; the
-interval the leaderboard had before calibration), the mean ratio of the calibrated interval's width to the
+normal interval (difficulty-weighted mean of the judge's composites, se of a weighted mean over responses: a
+normal stand-in for the judge leaderboard's case bootstrap), the mean ratio of the calibrated interval's width to the
 experts-only interval's (same labels, same strata, λ = 0), and the label savings of active over proportional at
-equal width: active runs at 60–100 % of the budget, its mean width is interpolated in log–log to the
+equal width: active runs at 70 % and 100 % of the budget, its mean width is interpolated in log–log to the
 proportional width at 100 %, savings = 1 − that budget share.
 
 The last line, ``calibrated: coverage=C judge_only_coverage=J width_vs_experts_only=W active_savings=S``:
@@ -42,7 +44,7 @@ import argparse
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -77,12 +79,20 @@ THRESHOLDS = np.array([0.5, 1.5, 2.5])
 BUDGET = 1000
 PILOT = 300
 FLOOR = 2
-BUDGET_SHARES = (0.6, 0.8, 1.0)
+BUDGET_SHARES = (0.7, 1.0)
 ALPHA = 0.05
 # E[round(q + e) clipped to 0–3] = Σ_t Φ((q − t)/RATER_SD) as a table: linear interpolation on a step of 0.002 is
 # within 1e-6 of a point of the exact value and 10× faster than the normal CDF per repetition.
-EXPECTED_GRID = np.linspace(-4.0, 7.0, 5501)
-EXPECTED_SCORE = ndtr((EXPECTED_GRID[:, None] - THRESHOLDS) / RATER_SD).sum(axis=1)
+GRID_LOW, GRID_STEP, GRID_POINTS = -4.0, 0.002, 5501
+EXPECTED_SCORE = ndtr((GRID_LOW + GRID_STEP * np.arange(GRID_POINTS)[:, None] - THRESHOLDS) / RATER_SD).sum(axis=1)
+
+
+def expected_score(latent: np.ndarray) -> np.ndarray:
+    """The table above, linearly interpolated on its uniform grid (clamped at its ends, where it is flat)."""
+    position = np.clip((latent - GRID_LOW) / GRID_STEP, 0, GRID_POINTS - 1.000001)
+    index = position.astype(np.int64)
+    fraction = position - index
+    return EXPECTED_SCORE[index] * (1 - fraction) + EXPECTED_SCORE[index + 1] * fraction
 
 
 @dataclass(frozen=True)
@@ -159,7 +169,7 @@ def draw_repetition(rng: np.random.Generator, bench: Benchmark, design: Design, 
     latent = mean[:, None] + rng.normal(0, 0.3, (case.size, 4))
     weights = bench.sub_weight[case] / 3.0
     # Truth: E[round(latent + e) clipped to 0–3] = Σ_t P(latent + e > t), e ~ N(0, RATER_SD).
-    expected = np.interp(latent, EXPECTED_GRID, EXPECTED_SCORE)
+    expected = expected_score(latent)
     truth = (expected * weights).sum(axis=1)
     judge_sd = (np.asarray(design.judge_sd)[bench.dimension[case]]
                 * np.asarray(design.stratum_factor)[bench.difficulty[case]])
@@ -239,7 +249,7 @@ class Tally:
     judge_covered: int = 0
     intervals: int = 0
     width_ratio: float = 0.0
-    active_width: np.ndarray | None = None  # by budget share, summed
+    active_width: np.ndarray = field(default_factory=lambda: np.zeros(len(BUDGET_SHARES)))  # by share, summed
     proportional_width: float = 0.0
     corr: float = 0.0
     reps: int = 0
@@ -247,7 +257,7 @@ class Tally:
 
 def run_design(design: Design, bench: Benchmark, reps: int, seed: int) -> Tally:
     rng = np.random.default_rng([seed, DESIGNS.index(design)])
-    tally = Tally(active_width=np.zeros(len(BUDGET_SHARES)))
+    tally = Tally()
     per_model = BUDGET // MODELS
     proportional = allocations(bench, per_model, None)
     pilot = allocations(bench, PILOT // MODELS, None)
@@ -283,7 +293,6 @@ def run_design(design: Design, bench: Benchmark, reps: int, seed: int) -> Tally:
 
 def savings(tally: Tally) -> float:
     """1 − the budget share at which active's mean width equals proportional's at the full budget (log–log)."""
-    assert tally.active_width is not None
     target = math.log(tally.proportional_width)
     x = np.log(np.asarray(BUDGET_SHARES))
     y = np.log(tally.active_width)

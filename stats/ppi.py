@@ -141,7 +141,7 @@ def _vector(name: str, values: ArrayLike | None, *, minimum: int = 0) -> np.ndar
         raise ValueError(f"{name} must be a 1-d array of numbers, got shape {array.shape}")
     if array.size < minimum:
         raise ValueError(f"{name} needs at least {minimum} value(s), got {array.size}")
-    if not np.all(np.isfinite(array)):
+    if not np.isfinite(array).all():
         raise ValueError(f"{name} contains a missing or infinite value (index {int(np.argmin(np.isfinite(array)))})")
     return array
 
@@ -153,7 +153,7 @@ def _weights(name: str, w: ArrayLike | None, size: int) -> np.ndarray:
     array = _vector(name, w)
     if array.size != size:
         raise ValueError(f"{name} has {array.size} weights for {size} items")
-    if np.any(array < 0) or array.sum() <= 0:
+    if (array < 0).any() or array.sum() <= 0:
         raise ValueError(f"{name} must be non-negative with a positive sum")
     return array / array.sum() * size
 
