@@ -90,6 +90,7 @@ def demo_pages() -> list[Role]:
         admin_urls.append(f"/judge/runs/{run.pk}/")
     if any_study is not None:
         admin_urls.append(f"/delphi/{any_study.pk}/")
+    admin_urls.append("/calibration/studies/upload/")  # its later steps need an upload: tests/e2e/test_study_upload.py
     anonymous = ["/", "/accounts/login/", "/accounts/signup/", "/accounts/password/reset/", NOT_FOUND_URL]
     return [Role("anonymous", None, anonymous), Role("expert", expert, expert_urls),
             Role("panel lead", lead, lead_urls), Role("admin", admin, admin_urls)]
