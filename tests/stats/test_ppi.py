@@ -417,3 +417,30 @@ def test_ppi_intervals_cover_a_known_mean_and_beat_experts_only() -> None:
     assert 0.93 <= covered / 1000 <= 0.97
     assert naive_covered / 1000 < 0.05  # the judge's bias makes its own interval miss
     assert np.mean(widths) / np.mean(expert_widths) < 0.8
+
+
+def test_ppi_stratified_inverse_probability_weights_cover_a_known_mean() -> None:
+    """Active sampling inside strata (Zrnic & Candès 2024): items drawn with known probabilities growing with the
+    judge's uncertainty, weighted by 1 / probability; 3 strata of unequal size and judge quality. 600 data sets."""
+    rng = np.random.default_rng(77)
+    sizes, labels, noise = (600, 300, 100), (30, 20, 12), (0.3, 0.8, 1.5)
+    populations = []
+    for size, sd in zip(sizes, noise, strict=True):
+        truth = rng.normal(1.5, 0.8, size)
+        uncertainty = rng.uniform(0.2, 1.0, size) * sd  # known to us, as a judge's run-to-run spread would be
+        populations.append((truth, uncertainty))
+    true_mean = sum(size * t.mean() for size, (t, _) in zip(sizes, populations, strict=True)) / sum(sizes)
+    covered = 0
+    for _ in range(600):
+        strata = []
+        for h, ((truth, uncertainty), n) in enumerate(zip(populations, labels, strict=True)):
+            judge = truth + 0.3 + rng.normal(size=truth.size) * uncertainty
+            probability = uncertainty / uncertainty.sum()
+            drawn = rng.choice(truth.size, size=n, replace=True, p=probability)
+            expert = truth[drawn] + rng.normal(0, 0.3, n)
+            strata.append(Stratum(key=f"s{h}", Y=expert, Yhat=judge[drawn], Yhat_unlabeled=judge,
+                                  size=float(truth.size), w=1.0 / probability[drawn]))
+        result = ppi_stratified_mean(strata)
+        assert result.lower is not None and result.upper is not None
+        covered += result.lower <= true_mean <= result.upper
+    assert 0.93 <= covered / 600 <= 0.99
