@@ -47,6 +47,7 @@ from stats.ppi import (
 DIFFICULTY_WEIGHTS = {"easy": 1.0, "medium": 1.5, "hard": 2.0, "expert": 3.0}
 USABLE_BASES = ("drawn", "carried", "recomputed", "cross", "edge_case")
 DEFAULT_TARGET_HALF_WIDTH = 0.1
+MIN_LABELS_FOR_WORDS = 10  # a shift is put into words only on at least this many expert labels
 SCHEMA_VERSION = 1
 
 
@@ -138,8 +139,10 @@ class _Group:
 def _stratified(group: _Group, options: Options, *, residual: bool = False) -> StratifiedEstimate | None:
     if not group.judge.size:
         return None
+    # t quantiles (Welch–Satterthwaite degrees of freedom across strata): a cell of a handful of expert labels gets
+    # the wide interval it deserves, not a normal one on a standard error that two labels cannot estimate
     return ppi_stratified_mean(group.strata(residual=residual), alpha=options.alpha,
-                               lam=0.0 if residual else None)
+                               lam=0.0 if residual else None, small_sample=True)
 
 
 def _estimate_dict(result: StratifiedEstimate | None) -> dict[str, Any]:
@@ -249,9 +252,10 @@ def _as_estimate(result: StratifiedEstimate) -> MeanEstimate:
 
 def _statements(candidates: list[tuple[str, str, dict[str, Any]]], alpha: float) -> list[str]:
     """Plain words for every shift clear of zero after a Bonferroni correction over all the cells looked at (a
-    page of 50 cells would otherwise show two or three chance 'biases' at 95 %); the interval printed is that
-    simultaneous one."""
-    tested = [(m, f, s) for m, f, s in candidates if s.get("estimate") is not None and s.get("se") is not None]
+    page of 50 cells would otherwise show two or three chance 'biases' at 95 %), on cells of at least
+    MIN_LABELS_FOR_WORDS expert labels; the interval printed is that simultaneous one."""
+    tested = [(m, f, s) for m, f, s in candidates if s.get("estimate") is not None and s.get("se") is not None
+              and s.get("n", 0) >= MIN_LABELS_FOR_WORDS]
     if not tested:
         return []
     z = float(norm.ppf(1 - alpha / (2 * len(tested))))

@@ -176,7 +176,7 @@ def test_a_broken_inputs_csv_names_the_line_and_column() -> None:
 def judged_world(*, judge_offset: int = 1):
     """A committed cycle scored by its experts (one skip), one gold decision, and a finished judge run that scores
     every response `judge_offset` points above the experts' first score."""
-    world = world_build(catholic_cases=6)
+    world = world_build(catholic_cases=10)
     CycleItem.objects.filter(cycle=world.cycle).update(inclusion_probability=1.0, inclusion_basis="drawn")
     rng = np.random.default_rng(1)
     base: dict[int, int] = {}
