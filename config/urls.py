@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts import views as account_views
 from config import home as home_views
+from evaluations.urls import judge_urls
 
 # A lost database connection answers 503 + Retry-After instead of 500 (config/errors.py).
 handler500 = "config.errors.server_error"
@@ -23,7 +24,7 @@ urlpatterns = [
     path("api/v1/docs/", csp_update({"script-src": [SWAGGER_CDN], "style-src": [SWAGGER_CDN]})(
         SpectacularSwaggerView.as_view(url_name="api-schema")), name="api-docs"),
     path("evaluations/", include("evaluations.urls")),
-    path("judge/", include("evaluations.judge.urls")),
+    path("judge/", include(judge_urls)),  # evaluations/urls.py (its start/retry views enqueue: above judge/)
     path("accounts/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
     path("scoring/", include("annotations.urls")),
