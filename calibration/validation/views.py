@@ -1,6 +1,10 @@
 """The validation status page and its exports (admins: it shows judge output)."""
 from __future__ import annotations
 
+import csv
+import io
+import json
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
@@ -17,12 +21,13 @@ from evaluations.judge.pairwise import pairwise_run_retry
 from evaluations.judge.selectors import judge_runs_finished_choices
 from evaluations.judge.status import api_key_configured, endpoint_is_local, pairwise_run_outcome
 from evaluations.models import JudgeRun, PairwiseRun
+from evaluations.spreadsheet import csv_dict_protect
 
 from ..models import BiasCheck
 from .checks import RUNNABLE
-from .forms import CheckRunForm, PairwiseStartForm, cycle_choices_for
+from .forms import CheckRunForm, PairwiseStartForm
 from .position import ALL
-from .status import ValidationStatus, validation_status
+from .status import ValidationStatus, validation_rows, validation_status
 from .tasks import pairwise_run_enqueue, pairwise_run_start, validation_check_start
 
 POLL_SECONDS = 2
@@ -53,9 +58,12 @@ def validation(request: AuthedRequest) -> HttpResponse:
 
 
 def _check_forms(bound: CheckRunForm | None = None) -> dict[str, CheckRunForm]:
-    """A form per runnable check kind (one query for the finished runs, one per kind of cycle list)."""
+    """A form per runnable check kind (one query for the finished runs, one for the cycles)."""
     runs = judge_runs_finished_choices()
-    cycles = {kind: cycle_choices_for(kind) for kind in (BiasCheck.Kind.VERBOSITY, BiasCheck.Kind.TRADITION)}
+    every = list(CalibrationCycle.objects.order_by("-id").values_list("pk", "name", "kind")[:200])
+    cycles = {BiasCheck.Kind.VERBOSITY: [(pk, f"#{pk} {name}") for pk, name, _ in every],
+              BiasCheck.Kind.TRADITION: [(pk, f"#{pk} {name}") for pk, name, kind in every
+                                         if kind == CalibrationCycle.Kind.CROSS_TRADITION]}
     forms = {kind: CheckRunForm(kind=kind, run_choices=runs, cycle_choices=cycles.get(kind, []))
              for kind in RUNNABLE}
     if bound is not None:
