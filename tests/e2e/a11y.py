@@ -88,6 +88,12 @@ def demo_pages() -> list[Role]:
         admin_urls += [f"/calibration/cycles/{cycle.pk}/", f"/calibration/cycles/{cycle.pk}/report/"]
     if run is not None:
         admin_urls.append(f"/judge/runs/{run.pk}/")
+    admin_urls += ["/judge/runs/new/", "/calibration/validation/pairwise/new/"]
+    from evaluations.models import PairwiseRun
+
+    pairwise = PairwiseRun.objects.order_by("pk").first()
+    if pairwise is not None:
+        admin_urls.append(f"/calibration/validation/pairwise/{pairwise.pk}/")
     if any_study is not None:
         admin_urls.append(f"/delphi/{any_study.pk}/")
     anonymous = ["/", "/accounts/login/", "/accounts/signup/", "/accounts/password/reset/", NOT_FOUND_URL]

@@ -91,7 +91,7 @@ def test_judge_run_start_progress_failed_with_reason_then_retry(live_server, pag
     expect(outcome).to_contain_text("Queued")
     work_off_the_queue()
     expect(outcome).to_contain_text("Finished — 5 of 5 scored", timeout=15_000)
-    expect(page.locator("[data-testid=run-errors]")).to_have_text("none")
+    expect(page.locator("[data-testid=run-errors]")).to_have_text("none")  # the 401s were never stored
     run.refresh_from_db()
     assert run.status == "finished" and run.scored_items == 5 and run.label == "e2e first run"
     page.get_by_role("link", name="← Judge runs").click()
