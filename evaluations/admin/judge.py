@@ -93,7 +93,7 @@ class JudgeRunAdmin(admin.ModelAdmin):
                 form.add_service_error(exc)
             else:
                 messages.success(request, f"Judge run {run.pk} queued ({run.total_items} items). "
-                                          "A worker (manage.py db_worker) executes it.")
+                                          "A worker (manage.py run_worker; make run starts one) executes it.")
                 return redirect(run.get_absolute_url())
         context = {**self.admin_site.each_context(request), "opts": self.model._meta, "form": form,
                    "title": "Start a judge run"}
