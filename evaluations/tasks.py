@@ -1,4 +1,4 @@
-"""Background work of the evaluations app (django-tasks, database backend: run `manage.py db_worker`).
+"""Background work of the evaluations app (django-tasks, database backend: `manage.py run_worker` executes them; `make run` starts one).
 
 Tasks call services; services never call tasks. Code that wants work done in the background (views,
 the admin, commands) calls the functions here, which enqueue once the current transaction commits.
@@ -38,7 +38,7 @@ def judge_run_enqueue(*, run: JudgeRun) -> None:
 
 @transaction.atomic
 def judge_run_start(*, rubric: RubricVersion, created_by: Any = None, **selection: Any) -> JudgeRun:
-    """Create a run and queue it for the background worker (`manage.py db_worker`)."""
+    """Create a run and queue it for the background worker (`manage.py run_worker`)."""
     run = judge_run_create(rubric=rubric, created_by=created_by, **selection)
     judge_run_enqueue(run=run)
     return run

@@ -87,6 +87,7 @@ TEMPLATES = [
                 "csp.context_processors.nonce",  # {{ CSP_NONCE }}
                 "access.policy.can",
                 "accounts.context_processors.notifications",  # {{ unread_notifications }} in the navigation  # {{ can.manage_calibration }}, … — what navigation and links offer
+                "config.context_processors.worker",  # {{ worker_status.alive }}: templates/includes/worker_notice.html
             ],
         },
     },

@@ -1,7 +1,7 @@
 """Start, watch, resume or cancel an LLM judge run.
 
     manage.py judge_run --models openai/gpt-4o --cases "dimension=textual,difficulty=hard|expert" --wait
-    manage.py judge_run --limit 200                 # queue it; `manage.py db_worker` executes it
+    manage.py judge_run --limit 200                 # queue it; `manage.py run_worker` executes it
     manage.py judge_run --watch 12                  # progress bar of a run a worker is executing
     manage.py judge_run --resume 12 [--wait]        # after a crash, a 401 or a cancel: only unfinished items
     manage.py judge_run --cancel 12
