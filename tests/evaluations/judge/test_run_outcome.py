@@ -178,3 +178,26 @@ def test_run_page_retries_a_run_that_failed_for_want_of_a_key(admin_client, benc
     assert repeat.status == "finished" and repeat.scored_items == 5
     refused = admin_client.post(reverse("judge:run_retry", args=[run.pk]), follow=True)
     assert "no failed item to retry" in refused.content.decode()
+
+
+def test_command_line_starts_several_judges_and_retries_failed_items(benchmark, fake_server):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("judge_run", "--judge", "judge/a,judge/b", "--repeat", "2", "--limit", "2", stdout=out)
+    a, b, *repeats = JudgeRun.objects.order_by("id")  # the first run of each judge, then the repeats
+    assert (a.primary_model, b.primary_model) == ("judge/a", "judge/b")
+    assert sorted((r.repeat_of_id, r.primary_model) for r in repeats) == [(a.pk, "judge/a"), (b.pk, "judge/b")]
+    assert f"manage.py judge_bias judges --run {a.pk} --run {b.pk}" in out.getvalue()
+
+    fake_server.rules.append(FaultRule("400"))
+    failed = five(benchmark)
+    judge_run_execute(run=failed)
+    fake_server.rules.clear()
+    out = StringIO()
+    call_command("judge_run", "--retry", str(failed.pk), "--wait", stdout=out)
+    failed.refresh_from_db()
+    assert "5 failed item(s) will be sent again" in out.getvalue()
+    assert (failed.status, failed.scored_items, failed.retried_items) == ("finished", 5, 5)
