@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ipaddress import ip_address
 from urllib.parse import urlsplit
 
-from django.db.models import Count, Sum
+from django.db.models import Count, Exists, OuterRef, Q, Sum
 
 from ..domain import ErrorClass
 from ..models import JudgeResult, JudgeRun, PairwiseJudgment, PairwiseRun
@@ -120,21 +120,28 @@ class ErrorBreakdown:
 
 
 def judge_run_errors(*, run: JudgeRun) -> ErrorBreakdown:
-    """The run's failed calls by error class and judge role, and the items they concern (three queries)."""
+    """The run's failed calls by error class and judge role, and the items they concern (one query, two when some
+    call failed)."""
     failed = JudgeResult.objects.filter(run=run).exclude(error_class="")
-    totals = failed.aggregate(n=Count("id"), attempts=Sum("attempts"), items=Count("response_id", distinct=True))
-    if not totals["n"]:
+    rows = list(failed.values("error_class", "role").annotate(n=Count("id"), attempts=Sum("attempts"))
+                .order_by().values_list("error_class", "role", "n", "attempts"))
+    if not rows:
         return ErrorBreakdown()
-    by_class = dict(failed.values_list("error_class").annotate(n=Count("id")).order_by("-n", "error_class")
-                    .values_list("error_class", "n"))
-    role_rows = failed.values_list("role").annotate(n=Count("id")).values_list("role", "n")
+    by_class: dict[str, int] = {}
+    by_role: dict[str, int] = {}
+    for error_class, role, n, _ in rows:
+        by_class[error_class] = by_class.get(error_class, 0) + n
+        by_role[role] = by_role.get(role, 0) + n
     order = list(ROLE_NAMES)
-    by_role = dict(sorted(role_rows, key=lambda row: order.index(row[0]) if row[0] in order else 9))
-    rescued = (JudgeResult.objects.filter(run=run, status=JudgeResult.Status.SCORED,
-                                          response_id__in=failed.values("response_id"))
-               .values("response_id").distinct().count())
-    return ErrorBreakdown(failed_calls=totals["n"], attempts=totals["attempts"] or 0, items=totals["items"],
-                          items_rescued=rescued, by_class=by_class, by_role=by_role)
+    scored_too = JudgeResult.objects.filter(run=run, response_id=OuterRef("response_id"),
+                                            status=JudgeResult.Status.SCORED)
+    items = failed.aggregate(items=Count("response_id", distinct=True),
+                             rescued=Count("response_id", distinct=True, filter=Q(Exists(scored_too))))
+    return ErrorBreakdown(
+        failed_calls=sum(r[2] for r in rows), attempts=sum(r[3] or 0 for r in rows), items=items["items"],
+        items_rescued=items["rescued"],
+        by_class=dict(sorted(by_class.items(), key=lambda kv: (-kv[1], kv[0]))),
+        by_role=dict(sorted(by_role.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 9)))
 
 
 @dataclass(frozen=True)
