@@ -213,6 +213,8 @@ URL_ACTIONS: dict[str, Action] = {
     "api-judge-runs": A.USE_API,
     "api-judge-run": A.USE_API,
     "api-judge-run-cancel": A.USE_API,
+    "api-judge-run-resume": A.USE_API,
+    "api-judge-run-retry": A.USE_API,
     "api-studies": A.USE_API,
     "api-study-ratings": A.USE_API,
     "api-study-report": A.USE_API,

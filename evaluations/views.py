@@ -85,10 +85,14 @@ def run_resume(request: HttpRequest, pk: int) -> HttpResponse:
 @policy_required(Action.VIEW_JUDGE_OUTPUT)
 @require_POST
 def run_retry(request: HttpRequest, pk: int) -> HttpResponse:
-    """Send a stopped run's failed items again (and its items without a result)."""
+    """Send a stopped run's failed items again (and its items without a result), optionally with a higher budget."""
+    form = JudgeRunResumeForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()))
+        return redirect("judge:run_detail", pk=pk)
 
     def act(run: JudgeRun) -> None:
-        judge_run_enqueue(run=judge_run_retry_failed(run=run)[0])
+        judge_run_enqueue(run=judge_run_retry_failed(run=run, budget=form.cleaned_data["budget"])[0])
 
     return _run_action(request, pk, act)
 

@@ -145,13 +145,17 @@ RETRYABLE_STATUSES = (JudgeResult.Status.FAILED, JudgeResult.Status.PARSE_ERROR)
 
 
 @transaction.atomic
-def judge_run_retry_failed(*, run: JudgeRun) -> tuple[JudgeRun, int]:
+def judge_run_retry_failed(*, run: JudgeRun, budget: Decimal | None = None) -> tuple[JudgeRun, int]:
     """Send a stopped run's failed items again: the results of every item whose decisive result failed (an HTTP
     error after its retries, or an unreadable answer) are discarded, the run's item counters lowered, and the run
     queued like a resume (its items without a result are sent too). Filtered items (403) are a provider's content
-    decision and are not retried. The HTTP attempts, tokens and cost already spent stay counted. Returns the run
-    and how many failed items go again; the caller enqueues it."""
+    decision and are not retried. The HTTP attempts, tokens and cost already spent stay counted; a new `budget`
+    must be above them. Returns the run and how many failed items go again; the caller enqueues it."""
     run = JudgeRun.objects.select_for_update().get(pk=run.pk)
+    if budget is not None:
+        if budget <= run.cost:
+            raise ValidationError(f"the new budget must be above what the run has cost ({run.cost})", code="bad_budget")
+        run.budget = budget
     if run.is_active:
         raise ValidationError(f"the run is {run.get_status_display().lower()}: cancel it or wait until it stops",
                               code="active")
@@ -170,7 +174,7 @@ def judge_run_retry_failed(*, run: JudgeRun) -> tuple[JudgeRun, int]:
     run.retried_items += len(failed)
     run.status, run.flagged_auth_error, run.error_message, run.finished_at = JudgeRun.Status.QUEUED, False, "", None
     run.save(update_fields=["processed_items", "failed_items", "retried_items", "status", "flagged_auth_error",
-                            "error_message", "finished_at"])
+                            "error_message", "finished_at", "budget"])
     return run, len(failed)
 
 

@@ -10,7 +10,12 @@ from django.urls import reverse
 
 from evaluations.judge.fake_server import FaultRule
 from evaluations.judge.pipeline import judge_run_execute
-from evaluations.judge.services import judge_run_cancel, judge_run_create, judge_run_retry_failed, judge_runs_create
+from evaluations.judge.services import (
+    judge_run_cancel,
+    judge_run_create,
+    judge_run_retry_failed,
+    judge_runs_create,
+)
 from evaluations.judge.status import failure_explained, judge_run_errors, judge_run_outcome
 from evaluations.models import JudgeResult, JudgeRun
 
@@ -201,3 +206,34 @@ def test_command_line_starts_several_judges_and_retries_failed_items(benchmark, 
     failed.refresh_from_db()
     assert "5 failed item(s) will be sent again" in out.getvalue()
     assert (failed.status, failed.scored_items, failed.retried_items) == ("finished", 5, 5)
+
+
+def test_api_says_why_a_run_failed_and_retries_and_resumes_it(benchmark, fake_server, immediate_tasks,
+                                                                django_capture_on_commit_callbacks):
+    import json
+
+    from django.test import Client
+
+    from accounts.models import ApiToken
+    from tests.accounts.api import token_auth
+    from tests.annotations.factories import person
+
+    admin = person("admin", name="API Admin")
+    auth = token_auth(admin, ApiToken.Scope.JUDGE_RUN)
+    fake_server.rules.append(FaultRule("400"))
+    run = five(benchmark)
+    judge_run_execute(run=run)
+    state = Client().get(f"/api/v1/judge-runs/{run.pk}/", **token_auth(admin, ApiToken.Scope.REPORTS_READ)).json()
+    assert state["status"] == "failed" and state["outcome"] == "Failed — 0 of 5 scored, 5 failed"
+    assert "refused the requests (400" in state["reason"] and state["fix"]
+    fake_server.rules.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        retried = Client().post(f"/api/v1/judge-runs/{run.pk}/retry/", **auth)
+    assert retried.status_code == 202 and retried.json()["retried_items"] == 5
+    run.refresh_from_db()
+    assert run.status == "finished" and run.scored_items == 5
+    again = Client().post(f"/api/v1/judge-runs/{run.pk}/retry/", **auth)
+    assert again.status_code == 409 and "no failed item" in again.json()["detail"]
+    resumed = Client().post(f"/api/v1/judge-runs/{run.pk}/resume/", data=json.dumps({}),
+                            content_type="application/json", **auth)
+    assert resumed.status_code == 409 and "every item has a result" in resumed.json()["detail"]
