@@ -73,7 +73,7 @@ def run_resume(request: HttpRequest, pk: int) -> HttpResponse:
     """Queue a stopped run again: only its items without a result are sent (optionally with a higher budget)."""
     form = JudgeRunResumeForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()))
+        messages.error(request, "; ".join(f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items()))
         return redirect("judge:run_detail", pk=pk)
 
     def act(run: JudgeRun) -> None:
@@ -88,7 +88,7 @@ def run_retry(request: HttpRequest, pk: int) -> HttpResponse:
     """Send a stopped run's failed items again (and its items without a result), optionally with a higher budget."""
     form = JudgeRunResumeForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()))
+        messages.error(request, "; ".join(f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items()))
         return redirect("judge:run_detail", pk=pk)
 
     def act(run: JudgeRun) -> None:

@@ -1,7 +1,7 @@
 """Forms of the validation page (run a check) and of pairwise runs (position bias)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -59,9 +59,9 @@ class CheckRunForm(forms.Form):
         self.kind = kind
         runs = run_choices if run_choices is not None else judge_runs_finished_choices()
         cycles = cycle_choices if cycle_choices is not None else cycle_choices_for(kind)
-        self.fields["run"].choices = [("", "— choose a finished run —"), *runs]
-        self.fields["runs"].choices = runs
-        self.fields["cycle"].choices = [("", "none (judge only)" if kind == BiasCheck.Kind.VERBOSITY
+        cast(forms.ChoiceField, self.fields["run"]).choices = [("", "— choose a finished run —"), *runs]
+        cast(forms.ChoiceField, self.fields["runs"]).choices = runs
+        cast(forms.ChoiceField, self.fields["cycle"]).choices = [("", "none (judge only)" if kind == BiasCheck.Kind.VERBOSITY
                                          else "— choose a cross-tradition cycle —"), *cycles]
         if kind == BiasCheck.Kind.VERBOSITY:
             self.fields["cycle"].label = "Experts of cycle (optional reference)"

@@ -16,13 +16,17 @@ from .checks import CheckRequest, validation_check_run, validation_check_validat
 from .position import position_check
 
 
+def _user(pk: int | None) -> User | None:
+    return User.objects.filter(pk=pk).first() if pk is not None else None
+
+
 @task()
 def pairwise_run_execute_task(run_id: int, requested_by_id: int | None = None) -> dict[str, Any]:
     """Send a pairwise run's pending ordered pairs; when it finishes, compute and store its position check."""
     run = pairwise_run_execute(run=PairwiseRun.objects.get(pk=run_id))
     result: dict[str, Any] = {"run": run.pk, "status": run.status, "done": run.done, "failed": run.failed}
     if run.status == PairwiseRun.Status.FINISHED and run.failed < run.done:
-        check = position_check(run=run, requested_by=User.objects.filter(pk=requested_by_id).first())
+        check = position_check(run=run, requested_by=_user(requested_by_id))
         result.update(check=check.pk, flagged=check.flagged)
     return result
 
@@ -45,7 +49,7 @@ def validation_check_task(kind: str, run_ids: list[int], cycle_id: int | None,
                           requested_by_id: int | None = None) -> dict[str, Any]:
     """Compute one check of the validation programme and store it (the validation page then shows it)."""
     check = validation_check_run(request=CheckRequest(kind=kind, run_ids=tuple(run_ids), cycle_id=cycle_id),
-                                 requested_by=User.objects.filter(pk=requested_by_id).first())
+                                 requested_by=_user(requested_by_id))
     return {"check": check.pk, "kind": check.kind, "flagged": check.flagged, "n": check.n}
 
 

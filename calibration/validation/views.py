@@ -64,8 +64,9 @@ def _check_forms(bound: CheckRunForm | None = None) -> dict[str, CheckRunForm]:
     cycles = {BiasCheck.Kind.VERBOSITY: [(pk, f"#{pk} {name}") for pk, name, _ in every],
               BiasCheck.Kind.TRADITION: [(pk, f"#{pk} {name}") for pk, name, kind in every
                                          if kind == CalibrationCycle.Kind.CROSS_TRADITION]}
-    forms = {kind: CheckRunForm(kind=kind, run_choices=runs, cycle_choices=cycles.get(kind, []))
-             for kind in RUNNABLE}
+    forms: dict[str, CheckRunForm] = {str(kind): CheckRunForm(kind=kind, run_choices=runs,
+                                                              cycle_choices=cycles.get(kind, []))
+                                      for kind in RUNNABLE}
     if bound is not None:
         forms[bound.kind] = bound
     return forms

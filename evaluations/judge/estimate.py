@@ -122,8 +122,8 @@ class Plan:
 
     @property
     def cost(self) -> Decimal | None:
-        costs = [e.cost for _, e in self.per_judge]
-        return None if any(c is None for c in costs) else self.repeats * sum(costs, Decimal(0))  # type: ignore[misc]
+        costs = [e.cost for _, e in self.per_judge if e.cost is not None]
+        return None if len(costs) < len(self.per_judge) else self.repeats * sum(costs, Decimal(0))
 
 
 def judge_runs_plan(*, rubric: RubricVersion, judges: list[str], repeats: int, **selection: Any) -> Plan:

@@ -196,7 +196,8 @@ def judge_runs_create(*, rubric: RubricVersion, judges: Sequence[str] = (), repe
     if len(names) > MAX_JUDGES:
         raise ValidationError(f"at most {MAX_JUDGES} judge models at once", code="too_many_judges")
     runs: list[JudgeRun] = []
-    for judge in names or [None]:
+    primaries: list[str | None] = [*names] or [None]
+    for judge in primaries:
         first = judge_run_create(rubric=rubric, primary_model=judge, **selection)
         runs.append(first)
         runs += [judge_run_repeat(run=first, created_by=selection.get("created_by")) for _ in range(repeats - 1)]
