@@ -14,6 +14,7 @@ import numpy as np
 from django.core.cache import cache
 from django.db.models import Count, Exists, FloatField, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Cast
+from django.utils.timezone import localtime
 
 from ..models import Difficulty, EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, ModelResponse, TestCase
 from ..selectors import difficulty_weight
@@ -451,7 +452,7 @@ def judge_run_label(run: JudgeRun) -> str:
     models = (run.selection or {}).get("models") or []
     judged = ", ".join(name.rsplit("/", 1)[-1] for name in models[:3]) + (" …" if len(models) > 3 else "") \
         if models else "every model"
-    return (f"#{run.pk}{' ' + run.label if run.label else ''} · {run.created_at:%Y-%m-%d %H:%M} · judge "
+    return (f"#{run.pk}{' ' + run.label if run.label else ''} · {localtime(run.created_at):%Y-%m-%d %H:%M} · judge "
             f"{run.primary_model} · {judged} · rubric v{run.rubric.version} · {run.scored_items} scored")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils.timezone import localtime
 
 from calibration.models import BiasCheck
 from calibration.validation.checks import validation_check_validate
@@ -99,3 +100,19 @@ def test_pairwise_run_from_its_page_fails_with_a_reason_then_retries(pairs, clie
     assert f"Position check #{check.pk}" in page and "Finished — 4 of 4 calls with a verdict" in page
     with pytest.raises(ValidationError, match="every pair has a verdict"):
         pairwise_run_retry(run=run)
+
+
+def test_the_report_form_offers_finished_runs_by_date_judge_and_models(scored, client) -> None:  # type: ignore[no-untyped-def]
+    world, run = scored
+    run.refresh_from_db()
+    unfinished = JudgeRun.objects.create(rubric=run.rubric, primary_model="x/y", base_url="http://127.0.0.1:9/v1")
+    client.force_login(world.admin)
+    page = client.get(reverse("calibration:report", args=[world.cycle.pk])).content.decode()
+    label = (f"#{run.pk} · {localtime(run.created_at):%Y-%m-%d %H:%M} · judge google/gemini-3-flash-preview · every model · "
+             f"rubric v{run.rubric.version} · {run.scored_items} scored")
+    assert f'<option value="{run.pk}">{label}</option>' in page
+    assert f'<option value="{unfinished.pk}"' not in page  # only finished runs that scored something
+    assert "Judge run id" not in page
+    refused = client.post(reverse("calibration:report_compute", args=[world.cycle.pk]),
+                          {"seed": 1, "n_resamples": 0, "run": unfinished.pk})
+    assert refused.status_code == 422 and "Select a valid choice" in refused.content.decode()
