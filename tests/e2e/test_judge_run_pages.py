@@ -78,6 +78,7 @@ def test_judge_run_start_progress_failed_with_reason_then_retry(live_server, pag
     outcome = page.locator("[data-testid=run-outcome]")
     expect(outcome).to_contain_text("Queued — waiting for a worker")
     expect(page.locator("[data-testid=run-waiting]")).to_contain_text("manage.py run_worker")
+    expect(page.locator("[data-testid=worker-notice]")).to_contain_text("No task worker is running")  # none here
     work_off_the_queue()  # the page polls: the outcome changes without a reload
     expect(outcome).to_contain_text("Failed — 0 of 5 scored, 5 pending", timeout=15_000)
     expect(page.locator("[data-testid=run-waiting]")).to_have_count(0)  # the queued notice does not stay
