@@ -31,6 +31,15 @@ def sign_in(page: Any, live_server: Any, user: Any) -> None:
     page.context.add_cookies([{"name": "sessionid", "value": cookie.value, "url": live_server.url}])
 
 
+def on_a_phone_nothing_scrolls_sideways(page: Any) -> None:
+    from tests.e2e.a11y import horizontal_overflow
+
+    size = page.viewport_size
+    page.set_viewport_size({"width": 375, "height": 800})
+    assert horizontal_overflow(page) == 0, page.url
+    page.set_viewport_size(size)
+
+
 @pytest.fixture
 def admin(db: Any) -> Any:
     from tests.annotations.factories import person
@@ -71,6 +80,7 @@ def test_judge_run_start_progress_failed_with_reason_then_retry(live_server, pag
     expect(estimate).to_contain_text("calls")
     expect(estimate).to_contain_text("stops at its budget of 5.000000 USD")
     assert JudgeRun.objects.count() == 0  # the confirmation created nothing
+    on_a_phone_nothing_scrolls_sideways(page)
     page.get_by_role("button", name="Start 1 run").click()
 
     page.wait_for_url(re.compile(r"/judge/runs/\d+/$"))
@@ -86,6 +96,7 @@ def test_judge_run_start_progress_failed_with_reason_then_retry(live_server, pag
         "No API key is configured (FAITHBENCH_LLM_API_KEY is empty)")
     expect(page.locator("[data-testid=run-fix]")).to_contain_text("Set FAITHBENCH_LLM_API_KEY")
     page.screenshot(path=str(ARTIFACTS / "judge-run-failed.png"), full_page=True)
+    on_a_phone_nothing_scrolls_sideways(page)
 
     settings.FAITHBENCH = {**settings.FAITHBENCH, "LLM_API_KEY": "sk-e2e-fake"}  # the admin sets the key
     page.get_by_role("button", name=re.compile(r"^Retry: send the 5 items")).click()
