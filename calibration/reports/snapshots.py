@@ -167,7 +167,7 @@ def snapshot_pending_refuse(snapshots: QuerySet[ReportSnapshot]) -> None:
              else f"being computed ({pending.progress} %)")
     raise ValidationError({NON_FIELD_ERRORS: [ValidationError(
         f"Version {pending.version} is {state}; a new version can be requested once it has finished.",
-        code=PENDING, params={"version": pending.version})]})
+        code=PENDING)]})
 
 
 def snapshot_pending_error(exc: ValidationError) -> bool:
