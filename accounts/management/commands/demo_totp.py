@@ -42,7 +42,7 @@ class Command(BaseCommand):
             raise CommandError(f"demo_totp only serves demo accounts ending in {DEMO_DOMAIN}.")
         user = User.objects.filter(email=email).first()
         authenticator = Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).first() if user else None
-        if authenticator is None:
+        if user is None or authenticator is None:
             raise CommandError(f"{email} has no TOTP authenticator; run `manage.py load_demo` first.")
         period = totp_period()
         now = clock()
