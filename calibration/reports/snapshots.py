@@ -19,7 +19,7 @@ from typing import Any
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
-from django.db.models import Max, QuerySet
+from django.db.models import Max
 from django.urls import reverse
 from django.utils import timezone
 
@@ -31,6 +31,7 @@ from evaluations.models import JudgeRun
 from evaluations.spreadsheet import csv_cell_unprotect, csv_row_protect
 
 from ..models import ReportSnapshot, SnapshotFile, Study
+from ..models.snapshots import ReportSnapshotQuerySet
 from ..selectors import cycle_assignment_completeness
 from .build import Rating, UnitInfo, calibration_report_build
 from .cells import validation_cells
@@ -157,7 +158,7 @@ def bootstrap_option_errors(*, seed: int, n_resamples: int) -> dict[str, list[st
 PENDING = "pending"  # the code of the refusal to queue a version while another is queued or running
 
 
-def snapshot_pending_refuse(snapshots: QuerySet[ReportSnapshot]) -> None:
+def snapshot_pending_refuse(snapshots: ReportSnapshotQuerySet) -> None:
     """Refuse a new version while one of the same subject is queued or running (a computation is queued once):
     ValidationError with code "pending", naming that version. Call it with the subject's row locked."""
     pending = snapshots.pending().order_by("version").only("version", "status", "progress").first()
@@ -167,7 +168,7 @@ def snapshot_pending_refuse(snapshots: QuerySet[ReportSnapshot]) -> None:
              else f"being computed ({pending.progress} %)")
     raise ValidationError({NON_FIELD_ERRORS: [ValidationError(
         f"Version {pending.version} is {state}; a new version can be requested once it has finished.",
-        code=PENDING, params={"version": pending.version})]})
+        code=PENDING)]})
 
 
 def snapshot_pending_error(exc: ValidationError) -> bool:
