@@ -89,6 +89,12 @@ def demo_pages() -> list[Role]:
         admin_urls += [f"/calibration/cycles/{cycle.pk}/", f"/calibration/cycles/{cycle.pk}/report/"]
     if run is not None:
         admin_urls.append(f"/judge/runs/{run.pk}/")
+    admin_urls += ["/judge/runs/new/", "/calibration/validation/pairwise/new/"]
+    from evaluations.models import PairwiseRun
+
+    pairwise = PairwiseRun.objects.order_by("pk").first()
+    if pairwise is not None:
+        admin_urls.append(f"/calibration/validation/pairwise/{pairwise.pk}/")
     newest = JudgeRun.objects.filter(status="finished").order_by("-pk").first()
     if newest is not None:
         admin_urls.append(f"/calibrated/runs/{newest.pk}/")
