@@ -2,10 +2,11 @@
 
 One file per topic; the README links them for readers of the repository, and pages link `/help/<topic>/` for
 readers of the running site. A page is rendered by the same sanitised Markdown renderer as model answers
-(`annotations.rendering.markdown_to_safe_html`: markdown-it, then nh3's allow-list), then three things the
+(`annotations.rendering.markdown_to_safe_html`: markdown-it, then nh3's allow-list), then two things the
 allow-list cannot know about are added to its output: each heading gets the anchor GitHub gives it (so
 `judge-pipeline.md#leaderboard` works in both places), links between docs pages become /help/ links (a link to a
-repository file that the site does not serve is left as its text), and tables scroll inside a box on a phone.
+repository file that the site does not serve is left as its text). Wide tables scroll in their own box on a
+phone, as on every page (static/js/tables.js).
 """
 from __future__ import annotations
 
@@ -120,5 +121,4 @@ def docs_render(topic: Topic) -> SafeString:
         return m.group(3) if href is None else f'<a href="{html.escape(href)}"{m.group(2)}>{m.group(3)}</a>'
 
     body = _LINK.sub(link, body)
-    body = body.replace("<table>", '<div class="table-scroll"><table>').replace("</table>", "</table></div>")
     return mark_safe(body)  # noqa: S308 - nh3-sanitised; ids are heading_slug output (\w and -), hrefs escaped

@@ -5,6 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts import views as account_views
+from config import help as help_views
 from config import home as home_views
 
 # A lost database connection answers 503 + Retry-After instead of 500 (config/errors.py).
@@ -13,6 +14,8 @@ SWAGGER_CDN = "https://cdn.jsdelivr.net"
 
 urlpatterns = [
     path("", home_views.home, name="home"),
+    path("help/", help_views.help_index, name="help"),
+    path("help/<str:topic>/", help_views.help_topic, name="help_topic"),
     # The admin signs in through allauth too, so MFA and the login rate limits apply there as well.
     path("admin/login/", account_views.admin_login, name="admin_login_via_allauth"),
     path("admin/", admin.site.urls),

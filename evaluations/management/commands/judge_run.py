@@ -6,7 +6,7 @@
     manage.py judge_run --resume 12 [--wait]        # after a crash, a 401 or a cancel: only unfinished items
     manage.py judge_run --cancel 12
     manage.py judge_run --status 12
-    manage.py judge_run --fake-server --wait        # offline: a local fake endpoint (see judge/README.md)
+    manage.py judge_run --fake-server --wait        # offline: a local fake endpoint (see docs/judge-pipeline.md, "The fake endpoint")
 """
 from __future__ import annotations
 
