@@ -8,7 +8,9 @@ tour: its sign-in, the page it names and what the README says you will see there
 reused by the later steps), so no code is typed twice.
 
 The steps run in the README's order (pytest keeps a module's order); a step run alone signs its role in itself.
-Select them with `pytest tests/e2e -k tour`.
+Select them with `pytest tests/e2e -k tour`. Each step saves what it shows under tests/e2e/artifacts/tour/; with
+`README_SCREENSHOTS=docs/screenshots` the README's screenshots are written there instead (small PNGs), so a changed
+page gets a fresh picture by running the tour again.
 """
 from __future__ import annotations
 
@@ -27,6 +29,8 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.conftest import ARTIFACTS
+
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 PASSWORD = "faithbench-demo"  # the README: "every demo password is `faithbench-demo`"
@@ -36,7 +40,8 @@ ADMIN = "admin@faithbench.test"
 # The demo's evaluated models (evaluations/demo): an expert's and a lead's pages must never name one.
 DEMO_MODELS = ("gpt-4o", "claude-sonnet", "gemini-2.5-pro", "llama-3.3")
 TOTP_MARGIN_SECONDS = 8  # time to start a subprocess and type a code on a busy machine
-LOAD_TIMEOUT = 600  # seconds for migrate + load_demo on a busy 2-core machine
+LOAD_TIMEOUT = 600
+SCREENSHOT_HEIGHT = {1280: 800, 375: 812}  # seconds for migrate + load_demo on a busy 2-core machine
 
 pytestmark = pytest.mark.e2e
 
@@ -150,6 +155,20 @@ def signed_in(tour: Tour, new_context: Callable[..., Any], email: str, *, two_fa
     return page
 
 
+def screenshot(page: Any, name: str) -> None:
+    """What this step shows, as the README's `docs/screenshots/<name>` (when README_SCREENSHOTS names that folder;
+    reduced to 128 colours, a fraction of the bytes) or under tests/e2e/artifacts/tour/."""
+    from PIL import Image
+
+    folder = Path(os.environ.get("README_SCREENSHOTS") or ARTIFACTS / "tour")
+    folder.mkdir(parents=True, exist_ok=True)
+    width = page.viewport_size["width"]
+    page.set_viewport_size({"width": width, "height": SCREENSHOT_HEIGHT.get(width, 800)})
+    page.screenshot(path=str(folder / name))
+    image = Image.open(folder / name).convert("RGB")
+    image.quantize(colors=128, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(folder / name, optimize=True)
+
+
 def assert_names_no_model(page: Any) -> None:
     html = page.content()
     named = [m for m in DEMO_MODELS if m in html]
@@ -186,6 +205,7 @@ def test_tour_1_expert_signs_in_and_lands_on_my_queue(tour: Tour, new_context: C
     expect(page.locator("main table tbody tr")).to_have_count(40)
     expect(page.locator("main table")).to_contain_text("Intertextual Reasoning")
     assert_names_no_model(page)
+    screenshot(page, "queue-1280.png")
 
 
 # --- 2. Score an answer with the keyboard --------------------------------------------------------------------
@@ -217,6 +237,8 @@ def test_tour_2_expert_scores_an_answer_with_the_keyboard(tour: Tour, new_contex
         page.keyboard.press("2")
     expect(page.locator("fieldset.subdim.scored")).to_have_count(count)
     expect(page.locator("#save-status")).to_contain_text("Draft saved")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    screenshot(page, "scoring-desktop-1280.png")
     page.keyboard.press("Enter")  # "Enter submits once every sub-dimension is scored"
     expect(page.locator("[data-testid=item-message]")).to_contain_text("Submitted.")
     expect(page.locator("#undo-button")).to_be_visible()  # "Undo is offered for two minutes"
@@ -235,6 +257,8 @@ def test_tour_2_the_scoring_page_fits_a_phone(tour: Tour, new_context: Callable[
     page.wait_for_url(re.compile(r"/scoring/a/[\w-]+/$"))
     expect(page.locator("fieldset.subdim").first).to_be_visible()
     assert horizontal_overflow(page) == 0, "the README shows the scoring page at 375 px: it must not scroll sideways"
+    page.evaluate("() => window.scrollTo(0, 0)")
+    screenshot(page, "scoring-phone-375.png")
 
 
 # --- 3. A panel lead adjudicates -----------------------------------------------------------------------------
@@ -260,6 +284,7 @@ def test_tour_3_panel_lead_records_a_gold_score(tour: Tour, new_context: Callabl
     waiting = rows.count()
     assert waiting >= 1, "the demo leaves items whose experts disagree for the tour's lead"
     expect(rows.first).to_contain_text(re.compile(r"scores span \d points|no majority"))
+    screenshot(page, "adjudication-queue-1280.png")
     rows.first.get_by_role("link", name="Decide").click()
     page.wait_for_url(re.compile(r"/calibration/adjudication/\d+/$"))
     for label in ("Expert A", "Expert B"):  # anonymous labels
@@ -310,6 +335,8 @@ def test_tour_4_admin_reads_the_irr_report(tour: Tour, new_context: Callable[...
     expect(judge).to_contain_text("vs adjudicated gold")
     assert re.search(r"\b(pass|fail|uncertain)\b", page.locator("main").inner_text()), "no verdict on the report"
     assert page.locator("main svg").count() >= 3, "forest plots and confusion matrices are SVG charts"
+    page.locator("[data-testid=experts-summary]").evaluate("e => e.closest('.card, section, div').scrollIntoView()")
+    screenshot(page, "irr-report-1280.png")
     for name in ("citable bundle (zip)", "CSV (long)", "JSON", "PDF"):
         link = page.get_by_role("link", name=name, exact=True).first
         expect(link).to_be_visible()
@@ -338,6 +365,7 @@ def test_tour_5_admin_opens_judge_runs_and_the_leaderboard(tour: Tour, new_conte
     expect(board).to_contain_text("95 % CI")
     expect(board.locator("tbody tr")).to_have_count(4)  # the demo's four evaluated models, ranked
     expect(page.get_by_role("heading", name="By dimension")).to_be_visible()
+    screenshot(page, "leaderboard-1280.png")
 
 
 # --- 6. Is the judge validated? --------------------------------------------------------------------------------
@@ -356,6 +384,7 @@ def test_tour_6_admin_opens_the_validation_page(tour: Tour, new_context: Callabl
     expect(main).to_contain_text("Test cases validated by experts")
     for check in ("Position", "Verbosity", "Judge comparison"):  # the demo's three bias checks
         expect(main).to_contain_text(check)
+    screenshot(page, "validation-1280.png")
 
 
 # --- 7. Close a Delphi round --------------------------------------------------------------------------------------
@@ -378,6 +407,7 @@ def test_tour_7_admin_closes_delphi_round_1(tour: Tour, new_context: Callable[..
             break
     assert answered, "no demo Delphi study has answers in round 1, so the README's 'Close round 1' cannot work"
     expect(page.locator("main")).to_contain_text("Round 1 is open.")
+    screenshot(page, "delphi-1280.png")
     page.locator("#close-round").click()
     page.wait_for_load_state()
     main = page.locator("main")
