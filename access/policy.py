@@ -206,6 +206,8 @@ class _Can:
 A = Action
 URL_ACTIONS: dict[str, Action] = {
     "home": A.PUBLIC,
+    "help": A.USE_ACCOUNT,
+    "help_topic": A.USE_ACCOUNT,
     "admin_login_via_allauth": A.PUBLIC,
     "api-schema": A.PUBLIC,  # the API's description (no data): tools fetch it before they authenticate
     "api-docs": A.PUBLIC,

@@ -4,6 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts import views as account_views
+from config import help as help_views
 from config import home as home_views
 from evaluations.urls import judge_urls
 
@@ -12,6 +13,8 @@ handler500 = "config.errors.server_error"
 
 urlpatterns = [
     path("", home_views.home, name="home"),
+    path("help/", help_views.help_index, name="help"),
+    path("help/<str:topic>/", help_views.help_topic, name="help_topic"),
     # The admin signs in through allauth too, so MFA and the login rate limits apply there as well.
     path("admin/login/", account_views.admin_login, name="admin_login_via_allauth"),
     path("admin/", admin.site.urls),

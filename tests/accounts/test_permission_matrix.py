@@ -95,6 +95,8 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("review:difficulty", reverse("review:difficulty"), staff_only),
         # the project's own pages outside the apps' namespaces
         Case("home", reverse("home"), roles("allow", "allow", "allow", "allow", "allow")),
+        Case("help", reverse("help"), signed_in),
+        Case("help_topic", reverse("help_topic", args=["judge-pipeline"]), signed_in),
         Case("evaluations:index", reverse("evaluations:index"), roles("allow", "allow", "allow", "allow", "allow")),
         Case("api-schema", reverse("api-schema"), roles("allow", "allow", "allow", "allow", "allow")),
         Case("api-docs", reverse("api-docs"), roles("allow", "allow", "allow", "allow", "allow")),

@@ -7,7 +7,7 @@
     manage.py judge_run --retry 12 [--wait]         # failed items (HTTP errors, unreadable answers) sent again
     manage.py judge_run --cancel 12
     manage.py judge_run --status 12
-    manage.py judge_run --fake-server --wait        # offline: a local fake endpoint (see judge/README.md)
+    manage.py judge_run --fake-server --wait        # offline: a local fake endpoint (see docs/judge-pipeline.md, "The fake endpoint")
     manage.py judge_run --judge a/x,b/y --repeat 3  # a series of 3 runs per judge on the same responses (§6.3.2, §8.4)
 
 The same from the browser: /judge/runs/new/ (docs/judge-runs.md).
