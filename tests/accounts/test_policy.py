@@ -77,6 +77,7 @@ EXPECTED = {
     Action.RUN_DELPHI:          (N, N, N, N, Y, Y, Y, N),
     Action.MANAGE_CALIBRATION:  (N, N, N, N, Y, Y, Y, N),
     Action.VIEW_JUDGE_OUTPUT:   (N, N, N, N, Y, Y, Y, N),
+    Action.VIEW_CALIBRATED:     (N, N, Y, Y, Y, Y, Y, N),  # leads read the calibrated leaderboard; experts never
     Action.USE_API:             (N, N, N, N, Y, Y, Y, N),
     Action.ADMIN_SITE:          (N, N, N, N, Y, Y, Y, N),
     Action.VIEW_HELD_OUT:       (N, N, N, N, N, N, Y, N),

@@ -184,7 +184,8 @@ def nav(page: Any, name: str) -> None:
 def test_readme_still_describes_the_tour_these_tests_walk() -> None:
     text = README.read_text(encoding="utf-8")
     for needle in (EXPERT, LEAD, ADMIN, PASSWORD, "demo_totp", "*Start scoring*", "*Adjudication*", "*Decide*",
-                   "*Demo cycle 1*", "*IRR report*", "*Judge runs*", "*Leaderboard*", "*Validation*", "*Delphi*",
+                   "*Demo cycle 1*", "*IRR report*", "*Judge runs*", "*Leaderboard*", "*Calibrated leaderboard*",
+                   "*What the experts changed, and why*", "*Validation*", "*Delphi*",
                    "*Close round 1*", "*Import file*", "tests/e2e/test_readme_tour.py"):
         assert needle in text, f"README.md's tour no longer mentions {needle}: update the tour tests with it"
 
@@ -366,6 +367,23 @@ def test_tour_5_admin_opens_judge_runs_and_the_leaderboard(tour: Tour, new_conte
     expect(board.locator("tbody tr")).to_have_count(4)  # the demo's four evaluated models, ranked
     expect(page.get_by_role("heading", name="By dimension")).to_be_visible()
     screenshot(page, "leaderboard-1280.png")
+
+
+def test_tour_5_admin_reads_the_calibrated_leaderboard(tour: Tour, new_context: Callable[..., Any]) -> None:
+    from playwright.sync_api import expect
+
+    page = signed_in(tour, new_context, ADMIN, two_factor=True)
+    page.goto(f"{tour.url}/calibration/")
+    nav(page, "Calibrated leaderboard")
+    expect(page.locator("h1")).to_have_text("Expert-calibrated leaderboard")
+    expect(page.get_by_test_id("snapshot-line")).to_contain_text("Version 1")
+    rows = page.get_by_test_id("calibrated-row")
+    expect(rows).to_have_count(4)  # the four demo models, judge-only beside calibrated
+    changed = page.get_by_test_id("what-changed")
+    expect(changed).to_contain_text("What the experts changed, and why")
+    expect(changed).to_contain_text("gemini")  # the demo experts are stricter than the judge on its own family
+    expect(page.get_by_test_id("evidence-meter")).to_be_visible()
+    screenshot(page, "calibrated-1280.png")
 
 
 # --- 6. Is the judge validated? --------------------------------------------------------------------------------
