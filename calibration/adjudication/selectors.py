@@ -169,6 +169,11 @@ def adjudication_queue(*, user: User, include_decided: bool = False) -> list[Que
     return _queue_entries(_queue_states(user=user, include_decided=include_decided))
 
 
+def adjudication_waiting(*, user: User) -> int:
+    """How many items wait for the user's decision (0 for someone who adjudicates nothing)."""
+    return len(_queue_states(user=user, include_decided=False))
+
+
 @dataclass(frozen=True)
 class QueuePage:
     entries: list[QueueEntry]
