@@ -185,15 +185,16 @@ def draft(request: AuthedRequest, public_id: str) -> HttpResponse:
         _record_seconds(request, assignment)
     else:
         try:
-            annotation_draft_save(assignment=assignment, actor=request.user, data=form.annotation_input(),
-                                  seconds=_seconds(request))
+            annotation = annotation_draft_save(assignment=assignment, actor=request.user, data=form.annotation_input(),
+                                               seconds=_seconds(request))
         except ValidationError as exc:
             if getattr(exc, "code", None) in REFUSAL_CODES:
                 return _refused(request, assignment, exc)
             form.add_service_error(exc)
             status = 409 if getattr(exc, "code", None) == "already_submitted" else 422
         else:
-            return render(request, f"{ITEM_TEMPLATE}#save-status", {"saved_at": timezone.now()})
+            return render(request, f"{ITEM_TEMPLATE}#save-status",
+                          {"saved_at": timezone.now(), "saved_at_ms": epoch_ms(annotation.updated_at)})
     return render(request, f"{ITEM_TEMPLATE}#save-status", {"error": form.error_text()}, status=status)
 
 

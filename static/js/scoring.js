@@ -19,8 +19,11 @@
  * is hidden with unsaved changes they are also kept in sessionStorage (this tab only), because a reload can
  * reach the server before its own beacon. Either copy is put back (and saved) when the page is opened again
  * if it is newer than the server's copy, and both are removed as soon as a save succeeds or the server's copy
- * is found equal or newer. Times are compared on the server's clock (the page carries the server's time when
- * it was rendered, so a wrong clock in the browser does not matter).
+ * is found equal or newer. "Newer": a kept copy records the server's save time of the copy it started from
+ * (`base`, the page's data-saved-at, then each autosave's); when the server still has that copy, the kept one
+ * is newer. When the server has saved since (another tab or device, or a save still in flight when the page
+ * was left), the two times are compared on the server's clock (the page carries the server's time when it was
+ * rendered, so a wrong clock in the browser does not matter).
  *
  * The address bar follows the item on the page: after a submit, skip or undo swaps another item (or "All
  * done") in, its URL replaces the current one (history.replaceState), so a reload shows what was on screen.
@@ -110,10 +113,14 @@
 
   // The server's clock minus the browser's, from the time the server wrote into the page (0 without it).
   var clockOffset = 0;
-  function readClock() {
+  var knownSavedAt = 0;  // the server's save time of the newest copy this page knows the server has
+  function readClock() {  // once per page load: the moment the response began is when the server wrote its time
     var f = form();
     var serverNow = f ? Number(f.dataset.serverNow) : NaN;
-    if (!isNaN(serverNow) && serverNow > 0) { clockOffset = serverNow - Date.now(); }
+    if (isNaN(serverNow) || serverNow <= 0) { return; }
+    var nav = window.performance && performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
+    var received = nav && nav.responseStart ? performance.timeOrigin + nav.responseStart : Date.now();
+    clockOffset = serverNow - received;
   }
   function serverTime() { return Date.now() + clockOffset; }
   function serverSavedAt() {  // when the server's copy shown on the page was last written (0: never)
@@ -124,7 +131,8 @@
 
   function entries() {
     var f = form();
-    var data = { scores: {}, rationale: "", broken_note: "", flagged_broken: false, at: serverTime() };
+    var data = { scores: {}, rationale: "", broken_note: "", flagged_broken: false, at: serverTime(),
+                 base: knownSavedAt };
     if (!f) { return data; }
     f.querySelectorAll("input[type=radio]:checked").forEach(function (input) { data.scores[input.name] = input.value; });
     data.rationale = (f.querySelector("[name=rationale]") || {}).value || "";
@@ -163,8 +171,10 @@
     var same = kept.rationale === now.rationale && kept.broken_note === now.broken_note &&
       kept.flagged_broken === now.flagged_broken && JSON.stringify(kept.scores) === JSON.stringify(now.scores);
     if (same) { forgetLocally(); return; }
-    // The server's copy was written after these entries were kept (another tab, another device): it wins.
-    if (typeof kept.at === "number" && serverSavedAt() > kept.at) { forgetLocally(); return; }
+    // The server saved after the copy these entries started from, and after they were kept (another tab or
+    // device): the server's copy wins.
+    var server = serverSavedAt();
+    if (server > (kept.base || 0) && server > (kept.at || 0)) { forgetLocally(); return; }
     var f = form();
     Object.keys(kept.scores || {}).forEach(function (name) {
       var input = f.querySelector('input[type=radio][name="' + name + '"][value="' + kept.scores[name] + '"]');
@@ -380,6 +390,8 @@
     var status = event.detail.xhr ? event.detail.xhr.status : 0;
     if (event.detail.successful && status >= 200 && status < 300) {
       saved = Math.max(saved, inFlight);
+      var confirmed = document.querySelector("#save-status [data-saved-at]");
+      if (confirmed && Number(confirmed.dataset.savedAt) > knownSavedAt) { knownSavedAt = Number(confirmed.dataset.savedAt); }
       if (!hasUnsaved()) { forgetLocally(); }
       localTimes();
     } else if (status === 422) {
@@ -436,7 +448,7 @@
   document.body.addEventListener("htmx:afterSettle", function (event) {
     if (event.detail.target && event.detail.target.id === "scoring") {
       followUrl();
-      readClock();
+      knownSavedAt = serverSavedAt();
       edits = 0; inFlight = 0; saved = 0;
       refreshState();
       window.scrollTo(0, 0);
@@ -476,6 +488,7 @@
   }, HEARTBEAT_EVERY_S * 1000);
 
   readClock();
+  knownSavedAt = serverSavedAt();
   followUrl();
   refreshState();
   if (!focusFirstError()) { focusInitial(); }

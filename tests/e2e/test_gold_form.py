@@ -47,10 +47,10 @@ def test_lead_scores_gold_with_large_buttons_and_keys_on_a_phone(live_server, br
         expect(rows.nth(1).locator("input[value='3']")).to_be_checked()
         expect(page.locator("#gold-form fieldset.subdim.scored")).to_have_count(4)
         page.select_option("#id_reason", index=1)
+        page.locator("#gold-form").screenshot(path=str(ARTIFACTS / "gold-form-375.png"))
         rows.first.focus()
         page.keyboard.press("Enter")  # complete: submits
         expect(page.locator(".messages")).to_contain_text("Gold scores recorded")
-        page.screenshot(path=str(ARTIFACTS / "gold-form-375.png"), full_page=True)
     except BaseException:
         page.screenshot(path=str(ARTIFACTS / "failure-gold-form.png"), full_page=True)
         raise

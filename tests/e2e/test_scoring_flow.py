@@ -146,9 +146,12 @@ def test_the_address_bar_follows_the_item_after_submit_and_undo(live_server, bro
         page.close()
 
 
-def test_a_reload_that_overtakes_its_beacon_shows_the_newest_text(live_server, browser) -> None:  # type: ignore[no-untyped-def]
+def test_a_reload_that_overtakes_its_beacon_shows_the_newest_text(live_server, monkeypatch, browser) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
+    import annotations.views as views
+
+    real_draft = views.annotation_draft_save
     world = scoring_world()
     first = world.assignments(world.expert)[0]
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -161,27 +164,26 @@ def test_a_reload_that_overtakes_its_beacon_shows_the_newest_text(live_server, b
         expect(page.locator("#save-status")).to_contain_text("Draft saved")
         assert wait_for(lambda: Annotation.objects.filter(assignment=first, rationale="Saved part.").exists())
 
-        # The reload's GET reaches the server before the page's last beacon: here the beacon is lost outright
-        # (the first draft request after this point), so the server renders the older text.
-        lost = {"beacons": 0}
+        # The reload's GET reaches the server before the page's last beacon: the beacon (the next draft save) is
+        # held back on the server until the reloaded page has been rendered with the older text.
+        held = {"calls": 0}
 
-        def lose_first_draft(route) -> None:  # type: ignore[no-untyped-def]
-            if lost["beacons"] == 0:
-                lost["beacons"] += 1
-                route.abort()
-            else:
-                route.continue_()
+        def beacon_late(**kwargs):  # type: ignore[no-untyped-def]
+            held["calls"] += 1
+            if held["calls"] == 1:
+                time.sleep(1.5)
+            return real_draft(**kwargs)
 
-        page.route("**/draft/", lose_first_draft)
+        monkeypatch.setattr(views, "annotation_draft_save", beacon_late)
         page.keyboard.type(" Typed just now.")
         page.reload()  # well within the autosave's one-second debounce
         expect(page.locator("#rationale")).to_have_value("Saved part. Typed just now.")
         expect(page.locator("#save-status")).to_contain_text("Draft saved at", timeout=15_000)
-        assert lost["beacons"] == 1
+        assert wait_for(lambda: held["calls"] >= 2)  # the late beacon, and the restored copy's save
         assert wait_for(lambda: Annotation.objects.filter(
             assignment=first, rationale="Saved part. Typed just now.").exists()), "the restored text was not saved"
-        assert page.evaluate("() => sessionStorage.length + localStorage.length") == 0  # removed once saved
-        page.unroute("**/draft/")
+        assert page.evaluate("() => [...Object.keys(sessionStorage), ...Object.keys(localStorage)]"
+                             ".filter(k => k.startsWith('faithbench:'))") == []  # removed once saved
 
         # A browser copy older than the server's (another device saved later) is dropped, not restored.
         page.evaluate("""(key) => sessionStorage.setItem(key, JSON.stringify(
@@ -189,7 +191,7 @@ def test_a_reload_that_overtakes_its_beacon_shows_the_newest_text(live_server, b
                       f"faithbench:draft:{first.public_id}")
         page.reload()
         expect(page.locator("#rationale")).to_have_value("Saved part. Typed just now.")
-        assert page.evaluate("() => sessionStorage.length") == 0
+        assert page.evaluate("() => Object.keys(sessionStorage).filter(k => k.startsWith('faithbench:'))") == []
     except BaseException:
         page.screenshot(path=str(ARTIFACTS / "failure-reload-race.png"), full_page=True)
         raise
