@@ -437,14 +437,14 @@
       window.location.href = xhr.responseURL;
     }
   });
-  // A swapped-in item (after submit, skip or undo) gets focus on its first open sub-dimension; after a
-  // validation error, on the first marked field (its message is read with it: aria-describedby).
   function followUrl() {  // the address bar names the item on the page (see the header)
     var section = document.getElementById("scoring");
     var url = section ? section.dataset.url : "";
     if (url && window.location.pathname !== url) { window.history.replaceState(window.history.state, "", url); }
   }
 
+  // A swapped-in item (after submit, skip or undo) gets focus on its first open sub-dimension; after a
+  // validation error, on the first marked field (its message is read with it: aria-describedby).
   document.body.addEventListener("htmx:afterSettle", function (event) {
     if (event.detail.target && event.detail.target.id === "scoring") {
       followUrl();
