@@ -118,6 +118,8 @@ bench: install
 	$(BIN)/python benchmarks/judge_throughput.py
 	$(BIN)/python benchmarks/pages.py
 	$(BIN)/python benchmarks/report_snapshot.py
+	$(BIN)/python benchmarks/calibrated_snapshot.py
+	$(BIN)/python benchmarks/calibrated_leaderboard.py --quick   # --full figures: benchmarks/README.md
 	$(BIN)/python benchmarks/api_tokens.py
 	$(BIN)/python benchmarks/report_load.py --database-url $(BENCH_DATABASE_URL)
 	$(BIN)/python benchmarks/load.py --database-url $(BENCH_DATABASE_URL) --seconds 15

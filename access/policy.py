@@ -45,6 +45,7 @@ class Action(StrEnum):
     RUN_DELPHI = "delphi_run"                # create, close rounds, approve, rescore
     MANAGE_CALIBRATION = "manage_calibration"  # panels, draws, cycles, progress, gold labels, reports
     VIEW_JUDGE_OUTPUT = "view_judge_output"  # judge runs, scores, leaderboard (never experts: blind scoring)
+    VIEW_CALIBRATED = "view_calibrated"      # the expert-calibrated leaderboard: admins and panel leads, never experts
     VIEW_HELD_OUT = "view_held_out"          # held-out test cases' text: superusers (contamination control)
     USE_API = "use_api"                      # the REST API (with a token: the token's scope as well)
     ADMIN_SITE = "admin_site"                # Django's admin site (its own model permissions apply on top)
@@ -125,6 +126,7 @@ RULES: dict[Action, Callable[[Any, Any], bool]] = {
     Action.RUN_DELPHI: lambda user, obj: is_admin(user),
     Action.MANAGE_CALIBRATION: lambda user, obj: is_admin(user),
     Action.VIEW_JUDGE_OUTPUT: lambda user, obj: is_admin(user),
+    Action.VIEW_CALIBRATED: lambda user, obj: is_admin(user) or is_lead(user),
     Action.VIEW_HELD_OUT: lambda user, obj: _active(user) and bool(getattr(user, "is_superuser", False)),
     Action.USE_API: lambda user, obj: is_admin(user),
     Action.ADMIN_SITE: lambda user, obj: is_admin(user),
@@ -231,6 +233,14 @@ URL_ACTIONS: dict[str, Action] = {
     "judge:run_detail": A.VIEW_JUDGE_OUTPUT,
     "judge:run_cancel": A.VIEW_JUDGE_OUTPUT,
     "judge:leaderboard": A.VIEW_JUDGE_OUTPUT,
+    "calibrated:index": A.VIEW_CALIBRATED,
+    "calibrated:board": A.VIEW_CALIBRATED,
+    "calibrated:compute": A.MANAGE_CALIBRATION,
+    "calibrated:progress": A.VIEW_CALIBRATED,
+    "calibrated:export": A.VIEW_CALIBRATED,
+    "api-calibrated": A.USE_API,
+    "api-calibrated-versions": A.USE_API,
+    "api-calibrated-bundle": A.USE_API,
     "accounts:invitation_accept": A.PUBLIC,
     "accounts:profile": A.USE_ACCOUNT,
     "accounts:api_tokens": A.USE_ACCOUNT,
@@ -269,6 +279,9 @@ URL_ACTIONS: dict[str, Action] = {
     "calibration:report_export": A.MANAGE_CALIBRATION,
     "calibration:studies": A.MANAGE_CALIBRATION,
     "calibration:study_report": A.MANAGE_CALIBRATION,
+    "calibration:study_upload": A.MANAGE_CALIBRATION,
+    "calibration:study_upload_mapping": A.MANAGE_CALIBRATION,
+    "calibration:study_upload_confirm": A.MANAGE_CALIBRATION,
     "calibration:study_report_compute": A.MANAGE_CALIBRATION,
     "calibration:study_report_progress": A.MANAGE_CALIBRATION,
     "calibration:study_report_export": A.MANAGE_CALIBRATION,

@@ -140,6 +140,8 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
     judge's raw scores where they exist, with seeded noise of ±1 so that experts disagree now and then;
     a few items are skipped as outside the expert's expertise. Then a third of the items whose experts
     disagree get a gold decision from the demo admin, so the judge-vs-gold comparison has data.
+    The experts rate answers of the judge's own family (gemini) lower than the judge does about half the time —
+    methodology §8.2's self-preference, which the calibrated leaderboard then shows as that model's shift.
     """
     import random
 
@@ -148,12 +150,16 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
     from calibration.adjudication.selectors import item_states
     from calibration.adjudication.services import adjudication_record
     from calibration.reports.build import majority
-    from evaluations.models import JudgeResult, JudgeScore
+    from evaluations.judge.config import judge_family as config_judge_family
+    from evaluations.models import JudgeResult, JudgeRun, JudgeScore
 
     cycle = CalibrationCycle.objects.filter(name=DEMO_CYCLE_NAME).first()
     if cycle is None or Assignment.objects.filter(cycle=cycle).exclude(status=Assignment.Status.PENDING).exists():
         return 0
     rng = random.Random(seed)
+    stricter = random.Random(seed + 1)  # its own stream: the other models' scores stay as they were
+    own_family = {fam for model in JudgeRun.objects.values_list("primary_model", flat=True)
+                  if (fam := config_judge_family(model))}
     judged: dict[tuple[int, str], int] = {}
     scored_results = JudgeResult.objects.filter(status=JudgeResult.Status.SCORED, role=JudgeResult.Role.PRIMARY)
     for response_id, key, raw in JudgeScore.objects.filter(result__in=scored_results).values_list(
@@ -161,7 +167,7 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
         judged[(response_id, key)] = raw
     done = 0
     assignments = (Assignment.objects.filter(cycle=cycle).exclude(expert__email=FEATURED_EXPERT)
-                   .select_related("expert", "item__response", "cycle").order_by("expert_id", "position"))
+                   .select_related("expert", "item__response__model", "cycle").order_by("expert_id", "position"))
     for assignment in assignments:
         if rng.random() > share:
             continue
@@ -170,8 +176,11 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
             done += 1
             continue
         scores = {}
+        favoured = assignment.item.response.model.family in own_family
         for key in sub_dimension_keys(assignment=assignment):
             base = judged.get((assignment.item.response_id, key), rng.randint(1, 2))
+            if favoured and stricter.random() < 0.5:
+                base -= 1
             scores[key] = max(0, min(3, base + rng.choice([-1, 0, 0, 0, 1])))
         extreme = next((s for s in scores.values() if s in DEMO_RATIONALES), None)
         annotation_submit(assignment=assignment, actor=assignment.expert, data=AnnotationInput(

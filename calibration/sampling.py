@@ -12,6 +12,20 @@ Within each dimension:
    difficulty × tradition × model strata, rounded by the largest-remainder (Hamilton) method;
 3. every random choice uses `random.Random(f"{seed}:{dimension}")` over inputs sorted by id, so the
    same seed and pool give the same draw, item for item.
+
+Strategies for the stratified random places (step 2): `proportional` (n_h ∝ N_h, largest remainder) or
+`active` (Neyman, n_h ∝ N_h·S_h with S_h the residual SD of the judge against the experts, and within a
+stratum unequal probabilities by the judge's uncertainty: `calibration.active`).
+
+Every drawn item carries its inclusion probability π — its probability of being in this draw *given what
+was decided before it* (the previous cycle's items, the edge-case pick, the allocation), so that
+Σ_{i in draw} y_i/π_i is an unbiased (Horvitz–Thompson) estimate of the total over the responses that
+could be drawn (docs/active-allocation.md):
+- anchors: 1 (kept for certain); other carried items: r/M, the r kept of the M previous non-anchor items of
+  the dimension still in the pool (a uniformly random subset);
+- random items: n_h/N_h (proportional, or active without judge uncertainty), or the exact systematic-PPS
+  π_i (active), N_h being the stratum's eligible pool (never drawn last cycle, not taken as an edge case);
+- edge cases: None — picked on purpose, not a random sample (the leaderboard leaves them out).
 """
 from __future__ import annotations
 
@@ -25,10 +39,22 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TypeVar
 
+from stats.ppi import neyman_allocation
+
+from .active import ActiveDesign, pps_probabilities, systematic_pps, uncertainty_weights
+
 SOURCE_RANDOM = "random"
 SOURCE_EDGE_LENGTH = "edge_length"
 SOURCE_EDGE_JUDGE = "edge_judge"
 SOURCE_CARRIED = "carried"
+
+STRATEGY_PROPORTIONAL = "proportional"
+STRATEGY_ACTIVE = "active"
+STRATEGIES = (STRATEGY_PROPORTIONAL, STRATEGY_ACTIVE)
+
+BASIS_DRAWN = "drawn"
+BASIS_CARRIED = "carried"
+BASIS_EDGE_CASE = "edge_case"
 
 K = TypeVar("K", bound=Hashable)
 
@@ -58,6 +84,11 @@ class DrawParams:
     refresh_fraction: float = 0.25
     edge_fraction: float = 0.10
     length_tail: float = 0.05  # top and bottom 5 % of word count are length edge cases
+    strategy: str = STRATEGY_PROPORTIONAL
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"DrawParams.strategy: {self.strategy!r} is not one of {', '.join(STRATEGIES)}")
 
 
 @dataclass(frozen=True)
@@ -65,6 +96,9 @@ class DrawnItem:
     response_id: int
     source: str
     is_anchor: bool = False
+    inclusion_probability: float | None = None  # None: not a random sample (edge cases)
+    inclusion_basis: str = BASIS_DRAWN
+    stratum: tuple[str, ...] = ()  # the design stratum, e.g. (dimension, difficulty, tradition, model)
 
 
 @dataclass
@@ -80,6 +114,7 @@ class DimensionSummary:
     edge: int = 0
     random: int = 0
     below_minimum: bool = False
+    uncovered: int = 0  # eligible responses in strata that got no random draw (inclusion probability 0)
 
 
 @dataclass
@@ -90,6 +125,10 @@ class StratumRow:
     model: str
     pool: int
     drawn: int
+    eligible: int = 0  # never drawn in the previous cycle and not taken as an edge case
+    random: int = 0  # of `drawn`, the stratified random draws of this cycle
+    sd: float | None = None  # active: the residual SD S_h used by the Neyman allocation
+    sd_level: str = ""  # active: "stratum", "model", "dimension" or "default"
 
 
 @dataclass
@@ -98,16 +137,21 @@ class DrawResult:
     dimensions: list[DimensionSummary] = field(default_factory=list)
     strata: list[StratumRow] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    strategy: str = STRATEGY_PROPORTIONAL
 
     @property
     def fingerprint(self) -> str:
-        """A digest of the drawn set: the commit step checks the pool did not change since the preview."""
-        payload = sorted((i.response_id, i.source, i.is_anchor) for i in self.items)
+        """A digest of the strategy and the drawn set with each item's inclusion probability: the commit step
+        checks the pool (and, for the active strategy, the labels it learned from) did not change since the preview."""
+        payload = [self.strategy, sorted(
+            (i.response_id, i.source, i.is_anchor, i.inclusion_basis,
+             None if i.inclusion_probability is None else round(i.inclusion_probability, 9)) for i in self.items)]
         return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:16]
 
     def as_report(self) -> dict:
         """JSON-serialisable record kept on the cycle."""
         return {
+            "strategy": self.strategy,
             "dimensions": [vars(d) for d in self.dimensions],
             "strata": [vars(s) for s in self.strata],
             "notes": list(self.notes),
@@ -162,15 +206,20 @@ def draw(
     previous: Iterable[PreviousItem] = (),
     judge_edge_ids: Iterable[int] = (),
     dimensions: Sequence[str] | None = None,
+    design: ActiveDesign | None = None,
 ) -> DrawResult:
-    """Draw a calibration set from `pool`; see the module docstring for the rules."""
+    """Draw a calibration set from `pool`; see the module docstring for the rules. `design` feeds the active
+    strategy (residual SDs, judge uncertainty); without it the active strategy uses the default SD everywhere."""
     by_dimension: dict[str, list[PoolItem]] = defaultdict(list)
     for item in sorted(pool, key=lambda i: i.response_id):
         by_dimension[item.dimension].append(item)
     previous = sorted(previous, key=lambda p: p.response_id)
     previous_ids = {p.response_id for p in previous}
     judge_edges = set(judge_edge_ids)
-    result = DrawResult()
+    result = DrawResult(strategy=params.strategy)
+    if params.strategy == STRATEGY_ACTIVE:
+        design = design or ActiveDesign()
+        result.notes.append(_design_note(design))
     pooled_ids = {i.response_id for items in by_dimension.values() for i in items}
     gone = [p for p in previous if p.response_id not in pooled_ids]
     if gone:
@@ -180,7 +229,7 @@ def draw(
         )
     for dimension in dimensions if dimensions is not None else sorted(by_dimension):
         _draw_dimension(dimension, by_dimension.get(dimension, []), params, previous, previous_ids,
-                        judge_edges, result)
+                        judge_edges, result, design)
     return result
 
 
@@ -192,6 +241,7 @@ def _draw_dimension(
     previous_ids: set[int],
     judge_edges: set[int],
     result: DrawResult,
+    design: ActiveDesign | None,
 ) -> None:
     rng = random.Random(f"{params.seed}:{dimension}")
     by_id = {i.response_id: i for i in items}
@@ -230,15 +280,21 @@ def _draw_dimension(
         )
         need = len(fresh)
 
-    drawn: list[DrawnItem] = [DrawnItem(p.response_id, SOURCE_CARRIED, True) for p in anchors]
-    drawn += [DrawnItem(p.response_id, SOURCE_CARRIED, False) for p in sorted(retained, key=lambda p: p.response_id)]
+    # Conditional on the previous cycle, the kept non-anchors are a uniformly random subset of its non-anchors
+    # still in the pool (a prefix of a seeded shuffle), so each was kept with probability len(retained)/len(others).
+    keep = len(retained) / len(others) if others else 1.0
+    drawn: list[DrawnItem] = [
+        DrawnItem(p.response_id, SOURCE_CARRIED, True, 1.0, BASIS_CARRIED, (dimension, "anchor")) for p in anchors]
+    drawn += [DrawnItem(p.response_id, SOURCE_CARRIED, False, keep, BASIS_CARRIED, (dimension, "carried"))
+              for p in sorted(retained, key=lambda p: p.response_id)]
 
-    # Edge cases among the never-drawn responses.
+    # Edge cases among the never-drawn responses: picked on purpose, no inclusion probability.
     length_edges = length_edge_ids(items, params.length_tail)
     candidates = sorted((length_edges | judge_edges) & {i.response_id for i in fresh})
     n_edge = min(_round_half_up(params.edge_fraction, need), len(candidates))
     edge_ids = sorted(rng.sample(candidates, n_edge)) if n_edge else []
-    drawn += [DrawnItem(rid, SOURCE_EDGE_JUDGE if rid in judge_edges else SOURCE_EDGE_LENGTH) for rid in edge_ids]
+    drawn += [DrawnItem(rid, SOURCE_EDGE_JUDGE if rid in judge_edges else SOURCE_EDGE_LENGTH,
+                        inclusion_basis=BASIS_EDGE_CASE, stratum=(dimension, "edge")) for rid in edge_ids]
 
     # Stratified random draws for the rest.
     taken = set(edge_ids)
@@ -246,12 +302,32 @@ def _draw_dimension(
     for item in fresh:
         if item.response_id not in taken:
             strata[(item.difficulty, item.tradition, item.model)].append(item)
-    quotas = largest_remainder({key: len(members) for key, members in strata.items()}, need - n_edge, rng)
-    random_ids: list[int] = []
+    sizes = {key: len(members) for key, members in strata.items()}
+    sds: dict[tuple[str, str, str], tuple[float, str]] = {}
+    if params.strategy == STRATEGY_ACTIVE and design is not None:
+        sds = {key: design.residuals.sd(dimension, key) for key in strata}
+        quotas = _neyman(sizes, {key: sd for key, (sd, _) in sds.items()}, need - n_edge)
+    else:
+        quotas = largest_remainder(sizes, need - n_edge, rng)
+    random_items: list[DrawnItem] = []
     for key in sorted(strata):
-        chosen = rng.sample(strata[key], quotas[key])
-        random_ids += [i.response_id for i in chosen]
-    drawn += [DrawnItem(rid, SOURCE_RANDOM) for rid in sorted(random_ids)]
+        members = strata[key]
+        ids = [i.response_id for i in members]
+        weights = (uncertainty_weights(ids, design.uncertainty)
+                   if params.strategy == STRATEGY_ACTIVE and design is not None and quotas[key] < len(ids) else None)
+        if weights is None:
+            chosen = [i.response_id for i in rng.sample(members, quotas[key])]
+            pi = dict.fromkeys(chosen, quotas[key] / len(ids))
+        else:
+            probabilities = pps_probabilities(weights, quotas[key])
+            chosen = systematic_pps(ids, probabilities, rng)
+            pi = dict(zip(ids, probabilities, strict=True))
+        random_items += [DrawnItem(rid, SOURCE_RANDOM, False, pi[rid], BASIS_DRAWN, (dimension, *key)) for rid in chosen]
+    drawn += sorted(random_items, key=lambda d: d.response_id)
+    random_ids = [d.response_id for d in random_items]
+    # Strata left without a random draw (more strata than places): their responses had inclusion probability 0,
+    # so this cycle's estimate cannot cover them; counted on the summary, the leaderboard reports them.
+    summary.uncovered = sum(sizes[key] for key in strata if quotas[key] == 0)
 
     summary.target = target
     summary.drawn = len(drawn)
@@ -264,10 +340,42 @@ def _draw_dimension(
     result.items += drawn
 
     drawn_ids = {d.response_id for d in drawn}
-    table: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+    random_set = set(random_ids)
+    table: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for item in items:
         row = table[(item.difficulty, item.tradition, item.model)]
         row[0] += 1
         row[1] += item.response_id in drawn_ids
-    for (difficulty, tradition, model), (n_pool, n_drawn) in sorted(table.items()):
-        result.strata.append(StratumRow(dimension, difficulty, tradition, model, n_pool, n_drawn))
+        row[2] += item.response_id in random_set
+    for key, (n_pool, n_drawn, n_random) in sorted(table.items()):
+        sd, level = sds.get(key, (None, ""))
+        result.strata.append(StratumRow(dimension, *key, n_pool, n_drawn, eligible=sizes.get(key, 0),
+                                        random=n_random, sd=sd, sd_level=level))
+
+
+def _neyman(sizes: dict[tuple[str, str, str], int], sds: dict[tuple[str, str, str], float], total: int
+            ) -> dict[tuple[str, str, str], int]:
+    """Neyman allocation of `total` places (n_h ∝ N_h·S_h, at least one per stratum while places last)."""
+    if total <= 0 or not sizes:
+        return dict.fromkeys(sizes, 0)
+    if total >= sum(sizes.values()):
+        return dict(sizes)
+    alloc = neyman_allocation(sizes, sds, total, floor=1)
+    return {key: int(alloc.get(key, 0)) for key in sizes}
+
+
+def _design_note(design: ActiveDesign) -> str:
+    residuals = design.residuals
+    if residuals.labels:
+        lambdas = ", ".join(f"{d} {lam:.2f}" for d, lam in sorted(residuals.lambdas.items()))
+        text = (f"Active allocation: residual SDs from {residuals.labels} expert-labelled response(s) (λ per dimension: "
+                f"{lambdas}); strata with fewer than 2 labels use the model's SD, then the dimension's, then "
+                f"{residuals.default}.")
+    else:
+        text = (f"Active allocation: no expert-labelled responses with a judge composite yet, so every stratum uses "
+                f"the default residual SD {residuals.default} (the allocation is proportional).")
+    if design.uncertainty_source:
+        text += f" Within strata, responses are drawn with probability by the judge's {design.uncertainty_source}."
+    else:
+        text += " Within strata, responses are drawn uniformly (no measure of the judge's own uncertainty)."
+    return text

@@ -11,6 +11,7 @@ from django.db.models import Count, Q, QuerySet
 from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, Panel
 from evaluations.models import Dimension, ModelResponse, Tradition
 
+from .active import ActiveDesign, Labelled, residual_sd_table
 from .sampling import PoolItem, PreviousItem
 
 
@@ -196,3 +197,81 @@ def cycle_assignment_completeness(*, cycle: CalibrationCycle) -> dict[str, objec
         "withdrawn": by_status[Assignment.Status.WITHDRAWN],
         "withdrawn_by_reason": by_reason,
     }
+
+
+def expert_truth_composites() -> dict[int, float]:
+    """{response id: the experts' composite in [0, 1]} over every cycle: per sub-dimension the adjudicated gold score
+    where there is a current decision, else the mean of the panel's submitted scores (skips have none), combined by
+    the active rubric's formula Σ score/3 × weight/100 (`evaluations.selectors.case_composite`). A response lacking a
+    sub-dimension has no truth. (The one place to swap for `calibration.calibrated.truth.response_truths`.)"""
+    from annotations.models import GoldScore, SubScore
+    from evaluations.selectors import rubric_active, rubric_weights
+
+    weights = {dimension: subs for dimension, (_, subs) in rubric_weights(rubric=rubric_active()).items()}
+    gold: dict[int, dict[str, float]] = defaultdict(dict)
+    dimension_of: dict[int, str] = {}
+    for response_id, dimension, key, score in GoldScore.objects.filter(decision__is_current=True).values_list(
+            "decision__item__response_id", "decision__item__response__test_case__dimension", "key", "score"):
+        gold[response_id][key] = float(score)
+        dimension_of[response_id] = dimension
+    panel: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for response_id, dimension, key, score in SubScore.objects.filter(
+            annotation__status=Annotation.Status.SUBMITTED).values_list(
+            "annotation__assignment__item__response_id", "annotation__assignment__item__response__test_case__dimension",
+            "key", "score").iterator(chunk_size=5000):
+        panel[response_id][key].append(score)
+        dimension_of[response_id] = dimension
+    truths: dict[int, float] = {}
+    for response_id, dimension in dimension_of.items():
+        subs = weights.get(dimension)
+        if not subs:
+            continue
+        scores = {key: statistics.fmean(values) for key, values in panel.get(response_id, {}).items()}
+        scores.update(gold.get(response_id, {}))
+        if set(subs) <= set(scores):
+            truths[response_id] = sum(scores[key] / 3 * float(weight) / 100 for key, weight in subs.items())
+    return truths
+
+
+def active_design(*, pool: list[PoolItem]) -> ActiveDesign:
+    """What the active draw strategy learns from: the residual SDs of the newest finished judge run against the
+    expert truths (per stratum, with fallbacks), and the judge's own uncertainty per response — the run-to-run spread
+    (SD of the decisive composite) over its repeat series when it has ≥ 2 finished runs, else the disagreement
+    |primary − secondary| of its two judges, else none."""
+    from evaluations.judge.selectors import judge_decisive_scored, judge_run_latest_finished, judge_run_series
+    from evaluations.models import JudgeResult
+
+    run = judge_run_latest_finished()
+    if run is None:
+        return ActiveDesign()
+    facets = {p.response_id: p for p in pool}
+    truths = {rid: y for rid, y in expert_truth_composites().items() if rid in facets}
+    decisive = judge_decisive_scored(run=run, response_ids=list(truths))
+    labelled = [Labelled(p.dimension, p.difficulty, p.tradition, p.model, truths[rid], float(result.composite))
+                for rid, result in decisive.items() if result.composite is not None for p in [facets[rid]]]
+    residuals = residual_sd_table(labelled)
+    series = judge_run_series(run=run)
+    uncertainty: dict[int, float] = {}
+    source = ""
+    if len(series) >= 2:
+        values: dict[int, list[float]] = defaultdict(list)
+        for member in series:
+            for rid, result in judge_decisive_scored(run=member, response_ids=list(facets)).items():
+                if result.composite is not None:
+                    values[rid].append(float(result.composite))
+        uncertainty = {rid: statistics.stdev(v) for rid, v in values.items() if len(v) >= 2}
+        source = f"run-to-run spread over its {len(series)}-run repeat series"
+    else:
+        pairs: dict[int, dict[str, float]] = defaultdict(dict)
+        for rid, role, composite in JudgeResult.objects.filter(
+                run=run, status=JudgeResult.Status.SCORED, composite__isnull=False,
+                role__in=[JudgeResult.Role.PRIMARY, JudgeResult.Role.SECONDARY]).values_list(
+                "response_id", "role", "composite").iterator(chunk_size=5000):
+            pairs[rid][role] = float(composite)
+        uncertainty = {rid: abs(p["primary"] - p["secondary"]) for rid, p in pairs.items()
+                       if "primary" in p and "secondary" in p}
+        if uncertainty:
+            source = "disagreement between its primary and secondary judges"
+    if not any(v > 0 for v in uncertainty.values()):
+        uncertainty, source = {}, ""
+    return ActiveDesign(residuals=residuals, uncertainty=uncertainty, uncertainty_source=source)

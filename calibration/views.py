@@ -17,6 +17,7 @@ from evaluations.domain import query_whole_number
 from evaluations.models import Dimension, Tradition
 
 from .adjudication.selectors import gold_labels
+from .calibrated.selectors import calibrated_evidence_for_cycle
 from .forms import DrawForm, random_seed
 from .reports.exporting import GOLD_EXPORTERS, GoldLabelSet, gold_filename_stem
 from .selectors import cycle_item_counts, cycle_latest, cycle_progress, panel_size_warnings, panels_with_sizes
@@ -107,7 +108,8 @@ def cycle(request: AuthedRequest, pk: int) -> HttpResponse:
     """A committed cycle: its parameters, item counts and recorded stratification table."""
     obj = get_object_or_404(CalibrationCycle.objects.select_related("previous", "neutral_panel", "rubric"), pk=pk)
     return render(request, "calibration/cycle.html",
-                  {"cycle": obj, "counts": cycle_item_counts(cycle=obj), **_report_context(obj.draw_report)})
+                  {"cycle": obj, "counts": cycle_item_counts(cycle=obj), **_report_context(obj.draw_report),
+                   "evidence": calibrated_evidence_for_cycle(cycle=obj)})
 
 
 @policy_required(Action.MANAGE_CALIBRATION)

@@ -6,6 +6,7 @@ from rest_framework.views import APIView
 
 from accounts.api_auth import TokenHasScope
 from calibration import api as calibration_api
+from calibration.calibrated import api as calibrated_api
 from calibration.studies import api as studies_api
 from evaluations import api as evaluations_api
 from evaluations.judge import api as judge_api
@@ -22,6 +23,11 @@ urlpatterns = [
     path("judge-runs/", _scoped(evaluations_api.JudgeRunsAPIView), name="api-judge-runs"),
     path("judge-runs/<int:pk>/", _scoped(evaluations_api.JudgeRunAPIView), name="api-judge-run"),
     path("judge-runs/<int:pk>/cancel/", _scoped(evaluations_api.JudgeRunCancelAPIView), name="api-judge-run-cancel"),
+    path("judge-runs/<int:pk>/calibrated/", calibrated_api.CalibratedAPIView.as_view(), name="api-calibrated"),
+    path("judge-runs/<int:pk>/calibrated/versions/", calibrated_api.CalibratedVersionsAPIView.as_view(),
+         name="api-calibrated-versions"),
+    path("judge-runs/<int:pk>/calibrated/bundle/", calibrated_api.CalibratedBundleAPIView.as_view(),
+         name="api-calibrated-bundle"),
     path("studies/", studies_api.StudiesAPIView.as_view(), name="api-studies"),
     path("studies/<int:pk>/ratings/", studies_api.StudyRatingsAPIView.as_view(), name="api-study-ratings"),
     path("studies/<int:pk>/judge-runs/", studies_api.StudyJudgeRunsAPIView.as_view(), name="api-study-judge-runs"),

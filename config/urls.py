@@ -29,5 +29,6 @@ urlpatterns = [
     path("scoring/", include("annotations.urls")),
     path("review/", include("calibration.casereview.urls")),
     path("calibration/", include("calibration.urls")),
+    path("calibrated/", include("calibration.calibrated.urls")),
     path("delphi/", include("calibration.delphi.urls")),
 ]

@@ -1,5 +1,8 @@
 """Read long-format ratings (one row per unit × rater: ``unit,rater,value``) into reliability matrices.
 
+The header is read by the rating-file vocabulary (``stats.ratingfile``): ``item,rater,score``,
+``rater,item,score`` and the other aliases are the same columns; a wrong header is one message.
+
 Small I/O helper for ``manage.py irr`` and any script: no Django. Every problem with the file raises
 :class:`LongFormatError` with one line naming the file and the line: missing column, empty file, a value
 that is not a number where the level needs one, a value outside ``categories``, a repeated unit × rater.
@@ -22,8 +25,10 @@ import numpy as np
 
 from stats.alpha import Level, check_level
 from stats.matrix import FloatArray
+from stats.ratingfile import HeaderError, header_columns
 
-REQUIRED_COLUMNS = ("unit", "rater", "value")
+REQUIRED_COLUMNS = ("unit", "rater", "value")  # irr's spellings of the vocabulary's item, rater, score
+IRR_COLUMNS = ("item", "rater", "score")
 MISSING_TOKENS = frozenset({"", ".", "na", "n/a", "nan", "null", "none"})
 
 
@@ -111,7 +116,7 @@ def parse_long_csv(
     try:
         header = next(reader)
     except StopIteration:
-        raise LongFormatError(f"{source}, line 1: the file is empty; expected the header unit,rater,value") from None
+        raise LongFormatError(f"{source}, line 1: the file is empty; expected the header unit,rater,value (or item,rater,score)") from None
     except csv.Error as exc:
         raise LongFormatError(f"{source}, line 1: not valid CSV ({exc})") from None
     names = [name.strip() for name in header]
@@ -164,20 +169,18 @@ def _column_index(names: list[str], source: str, group_by: str | None, strata_by
     duplicated = sorted({n for n in names if names.count(n) > 1 and n})
     if duplicated:
         raise LongFormatError(f"{source}, line 1: column {duplicated[0]!r} appears twice in the header")
-    lowered = {name.lower(): i for i, name in enumerate(names)}
-    missing = [col for col in REQUIRED_COLUMNS if col not in lowered]
-    if missing:
-        raise LongFormatError(
-            f"{source}, line 1: missing column(s) {', '.join(missing)}; the header must have unit,rater,value "
-            f"(found: {','.join(names)})"
-        )
-    index = {col: lowered[col] for col in REQUIRED_COLUMNS}
+    try:
+        # The shared vocabulary (unit = item, value = score …); irr's own spellings win when a file has both.
+        columns = header_columns(names, required=IRR_COLUMNS, prefer=REQUIRED_COLUMNS, where=f"{source}, line 1")
+    except HeaderError as exc:
+        raise LongFormatError(str(exc)) from None
+    index = {role: names.index(columns[canonical]) for role, canonical in zip(REQUIRED_COLUMNS, IRR_COLUMNS, strict=True)}
     for role, column in (("group", group_by), ("stratum", strata_by)):
         if column is None:
             continue
         if column not in names:
             raise LongFormatError(f"{source}, line 1: no column {column!r} to {'group' if role == 'group' else 'stratify'} by")
-        if column.lower() in REQUIRED_COLUMNS:
+        if column in columns.values():
             raise LongFormatError(f"{source}, line 1: cannot {'group' if role == 'group' else 'stratify'} by {column!r}")
         index[role] = names.index(column)
     return index

@@ -77,6 +77,58 @@ def bootstrap_weighted_mean_ci(
     return float(low), float(high)
 
 
+def bootstrap_weighted_mean_ci_with_strata(
+    values: Sequence[float] | np.ndarray,
+    weights: Sequence[float] | np.ndarray,
+    strata: Sequence[object] | np.ndarray,
+    *,
+    n_resamples: int = N_RESAMPLES,
+    confidence: float = CONFIDENCE,
+    seed: int | None = 0,
+) -> tuple[tuple[float, float], dict[str, tuple[float, float]]]:
+    """The stratified percentile interval of the weighted mean (as `bootstrap_weighted_mean_ci`) and, from the
+    same resamples, each stratum's own interval: a stratum's part of a stratified resample is a plain resample of
+    that stratum, so one set of draws serves the whole and every stratum (the calibrated leaderboard's overall
+    and per-dimension cells). Returns ((low, high), {stratum label as str: (low, high)}); NaN where empty."""
+    x = np.asarray(values, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    labels_text = np.asarray(strata, dtype=object).astype(str)
+    if x.shape != w.shape or x.shape != labels_text.shape or x.ndim != 1:
+        raise ValueError("values, weights and strata must be 1-d arrays of the same length")
+    if not 0 < confidence < 1:
+        raise ValueError("confidence must be between 0 and 1")
+    nan = (float("nan"), float("nan"))
+    if x.size == 0:
+        return nan, {}
+    alpha = 1 - confidence
+    quantiles = [100 * alpha / 2, 100 * (1 - alpha / 2)]
+    rng = np.random.default_rng(seed)
+    wx = w * x
+    numerator = np.zeros(n_resamples)
+    denominator = np.zeros(n_resamples)
+    per_stratum: dict[str, tuple[float, float]] = {}
+    names, labels = np.unique(labels_text, return_inverse=True)
+    for code, name in enumerate(names):
+        members = np.flatnonzero(labels == code)
+        member_wx, member_w = wx[members], w[members]
+        own_num = np.zeros(n_resamples)
+        own_den = np.zeros(n_resamples)
+        rows = max(1, CHUNK_DRAWS // members.size)
+        for start in range(0, n_resamples, rows):
+            stop = min(start + rows, n_resamples)
+            draws = rng.integers(0, members.size, size=(stop - start, members.size))
+            own_num[start:stop] = member_wx[draws].sum(axis=1)
+            own_den[start:stop] = member_w[draws].sum(axis=1)
+        numerator += own_num
+        denominator += own_den
+        with np.errstate(invalid="ignore", divide="ignore"):
+            low, high = np.nanpercentile(own_num / own_den, quantiles)
+        per_stratum[str(name)] = (float(low), float(high))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low, high = np.nanpercentile(numerator / denominator, quantiles)
+    return (float(low), float(high)), per_stratum
+
+
 def mean_t_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float | None, list[float] | None]:
     """The mean and its Student t interval (mean ± t_{n−1} · s / √n); (None, None) without values, no interval for one.
 

@@ -108,6 +108,14 @@ class CalibrationCycle(models.Model):
         Panel, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
         help_text="The panel that scores items without a tradition.",
     )
+    class DrawStrategy(models.TextChoices):
+        PROPORTIONAL = "proportional", "Proportional (n per stratum ∝ its size)"
+        ACTIVE = "active", "Active (Neyman: more where the judge's residual error is larger)"
+
+    draw_strategy = models.CharField(
+        max_length=20, choices=DrawStrategy.choices, default=DrawStrategy.PROPORTIONAL,
+        help_text="How the stratified random places were allocated (docs/active-allocation.md).",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     draw_report = models.JSONField(default=dict, blank=True, help_text="Stratification table and notes of the draw.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
@@ -124,6 +132,8 @@ class CalibrationCycle(models.Model):
                 condition=Q(refresh_fraction__gte=0, refresh_fraction__lte=1), name="cycle_refresh_fraction_0_1"
             ),
             models.CheckConstraint(condition=Q(edge_fraction__gte=0, edge_fraction__lte=1), name="cycle_edge_fraction_0_1"),
+            models.CheckConstraint(condition=Q(draw_strategy__in=["proportional", "active"]),
+                                   name="cycle_draw_strategy_valid"),
         ]
 
     def __str__(self) -> str:
@@ -145,6 +155,26 @@ class CycleItem(models.Model):
     source = models.CharField(max_length=20, choices=Source.choices)
     is_anchor = models.BooleanField(default=False, help_text="Anchors are always kept in the next cycle.")
 
+    class InclusionBasis(models.TextChoices):
+        DRAWN = "drawn", "Random draw of this cycle: quota / its stratum's eligible pool (or the exact PPS probability)"
+        CARRIED = "carried", "Kept from the previous cycle: the retention probability (anchors 1)"
+        RECOMPUTED = "recomputed", "Drawn before inclusion probabilities were recorded; recomputed from the draw report"
+        EDGE_CASE = "edge_case", "Edge case picked on purpose: not a random sample (no probability)"
+        CROSS = "cross", "Cross-tradition sample: per scored tradition × dimension, picked / responses"
+        UNKNOWN = "unknown", "Drawn before inclusion probabilities were recorded; not recomputable"
+
+    inclusion_probability = models.FloatField(
+        null=True, blank=True,
+        help_text="The item's probability of being in this cycle's draw, given the previous cycle's items and the "
+                  "draw's earlier steps (docs/active-allocation.md); empty = unknown or picked on purpose.",
+    )
+    inclusion_basis = models.CharField(max_length=20, choices=InclusionBasis.choices, default=InclusionBasis.UNKNOWN)
+    stratum = models.JSONField(
+        default=list, blank=True,
+        help_text="The design stratum the probability belongs to: [dimension, difficulty, tradition, model] for a "
+                  "random draw, [dimension, \"carried\" | \"anchor\" | \"edge\"], [\"cross\", tradition, dimension].",
+    )
+
     class Meta:
         db_table = "calibration_cycleitem"
         ordering = ["cycle", "response"]
@@ -154,6 +184,15 @@ class CycleItem(models.Model):
             models.CheckConstraint(
                 condition=Q(source__in=["random", "edge_length", "edge_judge", "carried", "cross"]),
                 name="cycle_item_source_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(inclusion_basis__in=["drawn", "carried", "recomputed", "edge_case", "cross", "unknown"]),
+                name="cycle_item_inclusion_basis_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(inclusion_probability__isnull=True)
+                | Q(inclusion_probability__gt=0, inclusion_probability__lte=1),
+                name="cycle_item_inclusion_probability_0_1",
             ),
         ]
 

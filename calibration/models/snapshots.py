@@ -22,8 +22,9 @@ class ReportSnapshotQuerySet(models.QuerySet["ReportSnapshot"]):
 
 
 class ReportSnapshot(models.Model):
-    """One immutable computation of a report — of a calibration cycle or of an imported rating study (exactly one
-    of the two): its inputs' hash, seed, resamples, software, payload. Versions count per cycle and per study."""
+    """One immutable computation of a report — of a calibration cycle, of an imported rating study, or the
+    expert-calibrated leaderboard of a judge run (`label_cycle` set; exactly one of the three): its inputs' hash,
+    seed, resamples, software, payload. Versions count per cycle, per study and per leaderboard's judge run."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -35,7 +36,13 @@ class ReportSnapshot(models.Model):
                               related_name="report_snapshots")
     study = models.ForeignKey("calibration.Study", null=True, blank=True, on_delete=models.PROTECT,
                               related_name="report_snapshots")
-    version = models.PositiveIntegerField(help_text="1, 2, 3, … per cycle or study, in the order they were requested.")
+    label_cycle = models.ForeignKey(
+        "annotations.CalibrationCycle", null=True, blank=True, on_delete=models.PROTECT,
+        related_name="calibrated_snapshots",
+        help_text="Calibrated leaderboards only: the cycle whose expert scores correct the judge run's.",
+    )
+    version = models.PositiveIntegerField(
+        help_text="1, 2, 3, … per cycle, study or (calibrated leaderboard) judge run, in the order requested.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     judge_run = models.ForeignKey(
         "evaluations.JudgeRun", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
@@ -72,8 +79,13 @@ class ReportSnapshot(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["cycle", "version"], name="snapshot_one_per_cycle_version"),
             models.UniqueConstraint(fields=["study", "version"], name="snapshot_one_per_study_version"),
-            models.CheckConstraint(condition=Q(cycle__isnull=False, study__isnull=True)
-                                   | Q(cycle__isnull=True, study__isnull=False), name="snapshot_of_a_cycle_or_a_study"),
+            models.UniqueConstraint(fields=["judge_run", "version"], condition=Q(label_cycle__isnull=False),
+                                    name="snapshot_one_per_leaderboard_version"),
+            models.CheckConstraint(
+                condition=Q(cycle__isnull=False, study__isnull=True, label_cycle__isnull=True)
+                | Q(cycle__isnull=True, study__isnull=False, label_cycle__isnull=True)
+                | Q(cycle__isnull=True, study__isnull=True, label_cycle__isnull=False, judge_run__isnull=False),
+                name="snapshot_of_a_cycle_a_study_or_a_leaderboard"),
             models.CheckConstraint(condition=Q(version__gte=1), name="snapshot_version_positive"),
             models.CheckConstraint(condition=Q(status__in=["queued", "running", "ready", "failed"]),
                                    name="snapshot_status_valid"),
@@ -86,11 +98,15 @@ class ReportSnapshot(models.Model):
 
     @property
     def subject_name(self) -> str:
-        """The cycle's or the study's name."""
+        """The cycle's or the study's name, or the calibrated leaderboard's judge run."""
+        if self.label_cycle_id:
+            return f"calibrated leaderboard of judge run #{self.judge_run_id}"
         return str(self.cycle if self.cycle_id else self.study)
 
     @property
     def subject_kind(self) -> str:
+        if self.label_cycle_id:
+            return "leaderboard"
         return "cycle" if self.cycle_id else "study"
 
     @property

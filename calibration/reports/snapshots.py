@@ -212,7 +212,9 @@ def snapshot_run(
 
 
 def snapshot_page_url(snapshot: ReportSnapshot) -> str:
-    """The report page showing this version (the cycle's or the study's)."""
+    """The report page showing this version (the cycle's, the study's or the calibrated leaderboard's)."""
+    if snapshot.label_cycle_id:
+        return f"{reverse('calibrated:board', kwargs={'run_id': snapshot.judge_run_id})}?version={snapshot.version}"
     if snapshot.study_id:
         return f"{reverse('calibration:study_report', kwargs={'pk': snapshot.study_id})}?version={snapshot.version}"
     return f"{reverse('calibration:report', kwargs={'pk': snapshot.cycle_id})}?version={snapshot.version}"
@@ -403,6 +405,9 @@ def snapshot_file(*, snapshot: ReportSnapshot, fmt: str) -> SnapshotFile | None:
 def snapshot_file_name(*, snapshot: ReportSnapshot, fmt: str) -> str:
     """The download's file name: cycle (or study) id, version and what it is."""
     ext = {"bundle": "zip", "ratings": "csv"}.get(fmt, fmt)
+    if snapshot.label_cycle_id:
+        stem = "inputs" if fmt == "ratings" else "calibrated-leaderboard"
+        return f"{stem}-run-{snapshot.judge_run_id}-v{snapshot.version}.{ext}"
     stem = "ratings" if fmt == "ratings" else "irr-report"
     subject = f"study-{snapshot.study_id}" if snapshot.study_id else f"cycle-{snapshot.cycle_id}"
     return f"{stem}-{subject}-v{snapshot.version}.{ext}"

@@ -50,12 +50,16 @@ class StudySerializer(serializers.Serializer):
 
 
 class RatingSerializer(serializers.Serializer):
-    item = serializers.CharField()
-    dimension = serializers.CharField()
-    rater = serializers.CharField()
-    rater_kind = serializers.ChoiceField(choices=["human", "judge"])
-    score = serializers.FloatField()
-    group = serializers.CharField(required=False, allow_blank=True)
+    """One rating; field names follow the rating-file vocabulary (docs/rating-files.md): `unit` for `item`,
+    `value` or `rating` for `score`, and so on."""
+
+    item = serializers.CharField(help_text="Also accepted as unit, item_id, unit_id.")
+    dimension = serializers.CharField(required=False, help_text="Default: score. Also accepted as metric, criterion.")
+    rater = serializers.CharField(help_text="Also accepted as rater_id, annotator, coder.")
+    rater_kind = serializers.ChoiceField(choices=["human", "judge"], required=False,
+                                         help_text="Default: human. Also accepted as kind, rater_type.")
+    score = serializers.FloatField(help_text="Also accepted as value, rating.")
+    group = serializers.CharField(required=False, allow_blank=True, help_text="Also accepted as rater_group.")
 
 
 class RatingsResultSerializer(serializers.Serializer):

@@ -7,9 +7,10 @@ a changed value is counted as updated.
 """
 from __future__ import annotations
 
+import csv
 import json
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,11 +20,15 @@ from tqdm import tqdm
 
 from evaluations.importing.errors import RowError
 from evaluations.importing.readers import read_records
+from stats.ratingfile import HeaderError, canonical_of, header_columns
 
 from ..models import Study, StudyDimension, StudyItem, StudyRater, StudyScore
 
 FORMATS = ("long", "judge-bench", "wide")
-LONG_COLUMNS = ("study", "item", "dimension", "rater", "rater_kind", "score")
+LONG_COLUMNS = ("study", "item", "dimension", "rater", "rater_kind", "score")  # the canonical long header
+LONG_REQUIRED = ("item", "rater", "score")
+LONG_OPTIONAL = ("study", "dimension", "rater_kind", "group")
+DEFAULT_DIMENSION = "score"
 JUDGE_BENCH_LEVELS = {"graded": "ordinal", "categorical": "nominal", "continuous": "interval"}
 KINDS = {"human", "judge"}
 
@@ -114,37 +119,61 @@ def _jsonl_rows(path: Path, label: str, parsed: Parsed) -> Iterable[tuple[int, d
     return _records(path, label, parsed, "jsonl")
 
 
-def read_long(path: Path, *, label: str, study: str, level: str = "ordinal") -> Parsed:
-    """`study,item,dimension,rater,rater_kind,score[,group]` rows, from CSV or JSONL (by the file's suffix)."""
+def read_long(path: Path, *, label: str, study: str, level: str = "ordinal", columns: Mapping[str, str] | None = None,
+              dimension: str = DEFAULT_DIMENSION, kind: str = "human") -> Parsed:
+    """Long rows — `item,rater,score` with optional `study,dimension,rater_kind,group`, in any order and under
+    any alias of the rating-file vocabulary (`stats.ratingfile`) — from CSV or JSONL (by the file's suffix).
+    A missing `dimension` or `rater_kind` column means every row has `dimension` or `kind`."""
     parsed = Parsed()
-    source = _jsonl_rows if path.suffix.lower() in (".jsonl", ".ndjson") else _csv_rows
+    jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
+    source = _jsonl_rows if jsonl else _csv_rows
     return _long_rows(((f"{label}:{line}", record) for line, record in source(path, label, parsed)),
-                      parsed=parsed, study=study, level=level)
+                      parsed=parsed, study=study, level=level, columns=columns, dimension=dimension, kind=kind,
+                      where=f"{label}: the records' fields" if jsonl else f"{label}:1")
 
 
-def _long_rows(records: Iterable[tuple[str, dict[str, Any]]], *, parsed: Parsed, study: str, level: str) -> Parsed:
-    for where, record in records:
-        missing = [c for c in LONG_COLUMNS if c != "study" and str(record.get(c, "")).strip() == ""]
+def _long_rows(records: Iterable[tuple[str, dict[str, Any]]], *, parsed: Parsed, study: str, level: str,
+               columns: Mapping[str, str] | None = None, dimension: str = DEFAULT_DIMENSION, kind: str = "human",
+               where: str = "header") -> Parsed:
+    rows = list(records)
+    if not rows:
+        return parsed
+    names = list(dict.fromkeys(key for _, record in rows for key in record))
+    try:
+        mapped = header_columns(names, required=LONG_REQUIRED, optional=LONG_OPTIONAL, chosen=columns,
+                                prefer=(*LONG_COLUMNS, "group"), where=where)
+    except HeaderError as exc:
+        parsed.errors.append(str(exc))  # one message for the header, not one per row
+        return parsed
+    default_kind = kind.strip().lower()
+    for at, record in rows:
+        def cell(canonical: str, record: dict[str, Any] = record) -> str:
+            value = record.get(mapped[canonical]) if canonical in mapped else None
+            return "" if value is None else str(value).strip()
+
+        raw = {c: record.get(mapped[c]) for c in mapped}
+        missing = [c for c in LONG_REQUIRED if cell(c) == ""]
+        missing += [c for c in ("dimension", "rater_kind") if c in mapped and cell(c) == ""]
         for column in missing:
-            parsed.errors.append(f"{where}: {column}: is required")
+            parsed.errors.append(f"{at}: {mapped[column]}: is required")
         if missing:
             continue
-        named = str(record.get("study", "") or "").strip()
+        named = cell("study")
         if named and named != study:
-            parsed.errors.append(f"{where}: study: this row is for study {named!r}, not {study!r}")
+            parsed.errors.append(f"{at}: {mapped['study']}: this row is for study {named!r}, not {study!r}")
             continue
-        kind = str(record["rater_kind"]).strip().lower()
-        if kind not in KINDS:
-            parsed.errors.append(f"{where}: rater_kind: must be human or judge, not {str(record['rater_kind'])[:40]!r}")
+        rater_kind = cell("rater_kind").lower() if "rater_kind" in mapped else default_kind
+        if rater_kind not in KINDS:
+            name = mapped.get("rater_kind", "rater_kind")
+            parsed.errors.append(f"{at}: {name}: must be human or judge, not {str(raw.get('rater_kind', kind))[:40]!r}")
             continue
-        value = _number(record["score"])
+        value = _number(raw["score"])
         if value is None:
-            parsed.errors.append(f"{where}: score: must be a number, not {str(record['score'])[:40]!r}")
+            parsed.errors.append(f"{at}: {mapped['score']}: must be a number, not {str(raw['score'])[:40]!r}")
             continue
-        dimension = str(record["dimension"]).strip()
-        parsed.dimensions.setdefault(dimension, Dimension(key=dimension, level=level))
-        parsed.rows.append(Row(where, str(record["item"]).strip(), dimension, str(record["rater"]).strip(), kind,
-                               value, str(record.get("group", "") or "").strip()))
+        key = cell("dimension") if "dimension" in mapped else dimension
+        parsed.dimensions.setdefault(key, Dimension(key=key, level=level))
+        parsed.rows.append(Row(at, cell("item"), key, cell("rater"), rater_kind, value, cell("group")))
     return parsed
 
 
@@ -213,15 +242,23 @@ def read_judge_bench(path: Path, *, label: str) -> Parsed:
 
 def read_wide(path: Path, *, label: str, id_column: str, rater_columns: list[str], dimension: str,
               level: str = "ordinal", judge_columns: Iterable[str] = ()) -> Parsed:
-    """One row per item, one column per rater (`judge_columns` are judges); empty cells are missing ratings."""
+    """One row per item, one column per rater (`judge_columns` are judges); empty cells are missing ratings. An
+    empty `id_column` is the header's item column by the rating-file vocabulary."""
     parsed = Parsed(dimensions={dimension: Dimension(key=dimension, level=level)})
     judges = set(judge_columns)
     first = True
     for line, record in _csv_rows(path, label, parsed):
         if first:
+            if not id_column:  # the vocabulary's item column (item, unit, item_id …)
+                try:
+                    id_column = header_columns(list(record), required=("item",), where=f"{label}:1")["item"]
+                except HeaderError as exc:
+                    parsed.errors.append(str(exc))
+                    return parsed
             absent = [c for c in [id_column, *rater_columns] if c not in record]
             if absent:
-                parsed.errors.append(f"{label}:1: {', '.join(absent)}: no such column in the header")
+                parsed.errors.append(f"{label}:1: {', '.join(absent)}: no such column in the header "
+                                     f"(found: {','.join(record)})")
                 return parsed
             first = False
         item = record[id_column].strip()
@@ -267,38 +304,68 @@ def _check(parsed: Parsed) -> list[str]:
     return errors
 
 
-def study_import(*, path: str | Path, study: str, fmt: str = "long", progress: bool = False,
-                 level: str = "ordinal", id_column: str = "", rater_columns: list[str] | None = None,
-                 judge_columns: Iterable[str] = (), dimension: str = "", source: str = "") -> ImportSummary:
-    """Read, check, then write a ratings file into the study `study` (created if new); all or nothing."""
+def study_file_read(*, path: str | Path, study: str, fmt: str = "long", level: str = "ordinal",
+                    id_column: str = "", rater_columns: list[str] | None = None, judge_columns: Iterable[str] = (),
+                    dimension: str = "", columns: Mapping[str, str] | None = None, rater_kind: str = "human",
+                    label: str = "") -> Parsed:
+    """Read and check a ratings file without writing: the rows, and every problem in `errors` (file:line)."""
     path = Path(path)
-    label = str(path)
+    label = label or str(path)
     if fmt not in FORMATS:
-        raise StudyImportFailed([f"{label}: unknown format {fmt!r}; use {', '.join(FORMATS)}"])
+        return Parsed(errors=[f"{label}: unknown format {fmt!r}; use {', '.join(FORMATS)}"])
     if not path.is_file():
-        raise StudyImportFailed([f"{label}: no such file"])
+        return Parsed(errors=[f"{label}: no such file"])
     readers: dict[str, Callable[[], Parsed]] = {
-        "long": lambda: read_long(path, label=label, study=study, level=level),
+        "long": lambda: read_long(path, label=label, study=study, level=level, columns=columns,
+                                  dimension=dimension or DEFAULT_DIMENSION, kind=rater_kind),
         "judge-bench": lambda: read_judge_bench(path, label=label),
-        "wide": lambda: read_wide(path, label=label, id_column=id_column or "item",
-                                  rater_columns=list(rater_columns or []), dimension=dimension or "score",
-                                  level=level, judge_columns=judge_columns),
+        "wide": lambda: read_wide(path, label=label, id_column=id_column, rater_columns=list(rater_columns or []),
+                                  dimension=dimension or DEFAULT_DIMENSION, level=level, judge_columns=judge_columns),
     }
     if fmt == "wide" and not rater_columns:
-        raise StudyImportFailed([f"{label}: the wide format needs --rater-columns"])
+        return Parsed(errors=[f"{label}: the wide format needs --rater-columns (the raters' columns)"])
     try:
         parsed = readers[fmt]()
     except UnicodeDecodeError as exc:
-        raise StudyImportFailed([f"{label}: not UTF-8 text (byte {exc.start})"]) from None
-    errors = _check(parsed)
-    if errors:
-        raise StudyImportFailed(errors)
-    return _write(parsed, study=study, source=source or label, progress=progress)
+        return Parsed(errors=[f"{label}: not UTF-8 text (byte {exc.start})"])
+    parsed.errors = _check(parsed)
+    return parsed
+
+
+class _DryRun(Exception):
+    def __init__(self, summary: ImportSummary) -> None:
+        self.summary = summary
+
+
+def study_import(*, path: str | Path, study: str, fmt: str = "long", progress: bool = False,
+                 level: str = "ordinal", id_column: str = "", rater_columns: list[str] | None = None,
+                 judge_columns: Iterable[str] = (), dimension: str = "", source: str = "",
+                 columns: Mapping[str, str] | None = None, rater_kind: str = "human", label: str = "",
+                 dry_run: bool = False) -> ImportSummary:
+    """Read, check, then write a ratings file into the study `study` (created if new); all or nothing.
+
+    `columns` maps the vocabulary's columns to the file's (the upload page's mapping); without it the header is
+    read by the vocabulary. `dry_run` writes and rolls back, so the summary's created/updated counts are exact.
+    """
+    parsed = study_file_read(path=path, study=study, fmt=fmt, level=level, id_column=id_column,
+                             rater_columns=rater_columns, judge_columns=judge_columns, dimension=dimension,
+                             columns=columns, rater_kind=rater_kind, label=label)
+    if parsed.errors:
+        raise StudyImportFailed(parsed.errors)
+    source = source or label or str(path)
+    if not dry_run:
+        return _write(parsed, study=study, source=source, progress=progress)
+    try:
+        with transaction.atomic():
+            raise _DryRun(_write(parsed, study=study, source=source, progress=False))
+    except _DryRun as done:
+        return done.summary
 
 
 def study_ratings_import(*, records: list[Any], study: str, label: str = "request", level: str = "ordinal",
                          dimensions: Iterable[Dimension] = ()) -> ImportSummary:
-    """The long format given as records in memory (the API's bulk POST); `where` is "request: row N". Declared
+    """The long format given as records in memory (the API's bulk POST), its fields named by the rating-file
+    vocabulary (`unit`/`value` as well as `item`/`score`); `where` is "request: row N". Declared
     `dimensions` (key, level, scale) are kept; others are created at `level`. All or nothing."""
     parsed = Parsed(dimensions={d.key: d for d in dimensions})
     rows = []
@@ -307,7 +374,7 @@ def study_ratings_import(*, records: list[Any], study: str, label: str = "reques
             rows.append((f"{label}: row {position}", record))
         else:
             parsed.errors.append(f"{label}: row {position}: each rating must be an object")
-    _long_rows(rows, parsed=parsed, study=study, level=level)
+    _long_rows(rows, parsed=parsed, study=study, level=level, where=f"{label}: the ratings' fields")
     errors = _check(parsed)
     if errors:
         raise StudyImportFailed(errors)
@@ -350,3 +417,66 @@ def _write(parsed: Parsed, *, study: str, source: str, progress: bool) -> Import
     summary.created, summary.updated = len(create), len(update)
     summary.unchanged = summary.scores - summary.created - summary.updated
     return summary
+
+
+# --- the upload page's preview ------------------------------------------------------------------------------
+
+
+@dataclass
+class Preview:
+    """The first rows of a file as the upload page shows them, and the vocabulary's reading of its header."""
+
+    header: list[str] = field(default_factory=list)
+    rows: list[tuple[str, list[str]]] = field(default_factory=list)  # (where, cells in header order)
+    guess: dict[str, str] = field(default_factory=dict)  # canonical column → the file's column
+    header_error: str = ""  # the one message for a header the vocabulary cannot read
+    errors: list[str] = field(default_factory=list)  # problems met in the rows shown
+    dimensions: list[Dimension] = field(default_factory=list)  # JUDGE-BENCH: the metrics and their levels
+
+
+def study_file_preview(*, path: str | Path, fmt: str, label: str, n: int = 10) -> Preview:
+    """The first `n` rows of an uploaded ratings file, with the vocabulary's guess at its columns."""
+    path = Path(path)
+    preview = Preview()
+    if fmt == "judge-bench":
+        parsed = read_judge_bench(path, label=label)
+        preview.errors = parsed.errors[:n]
+        preview.header = ["item", "dimension", "rater", "rater_kind", "score"]
+        preview.rows = [(r.where, [r.item, r.dimension, r.rater, r.kind, f"{r.value:g}"]) for r in parsed.rows[:n]]
+        preview.dimensions = list(parsed.dimensions.values())
+        return preview
+    parsed = Parsed()
+    jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
+    records: list[tuple[int, dict[str, Any]]] = []
+    try:
+        for line, record in _records(path, label, parsed, "jsonl" if jsonl else "csv"):
+            records.append((line, record))
+            if len(records) >= n:
+                break
+    except UnicodeDecodeError as exc:
+        parsed.errors.append(f"{label}: not UTF-8 text (byte {exc.start})")
+    preview.errors = parsed.errors[:n]
+    preview.header = list(dict.fromkeys(key for _, record in records for key in record)) if jsonl \
+        else _csv_header(path)
+    preview.rows = [(f"{label}:{line}", ["" if record.get(c) is None else str(record.get(c)) for c in preview.header])
+                    for line, record in records]
+    for name in preview.header:
+        canonical = canonical_of(name)
+        if canonical and canonical not in preview.guess:
+            preview.guess[canonical] = name
+    if preview.header:
+        try:
+            header_columns(preview.header, required=LONG_REQUIRED if fmt == "long" else ("item",),
+                           optional=LONG_OPTIONAL if fmt == "long" else (), prefer=(*LONG_COLUMNS, "group"),
+                           where=f"{label}:1" if not jsonl else f"{label}: the records' fields")
+        except HeaderError as exc:
+            preview.header_error = str(exc)
+    return preview
+
+
+def _csv_header(path: Path) -> list[str]:
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            return next(csv.reader(handle), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []

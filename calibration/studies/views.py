@@ -10,7 +10,7 @@ from django.db.models import Count
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from access.policy import Action, policy_required
 from accounts.http import AuthedRequest
@@ -19,10 +19,19 @@ from evaluations.domain import query_whole_number
 from ..models import ReportSnapshot, Study, StudyJudgeRun
 from ..reports.snapshots import snapshot_for, snapshot_is_stale, version_param
 from ..reports.views import snapshot_download_response, snapshot_progress_response
-from .forms import StudyJudgeForm, StudySnapshotRequestForm
+from .forms import (
+    StudyJudgeForm,
+    StudyMappingForm,
+    StudySnapshotRequestForm,
+    StudyUploadForm,
+    too_large_message,
+    upload_max_bytes,
+)
+from .importing import StudyImportFailed, study_file_preview, study_import
 from .judging import study_judge_run_cancel, study_judge_run_start
 from .report import HUMAN_METRICS, _interval
 from .tasks import study_snapshot_start
+from .uploads import upload_current, upload_discard, upload_options_set, upload_store
 
 METRIC_LABELS = {
     "krippendorff_alpha": "Krippendorff's α", "icc_2_1": "ICC(2,1)", "icc_3_1": "ICC(3,1)",
@@ -169,3 +178,88 @@ def study_judge_cancel(request: AuthedRequest, pk: int, run_id: int) -> HttpResp
     else:
         messages.warning(request, f"Judge run #{run.pk} had already ended.")
     return redirect("calibration:study_report", pk=pk)
+
+
+# --- uploading a study: upload → preview and mapping → confirm ------------------------------------------------
+
+MAX_ERRORS_SHOWN = 200
+
+
+@policy_required(Action.MANAGE_CALIBRATION)
+@require_http_methods(["GET", "POST"])
+def study_upload(request: AuthedRequest) -> HttpResponse:
+    """Step 1: the study's name, the format and the file (kept on the server, for this session, for the next steps)."""
+    declared = request.META.get("CONTENT_LENGTH") or ""
+    if request.method == "POST" and declared.isascii() and declared.isdigit() \
+            and int(declared) > upload_max_bytes() + 1024 * 1024:  # refused before the body is read
+        return HttpResponse(too_large_message(int(declared)), status=413, content_type="text/plain; charset=utf-8")
+    form = StudyUploadForm(request.POST, request.FILES) if request.method == "POST" else StudyUploadForm()
+    if request.method == "POST" and form.is_valid():
+        upload_store(session=request.session, upload=form.cleaned_data["file"], study=form.cleaned_data["study"],
+                     fmt=form.cleaned_data["fmt"])
+        return redirect("calibration:study_upload_mapping")
+    return render(request, "calibration/studies/upload.html", {"form": form, "step": 1},
+                  status=400 if request.method == "POST" else 200)
+
+
+def _mapping_initial(fmt: str, header: list[str], guess: dict[str, str], options: dict[str, Any] | None) -> dict[str, Any]:
+    if fmt == "long":
+        if options:
+            return {**options.get("columns", {}), "default_dimension": options.get("dimension"),
+                    "default_kind": options.get("rater_kind"), "level": options.get("level")}
+        return {c: guess.get(c, "") for c in ("item", "rater", "score", "dimension", "rater_kind", "group")}
+    if fmt == "wide":
+        if options:
+            return {**options, "default_dimension": options.get("dimension")}
+        item = guess.get("item", "")
+        return {"id_column": item, "rater_columns": [c for c in header if c != item]}
+    return {}
+
+
+@policy_required(Action.MANAGE_CALIBRATION)
+@require_http_methods(["GET", "POST"])
+def study_upload_mapping(request: AuthedRequest) -> HttpResponse:
+    """Step 2: the file's first rows, which column is which, and the level of measurement."""
+    pending = upload_current(session=request.session)
+    if pending is None:
+        messages.warning(request, "Upload a file first (an upload waits here for a day).")
+        return redirect("calibration:study_upload")
+    preview = study_file_preview(path=pending.path, fmt=pending.fmt, label=pending.name)
+    initial = _mapping_initial(pending.fmt, preview.header, preview.guess, pending.options)
+    form = StudyMappingForm(request.POST if request.method == "POST" else None, fmt=pending.fmt,
+                            header=preview.header, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        upload_options_set(session=request.session, options=form.import_options())
+        return redirect("calibration:study_upload_confirm")
+    return render(request, "calibration/studies/upload_mapping.html",
+                  {"form": form, "pending": pending, "preview": preview, "step": 2},
+                  status=400 if request.method == "POST" else 200)
+
+
+@policy_required(Action.MANAGE_CALIBRATION)
+@require_http_methods(["GET", "POST"])
+def study_upload_confirm(request: AuthedRequest) -> HttpResponse:
+    """Step 3: what the import will do (a dry run), then the import itself — all or nothing."""
+    pending = upload_current(session=request.session)
+    if pending is None:
+        messages.warning(request, "Upload a file first (an upload waits here for a day).")
+        return redirect("calibration:study_upload")
+    if pending.options is None:
+        return redirect("calibration:study_upload_mapping")
+    arguments = {"path": pending.path, "study": pending.study, "fmt": pending.fmt, "label": pending.name,
+                 "source": f"upload: {pending.name}", **pending.options}
+    errors: list[str] = []
+    summary = None
+    try:
+        summary = study_import(**arguments, dry_run=request.method != "POST")
+    except StudyImportFailed as exc:
+        errors = exc.errors
+    if request.method == "POST" and summary is not None:
+        upload_discard(session=request.session)
+        messages.success(request, f"Imported {summary}. Compute its first report below.")
+        return redirect("calibration:study_report", pk=Study.objects.get(name=summary.study).pk)
+    existing = Study.objects.filter(name=pending.study).annotate(n_items=Count("items")).first()
+    return render(request, "calibration/studies/upload_confirm.html", {
+        "pending": pending, "summary": summary, "errors": errors[:MAX_ERRORS_SHOWN],
+        "more_errors": max(0, len(errors) - MAX_ERRORS_SHOWN), "existing": existing, "step": 3,
+    }, status=422 if errors and request.method == "POST" else 200)

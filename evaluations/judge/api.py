@@ -63,6 +63,10 @@ class LeaderboardSerializer(serializers.Serializer):
     n_resamples = serializers.IntegerField()
     confidence = serializers.FloatField()
     seed = serializers.IntegerField()
+    calibration = serializers.CharField(
+        help_text="What these numbers are: the judge's own, not corrected by expert scores (the calibrated ones, "
+                  "with their expert-label counts, are at `calibrated_url`).")
+    calibrated_url = serializers.CharField()
     models = ModelRowSerializer(many=True)
     comparisons = ComparisonSerializer(many=True)
 
@@ -92,7 +96,10 @@ class LeaderboardAPIView(APIView):
         data = {
             "run": run.pk, "rubric": run.rubric.version, "primary_judge": run.primary_model,
             "secondary_judge": run.secondary_model, "n_resamples": board.n_resamples,
-            "confidence": board.confidence, "seed": board.seed, "models": board.models,
+            "confidence": board.confidence, "seed": board.seed,
+            "calibration": "judge-only: the judge's own scores, not corrected by expert scores; intervals cover the "
+                           "sampling of test cases only (methodology §8.5)",
+            "calibrated_url": f"/api/v1/judge-runs/{run.pk}/calibrated/", "models": board.models,
             "comparisons": board.comparisons,
         }
         return Response(LeaderboardSerializer(data).data)

@@ -171,6 +171,12 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("calibration:validation", reverse("calibration:validation"), staff_only),
         Case("calibration:validation_export", reverse("calibration:validation_export", args=["csv"]), staff_only),
         Case("calibration:study_report", reverse("calibration:study_report", kwargs={"pk": study.pk}), staff_only),
+        Case("calibration:study_upload", reverse("calibration:study_upload"), staff_only),
+        Case("calibration:study_upload", reverse("calibration:study_upload"), staff_only, method="post"),
+        Case("calibration:study_upload_mapping", reverse("calibration:study_upload_mapping"), staff_only),
+        Case("calibration:study_upload_confirm", reverse("calibration:study_upload_confirm"), staff_only),
+        Case("calibration:study_upload_confirm", reverse("calibration:study_upload_confirm"), staff_only,
+             method="post"),
         Case("calibration:study_report_export",
              reverse("calibration:study_report_export", kwargs={"pk": study.pk, "fmt": "pdf"}), staff_only),
         Case("calibration:study_report_compute", reverse("calibration:study_report_compute", kwargs={"pk": study.pk}),
@@ -236,6 +242,23 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
              data={"study": 999_999}),
         # the pipeline's API: admins only (token or session)
         Case("api-gold-labels", reverse("api-gold-labels"), roles("403", "403", "403", "403", "allow")),
+        # the calibrated leaderboard: admins and panel leads, never experts (blind scoring); queuing: admins only
+        Case("calibrated:index", reverse("calibrated:index"),
+             roles("login", "403", "403", "allow", "allow", panel_lead="allow")),
+        Case("calibrated:board", reverse("calibrated:board", kwargs={"run_id": judge_run.pk}),
+             roles("login", "403", "403", "allow", "allow", panel_lead="allow")),
+        Case("calibrated:compute", reverse("calibrated:compute", kwargs={"run_id": judge_run.pk}),
+             staff_only, method="post", data={"cycle": str(world.cycle.pk)}),  # the run is not finished: 422
+        Case("calibrated:progress", reverse("calibrated:progress", kwargs={"run_id": judge_run.pk, "version": 9}),
+             roles("login", "403", "403", "404", "404", panel_lead="404")),
+        Case("calibrated:export", reverse("calibrated:export", kwargs={"run_id": judge_run.pk, "fmt": "json"}),
+             roles("login", "403", "403", "404", "404", panel_lead="404")),
+        Case("api-calibrated", reverse("api-calibrated", kwargs={"pk": judge_run.pk}),
+             roles("403", "403", "403", "403", "404")),
+        Case("api-calibrated-versions", reverse("api-calibrated-versions", kwargs={"pk": judge_run.pk}),
+             roles("403", "403", "403", "403", "allow")),
+        Case("api-calibrated-bundle", reverse("api-calibrated-bundle", kwargs={"pk": judge_run.pk}),
+             roles("403", "403", "403", "403", "404")),
     ]
 
 

@@ -96,7 +96,7 @@ def test_irr_strata_and_min_alpha_reach_the_bootstrap(tmp_path):
     ("content", "args", "message"),
     [
         ("", (), r"empty.csv, line 1: the file is empty"),
-        ("unit,rater,score\nu1,A,1\n", (), r"empty.csv, line 1: missing column\(s\) value"),
+        ("unit,rater,grade\nu1,A,1\n", (), r"empty.csv, line 1: wrong header: expected the columns item,rater,score; found: unit,rater,grade — no column for score \(or value, rating\)"),
         ("unit,rater,value\nu1,A,1\nu1,B,2\nu1,A,3\n", (), r"empty.csv, line 4: duplicate rating for unit 'u1' by rater 'A' \(first given on line 2\)"),
         ("unit,rater,value\nu1,A,1\nu1,B,high\n", ("--level", "interval"), r"empty.csv, line 3: value 'high' is not a number \(the interval level needs numbers\)"),
         ("unit,rater,value\nu1,A,1\nu1,B,-2\n", ("--level", "ratio"), r"empty.csv, line 3: negative value -2 at the ratio level"),

@@ -76,6 +76,7 @@ def demo_pages() -> list[Role]:
     if lead_item is not None:
         lead_urls.append(f"/calibration/adjudication/{lead_item}/")
     lead_urls.append("/review/cycles/")
+    lead_urls.append("/calibrated/")  # the newest finished run's calibrated leaderboard (leads may read it)
     if review_cycle is not None:
         lead_urls.append(f"/review/cycles/{review_cycle.pk}/")
     if review_flag is not None:
@@ -90,8 +91,12 @@ def demo_pages() -> list[Role]:
         admin_urls += [f"/calibration/cycles/{cycle.pk}/", f"/calibration/cycles/{cycle.pk}/report/"]
     if run is not None:
         admin_urls.append(f"/judge/runs/{run.pk}/")
+    newest = JudgeRun.objects.filter(status="finished").order_by("-pk").first()
+    if newest is not None:
+        admin_urls.append(f"/calibrated/runs/{newest.pk}/")
     if any_study is not None:
         admin_urls.append(f"/delphi/{any_study.pk}/")
+    admin_urls.append("/calibration/studies/upload/")  # its later steps need an upload: tests/e2e/test_study_upload.py
     anonymous = ["/", "/accounts/login/", "/accounts/signup/", "/accounts/password/reset/", NOT_FOUND_URL]
     return [Role("anonymous", None, anonymous), Role("expert", expert, expert_urls),
             Role("panel lead", lead, lead_urls), Role("admin", admin, admin_urls)]

@@ -92,7 +92,7 @@ def test_long_csv_with_text_categories_in_a_given_order():
     ("lines", "kwargs", "message"),
     [
         ([], {}, r"x.csv, line 1: the file is empty"),
-        (["unit,rater,score", "u1,A,1"], {}, r"x.csv, line 1: missing column\(s\) value"),
+        (["unit,rater,grade", "u1,A,1"], {}, r"x.csv, line 1: wrong header: expected the columns item,rater,score; found: unit,rater,grade"),
         (["unit,rater,value", "u1,A,1", "u1,A,2"], {}, r"x.csv, line 3: duplicate rating for unit 'u1' by rater 'A'"),
         (["unit,rater,value", "u1,A,1", "u1,B,two"], {"level": "interval"}, r"x.csv, line 3: value 'two' is not a number"),
         (["unit,rater,value", "u1,A,1", "u1,B,7"], {"categories": ["0", "1", "2", "3"]}, r"x.csv, line 3: value 7 is outside"),

@@ -11,7 +11,8 @@ from stats.alpha import LEVELS
 
 class Command(BaseCommand):
     help = ("Import ratings into a study (created if new), all or nothing; re-importing updates changed scores. "
-            "Formats: long (CSV or JSONL with study,item,dimension,rater,rater_kind,score[,group]), judge-bench "
+            "Formats: long (CSV or JSONL with item,rater,score and optionally study,dimension,rater_kind,group, in any "
+            "order, under the aliases of docs/rating-files.md: unit for item, value for score …), judge-bench "
             "(a JUDGE-BENCH dataset JSON), wide (one CSV row per item, one column per rater).")
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -20,10 +21,14 @@ class Command(BaseCommand):
         parser.add_argument("--format", dest="fmt", choices=FORMATS, default="long")
         parser.add_argument("--level", choices=LEVELS, default="ordinal",
                             help="level of measurement of the dimensions (long and wide; judge-bench says its own)")
-        parser.add_argument("--id-column", default="item", help="wide: the column naming the item")
+        parser.add_argument("--id-column", default="", help="wide: the column naming the item (default: the "
+                            "header's item column by the vocabulary: item, unit, item_id, unit_id)")
         parser.add_argument("--rater-columns", default="", help="wide: the raters' columns, comma-separated")
         parser.add_argument("--judge-columns", default="", help="wide: which of those columns are judges")
-        parser.add_argument("--dimension", default="score", help="wide: the dimension the columns rate")
+        parser.add_argument("--dimension", default="score", help="wide, and long files without a dimension column: "
+                            "the dimension the scores rate")
+        parser.add_argument("--rater-kind", choices=("human", "judge"), default="human",
+                            help="long files without a rater_kind column: the raters' kind")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -33,7 +38,7 @@ class Command(BaseCommand):
                 path=options["file"], study=options["study"], fmt=options["fmt"], level=options["level"],
                 id_column=options["id_column"], rater_columns=split, dimension=options["dimension"],
                 judge_columns=[c.strip() for c in options["judge_columns"].split(",") if c.strip()],
-                progress=not options["no_progress"],
+                rater_kind=options["rater_kind"], progress=not options["no_progress"],
             )
         except StudyImportFailed as exc:
             raise CommandError(str(exc)) from None

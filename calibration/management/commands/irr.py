@@ -1,4 +1,5 @@
-"""``manage.py irr FILE``: inter-rater reliability of a long-format ratings CSV (unit,rater,value).
+"""``manage.py irr FILE``: inter-rater reliability of a long-format ratings CSV (unit,rater,value or any alias of the
+rating-file vocabulary, ``stats.ratingfile``).
 
 Thin on purpose: parsing and statistics live in ``stats.longformat``, ``stats.reliability`` and
 ``stats.report``; this command turns options into arguments and file problems into a CommandError
@@ -20,11 +21,13 @@ from stats.report import irr_report_build, irr_report_json, irr_report_table
 class Command(BaseCommand):
     help = (
         "Krippendorff's alpha with a bootstrap CI, percent agreement, Fleiss' kappa, Gwet's AC1/AC2 and "
-        "(for two raters) Cohen's kappa, from a CSV with columns unit,rater,value."
+        "(for two raters) Cohen's kappa, from a CSV with columns unit,rater,value (or item,rater,score, in any order: "
+        "the rating-file vocabulary of docs/rating-files.md)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("file", help="CSV with a header row and columns unit,rater,value (extra columns allowed)")
+        parser.add_argument("file", help="CSV with a header row and columns unit,rater,value or their aliases "
+                            "(item, score …; extra columns allowed)")
         parser.add_argument("--level", choices=LEVELS, default="ordinal", help="alpha's level of measurement")
         parser.add_argument("--group-by", dest="group_by", metavar="COL", help="report each value of COL separately")
         parser.add_argument(

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from calibration.calibrated.demo import demo_calibrated_snapshot_create
 from calibration.casereview.demo import demo_validity_create
 from calibration.delphi.demo import demo_delphi_create
 from calibration.demo import (
@@ -69,6 +70,12 @@ class Command(BaseCommand):
         if snapshot is not None:
             self.stdout.write(f"IRR report of the demo cycle: version {snapshot.version} ({snapshot.status}), "
                               f"input hash {snapshot.input_hash[:16]}…")
+        calibrated = demo_calibrated_snapshot_create()
+        if calibrated is not None:
+            shifts = len((calibrated.payload or {}).get("statements", []))
+            self.stdout.write(f"calibrated leaderboard of judge run #{calibrated.judge_run_id}: version "
+                              f"{calibrated.version} ({calibrated.status}), {shifts} shift(s) clear of zero — "
+                              f"/calibrated/runs/{calibrated.judge_run_id}/")
         self.stdout.write("")
         self.stdout.write("Demo logins (http://127.0.0.1:8000/):")
         for role, email, password in logins:

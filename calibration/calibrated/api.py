@@ -1,0 +1,149 @@
+"""REST endpoints of the calibrated leaderboard (token auth, admins): read a stored version, list and queue versions,
+fetch the citable bundle. Always stored snapshots; nothing is computed in a request."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from access.policy import PolicyPermission
+from accounts.api_auth import TokenHasScope
+from accounts.models import ApiToken
+from annotations.models import CalibrationCycle
+from evaluations.domain import query_whole_number
+from evaluations.models import JudgeRun
+
+from ..models import ReportSnapshot, SnapshotFile
+from ..reports.snapshots import MAX_RESAMPLES, snapshot_file, snapshot_file_name
+from .build import DEFAULT_TARGET_HALF_WIDTH
+from .selectors import calibrated_snapshot_for, calibrated_snapshots
+from .snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED
+from .tasks import calibrated_snapshot_start
+
+VERSION_PARAMETER = OpenApiParameter("version", int, required=False,
+                                     description="Version (default: the newest ready one)")
+
+
+class CalibratedSnapshotSerializer(serializers.Serializer):
+    """A stored version of a run's calibrated leaderboard, and (when ready and asked for) the leaderboard itself."""
+
+    judge_run = serializers.IntegerField(source="judge_run_id")
+    cycle = serializers.IntegerField(source="label_cycle_id", help_text="The cycle whose expert scores were used.")
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=ReportSnapshot.Status.choices)
+    progress = serializers.IntegerField(help_text="Percent done while computing.")
+    error = serializers.CharField(allow_blank=True)
+    seed = serializers.IntegerField()
+    n_resamples = serializers.IntegerField()
+    input_hash = serializers.CharField(allow_blank=True, help_text="SHA-256 of the snapshot's inputs.csv.")
+    requested_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    leaderboard = serializers.JSONField(
+        source="body", allow_null=True, read_only=True,
+        help_text="The calibrated leaderboard (report.json of the bundle); null until ready, and in version lists.")
+
+    def to_representation(self, instance: ReportSnapshot) -> dict[str, Any]:
+        instance.body = instance.payload if self.context.get("with_body") else None  # type: ignore[attr-defined]
+        return super().to_representation(instance)
+
+
+class CalibratedRequestSerializer(serializers.Serializer):
+    cycle = serializers.IntegerField(min_value=1, help_text="The calibration cycle whose expert scores correct the run.")
+    target_half_width = serializers.FloatField(required=False, default=DEFAULT_TARGET_HALF_WIDTH, min_value=0.001,
+                                               max_value=1)
+    seed = serializers.IntegerField(required=False, default=DEFAULT_SEED, min_value=0)
+    n_resamples = serializers.IntegerField(required=False, default=DEFAULT_RESAMPLES, min_value=0,
+                                           max_value=MAX_RESAMPLES)
+
+
+def _version(request: Request) -> int | None:
+    raw = request.query_params.get("version", "")
+    if not raw:
+        return None
+    version = query_whole_number(raw, maximum=2**31 - 1)
+    if version is None:
+        raise serializers.ValidationError({"version": "must be a whole number ≥ 1"})
+    return version
+
+
+def _ready(run: JudgeRun, version: int | None) -> ReportSnapshot:
+    snapshot = calibrated_snapshot_for(run=run, version=version)
+    if snapshot is None:
+        raise NotFound(f"judge run {run.pk} has no calibrated leaderboard" + (f" version {version}" if version else
+                       " yet: POST /api/v1/judge-runs/{id}/calibrated/versions/ with a cycle queues one"))
+    return snapshot
+
+
+class CalibratedAPIView(APIView):
+    """A run's calibrated leaderboard: a stored version (?version=N, default the newest ready one)."""
+
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = ApiToken.Scope.REPORTS_READ
+
+    @extend_schema(parameters=[VERSION_PARAMETER], responses={200: CalibratedSnapshotSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        snapshot = _ready(get_object_or_404(JudgeRun, pk=pk), _version(request))
+        return Response(CalibratedSnapshotSerializer(snapshot, context={"with_body": True}).data)
+
+
+class CalibratedVersionsAPIView(APIView):
+    """Every version of a run's calibrated leaderboard (without bodies); POST queues a new one for the worker."""
+
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = {"GET": ApiToken.Scope.REPORTS_READ, "POST": ApiToken.Scope.DATA_WRITE}
+
+    @extend_schema(responses={200: CalibratedSnapshotSerializer(many=True)})
+    def get(self, request: Request, pk: int) -> Response:
+        run = get_object_or_404(JudgeRun, pk=pk)
+        return Response(CalibratedSnapshotSerializer(calibrated_snapshots(run=run), many=True).data)
+
+    @extend_schema(request=CalibratedRequestSerializer, responses={202: CalibratedSnapshotSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        run = get_object_or_404(JudgeRun, pk=pk)
+        incoming = CalibratedRequestSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        data = incoming.validated_data
+        cycle = CalibrationCycle.objects.filter(pk=data["cycle"]).first()
+        if cycle is None:
+            raise serializers.ValidationError({"cycle": f"calibration cycle {data['cycle']} does not exist"})
+        try:
+            snapshot = calibrated_snapshot_start(run=run, cycle=cycle, requested_by=request.user, seed=data["seed"],
+                                                 n_resamples=data["n_resamples"],
+                                                 target_half_width=data["target_half_width"])
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else
+                                              {"non_field_errors": exc.messages}) from exc
+        snapshot.refresh_from_db()
+        return Response(CalibratedSnapshotSerializer(snapshot, context={"with_body": True}).data, status=202)
+
+
+class CalibratedBundleAPIView(APIView):
+    """A ready version's citable bundle (zip: README, report.json, tables.csv, report.pdf, inputs.csv, SHA256SUMS)."""
+
+    permission_classes = [PolicyPermission, TokenHasScope]
+    token_scope = ApiToken.Scope.REPORTS_READ
+
+    @extend_schema(operation_id="calibrated_leaderboard_bundle", parameters=[VERSION_PARAMETER],
+                   responses={(200, "application/zip"): OpenApiTypes.BINARY})
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        run = get_object_or_404(JudgeRun, pk=pk)
+        snapshot = _ready(run, _version(request))
+        if not snapshot.is_ready:
+            raise NotFound(f"version {snapshot.version} is {snapshot.get_status_display().lower()}")
+        stored = snapshot_file(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)
+        if stored is None:  # pragma: no cover - a ready snapshot has every file
+            raise NotFound("the bundle is missing from this version")
+        response = HttpResponse(bytes(stored.content), content_type="application/zip")
+        response["Content-Disposition"] = (
+            f'attachment; filename="{snapshot_file_name(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)}"')
+        response["ETag"] = f'"{stored.sha256}"'
+        return response

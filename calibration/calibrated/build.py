@@ -1,0 +1,411 @@
+"""The expert-calibrated leaderboard from plain rows — no database (the builder step of a snapshot).
+
+One input row per judged response (`InputRow`; the snapshot's `inputs.csv` holds exactly these rows, so a
+bundle recomputes byte for byte): its model and facets, the judge's decisive composite, and — for responses in
+the calibration cycle — the experts' truth composite (`calibration.calibrated.truth`), the gold-only truth
+and the item's inclusion probability.
+
+For every model, overall and per dimension and per tradition:
+- **judge-only**: the difficulty-weighted mean of the judge's composites (methodology §5.4.2) with the
+  leaderboard's stratified percentile bootstrap (§5.4, §5.7.1) — it covers the sampling of test cases only;
+- **expert-calibrated**: PPI++ (`stats.ppi`, power-tuned λ): the judge's weighted mean over every judged
+  response, corrected by the inverse-probability-weighted mean residual Y − λŶ on the expert-labelled ones.
+  Population weights are difficulty weights; a labelled response weighs difficulty weight / inclusion
+  probability. Strata are the dimensions (the draw is made per dimension); a stratum with fewer than two
+  usable labels is reported and left out (the estimate then covers a stated share of the model's weight);
+- **shift** = calibrated − judge, estimated directly as the weighted mean residual Y − Ŷ with its own
+  interval: the judge's bias on that model (its self-preference when the judge's family is the model's).
+Rank sets: Bonferroni-simultaneous intervals on every pairwise difference of calibrated overall scores; a
+model's rank is the set {1 + #models clearly above … K − #models clearly below}.
+Evidence meter: `stats.ppi.labels_needed` with the residual and judge variances observed, for a target
+half-width per model and for separating each adjacent pair whose order is uncertain.
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+from scipy.stats import norm
+
+from stats.bootstrap import named_seed
+from stats.means import bootstrap_weighted_mean_ci, bootstrap_weighted_mean_ci_with_strata, weighted_mean
+from stats.ppi import (
+    MeanEstimate,
+    StratifiedEstimate,
+    Stratum,
+    labels_needed,
+    mean_difference,
+    ppi_stratified_mean,
+)
+
+DIFFICULTY_WEIGHTS = {"easy": 1.0, "medium": 1.5, "hard": 2.0, "expert": 3.0}
+USABLE_BASES = ("drawn", "carried", "recomputed", "cross")
+DEFAULT_TARGET_HALF_WIDTH = 0.1
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class InputRow:
+    """One judged response (the unit of inputs.csv)."""
+
+    response_id: int
+    model: str
+    family: str
+    dimension: str
+    tradition: str
+    difficulty: str
+    judge: float | None  # the judge's decisive composite; None: not scored (failed, excluded from both boards)
+    expert: float | None  # expert truth composite (gold where adjudicated, else panel mean); None: not labelled
+    expert_gold: float | None  # gold-only truth (every sub-dimension adjudicated); for the sensitivity check
+    inclusion_probability: float | None
+    inclusion_basis: str  # drawn, carried, recomputed, cross, edge_case, unknown; "" when not labelled
+    n_raters: int
+
+
+@dataclass(frozen=True)
+class Options:
+    alpha: float = 0.05
+    n_resamples: int = 1000
+    seed: int = 0
+    target_half_width: float = DEFAULT_TARGET_HALF_WIDTH
+    seconds_per_item: float | None = None  # median active seconds per expert per item
+    judge_families: tuple[str, ...] = ()  # the families of the run's judges (self-preference)
+
+
+def _r(value: float | None, places: int = 6) -> float | None:
+    """Rounded for the stored tree (stable JSON across platforms); None for missing or NaN."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return None
+    return round(float(value), places)
+
+
+def _interval(estimate: float | None, lower: float | None, upper: float | None, **extra: Any) -> dict[str, Any]:
+    return {"estimate": _r(estimate), "lower": _r(lower), "upper": _r(upper), **extra}
+
+
+@dataclass
+class _Group:
+    """The rows of one (model, facet) cell as arrays."""
+
+    judge: np.ndarray
+    weight: np.ndarray
+    dimension: np.ndarray
+    labelled: np.ndarray  # bool: usable expert label
+    expert: np.ndarray
+    probability: np.ndarray
+
+    @classmethod
+    def of(cls, rows: Sequence[InputRow], truth: str) -> _Group:
+        scored = [r for r in rows if r.judge is not None]
+        value = (lambda r: r.expert) if truth == "panel" else (lambda r: r.expert_gold)
+        usable = [value(r) is not None and r.inclusion_basis in USABLE_BASES
+                  and r.inclusion_probability is not None and r.inclusion_probability > 0 for r in scored]
+        return cls(
+            judge=np.array([r.judge for r in scored], dtype=float),
+            weight=np.array([DIFFICULTY_WEIGHTS[r.difficulty] for r in scored], dtype=float),
+            dimension=np.array([r.dimension for r in scored], dtype=object),
+            labelled=np.array(usable, dtype=bool),
+            expert=np.array([value(r) if ok else math.nan for r, ok in zip(scored, usable, strict=True)], dtype=float),
+            probability=np.array([r.inclusion_probability if ok else math.nan
+                                  for r, ok in zip(scored, usable, strict=True)], dtype=float),
+        )
+
+    def strata(self, *, residual: bool = False) -> list[Stratum]:
+        """One stratum per dimension: population weights = difficulty weights, labelled weights ÷ π."""
+        out = []
+        for dimension in sorted(set(self.dimension.tolist())):
+            mine = self.dimension == dimension
+            lab = mine & self.labelled
+            y, yhat = self.expert[lab], self.judge[lab]
+            if residual:  # the shift: the mean of Y − Ŷ, a classical (λ = 0) estimate on the residuals
+                y, yhat = y - yhat, np.zeros_like(yhat)
+            out.append(Stratum(
+                key=str(dimension), Y=y, Yhat=yhat,
+                Yhat_unlabeled=np.zeros(int(mine.sum())) if residual else self.judge[mine],
+                size=float(self.weight[mine].sum()),
+                w=self.weight[lab] / self.probability[lab] if lab.any() else None,
+                w_unlabeled=self.weight[mine],
+            ))
+        return out
+
+
+def _stratified(group: _Group, options: Options, *, residual: bool = False) -> StratifiedEstimate | None:
+    if not group.judge.size:
+        return None
+    return ppi_stratified_mean(group.strata(residual=residual), alpha=options.alpha,
+                               lam=0.0 if residual else None)
+
+
+def _estimate_dict(result: StratifiedEstimate | None) -> dict[str, Any]:
+    if result is None:
+        return {"estimate": None, "lower": None, "upper": None, "se": None, "lam": None, "n": 0,
+                "covered_weight": 0.0, "skipped": []}
+    lams = [s.lam for s in result.strata if s.lam is not None]
+    return {
+        "estimate": _r(result.estimate), "lower": _r(result.lower), "upper": _r(result.upper), "se": _r(result.se),
+        "lam": _r(float(np.mean(lams))) if lams else None,
+        "lam_by_stratum": {s.key: _r(s.lam) for s in result.strata if s.lam is not None},
+        "n": int(sum(s.n for s in result.strata if s.skipped is None)),
+        "covered_weight": _r(result.covered_weight, 4),
+        "skipped": [{"stratum": s.key, "n": s.n, "reason": s.skipped} for s in result.strata if s.skipped],
+    }
+
+
+def _judge_only(group: _Group, options: Options, name: str) -> dict[str, Any]:
+    if not group.judge.size:
+        return _interval(None, None, None, n=0)
+    if options.n_resamples == 0:  # intervals turned off
+        return _interval(weighted_mean(group.judge, group.weight), None, None, n=int(group.judge.size))
+    low, high = bootstrap_weighted_mean_ci(group.judge, group.weight, group.dimension.astype(str),
+                                           n_resamples=options.n_resamples, confidence=1 - options.alpha,
+                                           seed=named_seed(options.seed, name))
+    return _interval(weighted_mean(group.judge, group.weight), low, high, n=int(group.judge.size))
+
+
+def _judge_only_with_dimensions(group: _Group, options: Options,
+                                name: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The model's judge-only score and each dimension's, from one set of stratified resamples."""
+    dimensions = sorted(set(group.dimension.tolist()))
+    if not group.judge.size or options.n_resamples == 0:
+        cells = {}
+        for dimension in dimensions:
+            mine = group.dimension == dimension
+            cells[str(dimension)] = _interval(weighted_mean(group.judge[mine], group.weight[mine]), None, None,
+                                              n=int(mine.sum()))
+        return _judge_only(group, options, name), cells
+    (low, high), per = bootstrap_weighted_mean_ci_with_strata(
+        group.judge, group.weight, group.dimension.astype(str), n_resamples=options.n_resamples,
+        confidence=1 - options.alpha, seed=named_seed(options.seed, name))
+    cells = {}
+    for dimension in dimensions:
+        mine = group.dimension == dimension
+        cells[str(dimension)] = _interval(weighted_mean(group.judge[mine], group.weight[mine]), *per[str(dimension)],
+                                          n=int(mine.sum()))
+    return _interval(weighted_mean(group.judge, group.weight), low, high, n=int(group.judge.size)), cells
+
+
+def _planning(group: _Group, result: StratifiedEstimate | None) -> dict[str, float | int | None]:
+    """The variances the planning function needs, pooled over the group's usable labels."""
+    lab = group.labelled
+    if result is None or result.estimate is None or lab.sum() < 2:
+        return {"residual_var": None, "judge_var": None, "lam": None, "N": int(group.judge.size), "n": int(lab.sum())}
+    lams = [s.lam for s in result.strata if s.lam is not None]
+    lam = float(np.mean(lams)) if lams else 1.0
+    w = group.weight[lab] / group.probability[lab]
+    w = w / w.sum() * lab.sum()
+    residual = w * (group.expert[lab] - lam * group.judge[lab])
+    wu = group.weight / group.weight.sum() * group.judge.size
+    return {"residual_var": float(residual.var()), "judge_var": float((wu * group.judge).var()), "lam": lam,
+            "N": int(group.judge.size), "n": int(lab.sum())}
+
+
+def _more_labels(plan: dict[str, Any], target: float, alpha: float) -> int | None:
+    if plan["residual_var"] is None:
+        return None
+    needed = labels_needed(residual_var=plan["residual_var"], judge_var=plan["judge_var"], N=plan["N"],
+                           lam=plan["lam"], target_half_width=target, alpha=alpha)
+    return None if needed is None else max(0, needed - plan["n"])
+
+
+def _se_after(plan: dict[str, Any], more: int) -> float:
+    return math.sqrt(plan["residual_var"] / (plan["n"] + more) + plan["lam"] ** 2 * plan["judge_var"] / plan["N"])
+
+
+def _to_separate(a: dict[str, Any], b: dict[str, Any], gap: float, z: float, limit: int = 100_000) -> int | None:
+    """More labels per model (the same number for both) for the pair's simultaneous interval to clear zero."""
+    if a["residual_var"] is None or b["residual_var"] is None or gap == 0:
+        return None
+    if z * math.hypot(_se_after(a, limit), _se_after(b, limit)) >= abs(gap):
+        return None
+    low, high = 0, limit
+    while low < high:
+        mid = (low + high) // 2
+        if z * math.hypot(_se_after(a, mid), _se_after(b, mid)) < abs(gap):
+            high = mid
+        else:
+            low = mid + 1
+    return low
+
+
+def _hours(items: int | None, options: Options, raters: float) -> float | None:
+    if items is None or options.seconds_per_item is None:
+        return None
+    return round(items * raters * options.seconds_per_item / 3600, 1)
+
+
+def _as_estimate(result: StratifiedEstimate) -> MeanEstimate:
+    assert result.estimate is not None and result.se is not None and result.lower is not None
+    assert result.upper is not None
+    n = sum(s.n for s in result.strata if s.skipped is None)
+    big_n = sum(s.N for s in result.strata if s.skipped is None)
+    return MeanEstimate(result.estimate, result.se, result.lower, result.upper, math.nan, n, big_n)
+
+
+def _statements(candidates: list[tuple[str, str, dict[str, Any]]], alpha: float) -> list[str]:
+    """Plain words for every shift clear of zero after a Bonferroni correction over all the cells looked at (a
+    page of 50 cells would otherwise show two or three chance 'biases' at 95 %); the interval printed is that
+    simultaneous one."""
+    tested = [(m, f, s) for m, f, s in candidates if s.get("estimate") is not None and s.get("se") is not None]
+    if not tested:
+        return []
+    z = float(norm.ppf(1 - alpha / (2 * len(tested))))
+    out = []
+    for model, facet, shift in tested:
+        estimate, se = shift["estimate"], shift["se"]
+        if estimate == 0 or abs(estimate) <= z * se:
+            continue
+        verb = "under-scores" if estimate > 0 else "over-scores"
+        where = "" if facet == "overall" else f" on {facet}"
+        low, high = sorted((abs(estimate - z * se), abs(estimate + z * se)))
+        out.append(f"The judge {verb} {model}{where} by {abs(estimate):.3f} ({low:.3f}–{high:.3f}, simultaneous "
+                   f"{1 - alpha:.0%} over {len(tested)} cells) of composite against the experts.")
+    return out
+
+
+def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> dict[str, Any]:
+    """The calibrated leaderboard tree (JSON-serialisable, deterministic for the same rows and options)."""
+    rows = sorted(rows, key=lambda r: r.response_id)
+    by_model: dict[str, list[InputRow]] = defaultdict(list)
+    for row in rows:
+        by_model[row.model].append(row)
+    labelled = [r for r in rows if r.expert is not None]
+    excluded: dict[str, int] = defaultdict(int)
+    for r in labelled:
+        if r.judge is None:
+            excluded["not_scored_by_the_judge"] += 1
+        elif r.inclusion_basis == "edge_case":
+            excluded["edge_case"] += 1
+        elif r.inclusion_basis not in USABLE_BASES or not r.inclusion_probability:
+            excluded["unknown_inclusion_probability"] += 1
+    warnings: list[str] = []
+    if excluded["edge_case"]:
+        warnings.append(f"{excluded['edge_case']} expert-labelled edge case(s) were picked on purpose, not drawn at "
+                        "random: they are left out of the calibrated estimates (they still count in α and κ).")
+    if excluded["unknown_inclusion_probability"]:
+        warnings.append(f"{excluded['unknown_inclusion_probability']} expert-labelled item(s) come from a draw whose "
+                        "inclusion probabilities could not be recovered: they are left out.")
+    if excluded["not_scored_by_the_judge"]:
+        warnings.append(f"{excluded['not_scored_by_the_judge']} expert-labelled response(s) were not scored by this "
+                        "judge run (failed or not judged): they are outside the leaderboard's population.")
+    if not labelled:
+        warnings.append("No expert-labelled response in this cycle yet: every calibrated score is missing.")
+
+    alpha = options.alpha
+    models_out: list[dict[str, Any]] = []
+    plans: dict[str, dict[str, Any]] = {}
+    estimates: dict[str, StratifiedEstimate] = {}
+    candidates: list[tuple[str, str, dict[str, Any]]] = []
+    judge_families = set(options.judge_families)
+    for model in sorted(by_model):
+        mine = by_model[model]
+        family = mine[0].family
+        group = _Group.of(mine, "panel")
+        calibrated = _stratified(group, options)
+        shift = _stratified(group, options, residual=True)
+        gold = _stratified(_Group.of(mine, "gold"), options)
+        plan = _planning(group, calibrated)
+        plans[model] = plan
+        judge_overall, judge_by_dimension = _judge_only_with_dimensions(group, options, f"judge:{model}:overall")
+        if calibrated is not None and calibrated.estimate is not None:
+            estimates[model] = calibrated
+        more = _more_labels(plan, options.target_half_width, alpha)
+        raters = float(np.median([r.n_raters for r in mine if r.expert is not None] or [0])) or 1.0
+        entry: dict[str, Any] = {
+            "model": model, "family": family, "judged": int(group.judge.size),
+            "not_scored": sum(1 for r in mine if r.judge is None),
+            "self_preference": family in judge_families,
+            "judge_only": judge_overall,
+            "calibrated": _estimate_dict(calibrated),
+            "shift": _estimate_dict(shift),
+            "gold_only": _estimate_dict(gold),
+            "evidence": {"more_labels": more, "expert_hours": _hours(more, options, raters),
+                         "raters_per_item": raters, "target_half_width": options.target_half_width},
+            "by_dimension": {}, "by_tradition": {},
+        }
+        if calibrated is None or calibrated.estimate is None:
+            entry["calibrated"]["note"] = "No expert-labelled response of this model can be used: no calibrated score."
+        candidates.append((model, "overall", entry["shift"]))
+        for facet, attribute in (("by_dimension", "dimension"), ("by_tradition", "tradition")):
+            for value in sorted({getattr(r, attribute) for r in mine}):
+                cell_rows = [r for r in mine if getattr(r, attribute) == value]
+                cell = _Group.of(cell_rows, "panel")
+                cell_cal = _stratified(cell, options)
+                cell_shift = _stratified(cell, options, residual=True)
+                cell_plan = _planning(cell, cell_cal)
+                cell_more = _more_labels(cell_plan, options.target_half_width, alpha)
+                entry[facet][value] = {
+                    "judge_only": judge_by_dimension[value] if attribute == "dimension" else
+                    _judge_only(cell, options, f"judge:{model}:{attribute}:{value}"),
+                    "calibrated": _estimate_dict(cell_cal),
+                    "shift": _estimate_dict(cell_shift),
+                    "evidence": {"more_labels": cell_more, "expert_hours": _hours(cell_more, options, raters)},
+                }
+                if attribute == "dimension":
+                    candidates.append((model, value, entry[facet][value]["shift"]))
+        models_out.append(entry)
+
+    # Rank sets from Bonferroni-simultaneous intervals on every pairwise difference of calibrated scores.
+    ranked = sorted(estimates, key=lambda m: (-(estimates[m].estimate or 0.0), m))
+    pairs = list(combinations(ranked, 2))
+    simultaneous = alpha / len(pairs) if pairs else alpha
+    z = float(norm.ppf(1 - simultaneous / 2))
+    above: dict[str, int] = defaultdict(int)
+    below: dict[str, int] = defaultdict(int)
+    pairs_out = []
+    for a, b in pairs:
+        diff = mean_difference(_as_estimate(estimates[a]), _as_estimate(estimates[b]), alpha=simultaneous)
+        separated = diff.lower > 0 or diff.upper < 0
+        if diff.lower > 0:
+            above[b] += 1
+            below[a] += 1
+        elif diff.upper < 0:
+            above[a] += 1
+            below[b] += 1
+        adjacent = ranked.index(b) == ranked.index(a) + 1
+        more = None if separated else _to_separate(plans[a], plans[b], diff.estimate, z)
+        pairs_out.append({
+            "model_a": a, "model_b": b, "adjacent": adjacent, "separated": separated,
+            **_interval(diff.estimate, diff.lower, diff.upper),
+            "more_labels_each": more,
+            "expert_hours": _hours(None if more is None else 2 * more, options, 1.0 if not labelled else float(
+                np.median([r.n_raters for r in labelled]))),
+        })
+    count = len(ranked)
+    for entry in models_out:
+        model = entry["model"]
+        entry["rank_set"] = [1 + above[model], count - below[model]] if model in estimates else None
+
+    models_out.sort(key=lambda e: (e["calibrated"]["estimate"] is None, -(e["calibrated"]["estimate"] or 0.0),
+                                   e["model"]))
+    return {
+        "schema": SCHEMA_VERSION,
+        "meta": {
+            "alpha": alpha, "confidence": 1 - alpha, "seed": options.seed, "n_resamples": options.n_resamples,
+            "target_half_width": options.target_half_width, "seconds_per_item": options.seconds_per_item,
+            "judge_families": sorted(judge_families),
+            "truth": "per response and sub-dimension: the adjudicated gold score where there is one, else the mean "
+                     "of the panel's submitted scores; composite Σ score/3 × weight/100 (methodology §5.4.1)",
+            "estimator": "PPI++ (power-tuned λ in [0, 1]), stratified by dimension, difficulty-weighted "
+                         "(§5.4.2), labelled responses weighted by 1 / inclusion probability; normal intervals",
+            "judge_only": "difficulty-weighted mean of the judge's composites, stratified percentile bootstrap",
+            "rank_method": f"Bonferroni-simultaneous {1 - alpha:.0%} normal intervals on all {len(pairs)} pairwise "
+                           "differences of calibrated scores; a model's rank set runs from 1 + the models clearly "
+                           "above it to K − the models clearly below it",
+        },
+        "counts": {
+            "judged": sum(1 for r in rows if r.judge is not None), "responses": len(rows),
+            "expert_labelled": len(labelled),
+            "used": sum(1 for r in labelled if r.judge is not None and r.inclusion_basis in USABLE_BASES
+                        and r.inclusion_probability),
+            "excluded": {k: v for k, v in sorted(excluded.items()) if v},
+        },
+        "warnings": warnings,
+        "statements": _statements(candidates, alpha),
+        "models": models_out,
+        "pairs": pairs_out,
+    }

@@ -1,0 +1,218 @@
+"""The calibrated leaderboard's files: inputs.csv (the exact rows; its SHA-256 is the input hash), report.json,
+tables.csv (long format), report.pdf and the citable zip bundle — each rendered once, same rows → same bytes."""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from dataclasses import fields
+from typing import Any
+from xml.sax.saxutils import escape
+
+from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+from evaluations.spreadsheet import csv_row_protect, csv_row_unprotect
+
+from ..models import SnapshotFile
+from ..reports.pdf import (
+    MARGIN_BOTTOM,
+    MARGIN_TOP,
+    MARGIN_X,
+    PAGE,
+    _Styles,
+    _table,
+    page_decoration,
+    report_fonts,
+)
+from ..reports.snapshots import zip_bundle
+from .build import InputRow
+
+INPUT_FIELDS = [f.name for f in fields(InputRow)]
+FILE_NAMES = {
+    SnapshotFile.Format.JSON: "report.json",
+    SnapshotFile.Format.CSV: "tables.csv",
+    SnapshotFile.Format.PDF: "report.pdf",
+    SnapshotFile.Format.RATINGS: "inputs.csv",
+}
+TABLE_FIELDS = ["model", "facet", "value", "board", "estimate", "lower", "upper", "n", "lam", "covered_weight"]
+
+
+def _cell(value: Any) -> Any:
+    return "" if value is None else value
+
+
+def inputs_csv(rows: list[InputRow]) -> bytes:
+    """The input rows, one per judged response, in response order."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(INPUT_FIELDS)
+    for row in sorted(rows, key=lambda r: r.response_id):
+        writer.writerow(csv_row_protect(_cell(getattr(row, name)) for name in INPUT_FIELDS))
+    return out.getvalue().encode("utf-8")
+
+
+class InputsError(ValueError):
+    """An inputs.csv that cannot be read back; the message names the line and the column."""
+
+
+def inputs_csv_parse(data: bytes) -> list[InputRow]:
+    """inputs.csv back into rows (to recompute a bundle)."""
+    reader = csv.reader(io.StringIO(data.decode("utf-8")))
+    header = next(reader, None)
+    if header != INPUT_FIELDS:
+        raise InputsError(f"inputs.csv line 1: expected the columns {', '.join(INPUT_FIELDS)}; "
+                          f"found {', '.join(header or []) or 'nothing'}")
+    rows = []
+    for line, raw in enumerate(reader, start=2):
+        record = dict(zip(INPUT_FIELDS, csv_row_unprotect(raw), strict=False))
+
+        def number(name: str, line: int = line, record: dict[str, str] = record) -> float | None:
+            text = record.get(name, "")
+            if text == "":
+                return None
+            try:
+                return float(text)
+            except ValueError:
+                raise InputsError(f"inputs.csv line {line}, column {name}: not a number: {text[:30]!r}") from None
+
+        try:
+            rows.append(InputRow(
+                response_id=int(record["response_id"]), model=record["model"], family=record["family"],
+                dimension=record["dimension"], tradition=record["tradition"], difficulty=record["difficulty"],
+                judge=number("judge"), expert=number("expert"), expert_gold=number("expert_gold"),
+                inclusion_probability=number("inclusion_probability"), inclusion_basis=record["inclusion_basis"],
+                n_raters=int(record["n_raters"] or 0),
+            ))
+        except (KeyError, ValueError) as exc:
+            if isinstance(exc, InputsError):
+                raise
+            raise InputsError(f"inputs.csv line {line}: {exc}") from None
+    return rows
+
+
+def report_json(report: dict[str, Any]) -> bytes:
+    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n"
+
+
+def _table_rows(report: dict[str, Any]) -> list[list[Any]]:
+    rows: list[list[Any]] = []
+    for entry in report["models"]:
+        cells = [("overall", "all", entry)]
+        cells += [("dimension", key, cell) for key, cell in entry["by_dimension"].items()]
+        cells += [("tradition", key, cell) for key, cell in entry["by_tradition"].items()]
+        for facet, value, cell in cells:
+            for board in ("judge_only", "calibrated", "shift"):
+                block = cell[board]
+                rows.append([entry["model"], facet, value, board, block.get("estimate"), block.get("lower"),
+                             block.get("upper"), block.get("n"), block.get("lam"), block.get("covered_weight")])
+    for pair in report["pairs"]:
+        rows.append([f"{pair['model_a']} − {pair['model_b']}", "pair", "overall", "difference", pair["estimate"],
+                     pair["lower"], pair["upper"], None, None, None])
+    return rows
+
+
+def tables_csv(report: dict[str, Any]) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(TABLE_FIELDS)
+    for row in _table_rows(report):
+        writer.writerow(csv_row_protect(_cell(v) for v in row))
+    return out.getvalue().encode("utf-8")
+
+
+def _fmt(value: Any, places: int = 3) -> str:
+    return "—" if value is None else f"{value:.{places}f}"
+
+
+def _ci(block: dict[str, Any]) -> str:
+    if block.get("lower") is None or block.get("upper") is None:
+        return "—"
+    return f"{block['lower']:.3f}–{block['upper']:.3f}"
+
+
+def report_pdf(report: dict[str, Any], *, title: str, version: int, input_hash: str) -> bytes:
+    """Both leaderboards side by side, the shifts in words, rank sets and the evidence meter."""
+    fonts = report_fonts()
+    styles = _Styles(fonts)
+    buffer = io.BytesIO()
+    doc = SimpleDocTemplate(buffer, pagesize=PAGE, leftMargin=MARGIN_X, rightMargin=MARGIN_X, topMargin=MARGIN_TOP,
+                            bottomMargin=MARGIN_BOTTOM, title="FaithBench calibrated leaderboard", subject=title,
+                            invariant=1)
+    p = styles.paragraph
+    counts, meta = report["counts"], report["meta"]
+    story: list[Any] = [
+        Paragraph(escape(fonts.text(f"Expert-calibrated leaderboard: {title}")), styles.title),
+        p(f"{counts['used']} expert-labelled responses correct the judge's scores on {counts['judged']} judged "
+          f"responses. Estimator: {meta['estimator']}. Ranks: {meta['rank_method']}.", styles.muted),
+    ]
+    story += [p(f"• {w}", styles.muted) for w in report["warnings"]]
+    story += [p(f"• {s}") for s in report["statements"]]
+    rows = [["Model", "Judge-only", "95 % interval", "Calibrated", "95 % interval", "λ", "Experts n", "Judged N",
+             "Shift", "Shift interval", "Rank set", "More labels"]]
+    for entry in report["models"]:
+        cal, judge, shift = entry["calibrated"], entry["judge_only"], entry["shift"]
+        rank = entry.get("rank_set")
+        rows.append([entry["model"], _fmt(judge["estimate"]), _ci(judge), _fmt(cal["estimate"]), _ci(cal),
+                     _fmt(cal.get("lam"), 2), cal["n"], entry["judged"], _fmt(shift["estimate"]), _ci(shift),
+                     "—" if not rank else (str(rank[0]) if rank[0] == rank[1] else f"{rank[0]}–{rank[1]}"),
+                     "—" if entry["evidence"]["more_labels"] is None else entry["evidence"]["more_labels"]])
+    story.append(_table(rows, [120, 55, 75, 55, 75, 30, 50, 50, 45, 75, 45, 55], fonts))
+    for facet, heading in (("by_dimension", "By dimension"), ("by_tradition", "By tradition")):
+        story.append(Paragraph(escape(fonts.text(heading)), styles.heading))
+        rows = [["Model", "Cell", "Judge-only", "Calibrated", "95 % interval", "n", "Shift", "Shift interval"]]
+        for entry in report["models"]:
+            for key, cell in entry[facet].items():
+                rows.append([entry["model"], key, _fmt(cell["judge_only"]["estimate"]),
+                             _fmt(cell["calibrated"]["estimate"]), _ci(cell["calibrated"]), cell["calibrated"]["n"],
+                             _fmt(cell["shift"]["estimate"]), _ci(cell["shift"])])
+        story.append(_table(rows, [140, 90, 60, 60, 80, 40, 60, 80], fonts, text_columns=(0, 1)))
+    decorate = page_decoration(fonts, heading="FaithBench calibrated leaderboard: ", name=title,
+                               line=f"version {version} · inputs sha256 {input_hash}")
+    doc.build(story, onFirstPage=decorate, onLaterPages=decorate)
+    return buffer.getvalue()
+
+
+BUNDLE_README = """FaithBench calibration — expert-calibrated leaderboard, citable bundle
+
+Judge run:        #{run} ({judge})
+Expert labels:    calibration cycle "{cycle}" (id {cycle_id})
+Version:          {version}
+Input hash:       sha256 {input_hash} (of inputs.csv: `sha256sum inputs.csv` prints it)
+Options:          alpha {alpha}, {n_resamples} bootstrap resamples for the judge-only intervals, seed {seed}
+
+Files
+- report.json   The whole leaderboard: per model (overall, per dimension, per tradition) the judge-only
+                score with its bootstrap interval, the expert-calibrated score (PPI++) with its interval,
+                λ, the expert-labelled n and judged N, the shift (calibrated − judge), rank sets, the
+                evidence meter; pairs of models with simultaneous intervals; the gold-only sensitivity.
+- tables.csv    The same numbers in long format.
+- report.pdf    A printable summary; every page names the version and the input hash.
+- inputs.csv    The exact input rows, one per judged response: model, facets, the judge's composite, the
+                experts' truth composite (and gold-only), the item's inclusion probability and its basis.
+- SHA256SUMS    Checksums of the files above.
+
+To reproduce: calibration.calibrated.build.calibrated_leaderboard_build(
+    calibration.calibrated.files.inputs_csv_parse(inputs.csv), Options(<report.json meta>)),
+then calibration.calibrated.files.report_json(...) gives report.json byte for byte.
+"""
+
+
+def files_render(*, report: dict[str, Any], inputs: bytes, title: str, version: int, input_hash: str,
+                 context: dict[str, Any]) -> dict[str, bytes]:
+    files: dict[str, bytes] = {
+        SnapshotFile.Format.JSON: report_json(report),
+        SnapshotFile.Format.CSV: tables_csv(report),
+        SnapshotFile.Format.PDF: report_pdf(report, title=title, version=version, input_hash=input_hash),
+        SnapshotFile.Format.RATINGS: inputs,
+    }
+    meta = report["meta"]
+    readme = BUNDLE_README.format(version=version, input_hash=input_hash, alpha=meta["alpha"],
+                                  n_resamples=meta["n_resamples"], seed=meta["seed"], **context)
+    sums = "".join(f"{hashlib.sha256(files[fmt]).hexdigest()}  {name}\n" for fmt, name in FILE_NAMES.items())
+    entries = [("README.txt", readme.encode("utf-8"))]
+    entries += [(name, files[fmt]) for fmt, name in FILE_NAMES.items()]
+    entries.append(("SHA256SUMS", sums.encode("utf-8")))
+    files[SnapshotFile.Format.BUNDLE] = zip_bundle(
+        folder=f"faithbench-calibrated-run-{context['run']}-v{version}", entries=entries)
+    return files

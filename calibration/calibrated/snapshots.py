@@ -1,0 +1,105 @@
+"""The calibrated leaderboard as a snapshot, through the report machinery: versions per judge run in request order,
+computed by the worker from one read of the rows, stored with its input hash, seed, software and files, never
+edited. A run with a version queued or computing cannot queue another."""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from accounts.models import User
+from annotations.models import CalibrationCycle
+from evaluations.models import JudgeRun
+
+from ..models import ReportSnapshot
+from ..reports.selectors import software_versions
+from ..reports.snapshots import (
+    STALE_AFTER,
+    ProgressReporter,
+    bootstrap_option_errors,
+    snapshot_run,
+    snapshot_store,
+)
+from .build import DEFAULT_TARGET_HALF_WIDTH, Options, calibrated_leaderboard_build
+from .files import files_render, inputs_csv
+from .selectors import calibrated_inputs
+
+DEFAULT_SEED = 20260101
+DEFAULT_RESAMPLES = 1000
+
+
+@transaction.atomic
+def calibrated_snapshot_request(
+    *, run: JudgeRun, cycle: CalibrationCycle, requested_by: User | None, seed: int = DEFAULT_SEED,
+    n_resamples: int = DEFAULT_RESAMPLES, target_half_width: float = DEFAULT_TARGET_HALF_WIDTH,
+) -> ReportSnapshot:
+    """Queue the next version of a run's calibrated leaderboard, corrected by `cycle`'s expert scores."""
+    errors = bootstrap_option_errors(seed=seed, n_resamples=n_resamples)
+    if cycle.rubric_id != run.rubric_id:
+        errors["cycle"] = [f"cycle “{cycle.name}” is on another rubric than judge run #{run.pk}"]
+    if cycle.kind != CalibrationCycle.Kind.STANDARD:
+        errors["cycle"] = ["a cross-tradition cycle is scored by other panels: choose a standard cycle"]
+    if run.status != JudgeRun.Status.FINISHED:
+        errors["run"] = [f"judge run #{run.pk} is {run.get_status_display().lower()}, not finished"]
+    if not 0 < target_half_width <= 1:
+        errors["target_half_width"] = ["must be between 0 and 1 (composite points)"]
+    if errors:
+        raise ValidationError(errors, code="invalid")
+    run = JudgeRun.objects.select_for_update().get(pk=run.pk)  # versions are handed out in order
+    now = timezone.now()
+    mine = ReportSnapshot.objects.filter(judge_run=run, label_cycle__isnull=False)
+    mine.filter(status=ReportSnapshot.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER).update(
+        status=ReportSnapshot.Status.FAILED, finished_at=now,
+        error="The worker stopped while computing (no progress for 5 minutes).")
+    pending = mine.pending().order_by("version").first()
+    if pending is not None:
+        raise ValidationError(f"version {pending.version} is already {pending.get_status_display().lower()}: "
+                              "wait for it before asking for another", code="pending")
+    top = mine.aggregate(top=Max("version"))["top"] or 0
+    return ReportSnapshot.objects.create(
+        judge_run=run, label_cycle=cycle, version=top + 1, seed=seed, n_resamples=n_resamples,
+        requested_by=requested_by, input_counts={"target_half_width": target_half_width},
+    )
+
+
+def calibrated_snapshot_compute(
+    *, snapshot_id: int, progress: Callable[[int, str], None] | None = None,
+) -> ReportSnapshot:
+    """Compute a queued calibrated leaderboard and store it with its files; safe to call twice."""
+    return snapshot_run(snapshot_id=snapshot_id, progress=progress, compute=_compute)
+
+
+def options_for(snapshot: ReportSnapshot, *, seconds_per_item: float | None,
+                judge_families: tuple[str, ...]) -> Options:
+    return Options(seed=snapshot.seed, n_resamples=snapshot.n_resamples,
+                   target_half_width=float((snapshot.input_counts or {}).get("target_half_width",
+                                                                           DEFAULT_TARGET_HALF_WIDTH)),
+                   seconds_per_item=seconds_per_item, judge_families=judge_families)
+
+
+def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
+    run, cycle = snapshot.judge_run, snapshot.label_cycle
+    assert run is not None and cycle is not None, "a calibrated leaderboard snapshot"
+    with transaction.atomic():  # one consistent read of the run and the cycle
+        inputs = calibrated_inputs(run=run, cycle=cycle)
+    data = inputs_csv(inputs.rows)
+    input_hash = hashlib.sha256(data).hexdigest()
+    reporter(20, "estimating the calibrated scores", force=True)
+    options = options_for(snapshot, seconds_per_item=inputs.seconds_per_item, judge_families=inputs.judge_families)
+    report = calibrated_leaderboard_build(inputs.rows, options)
+    report["meta"]["snapshot"] = {"version": snapshot.version, "input_hash": input_hash, "input_file": "inputs.csv",
+                                  "judge_run": run.pk, "judge": run.primary_model, "cycle": cycle.name,
+                                  "cycle_id": cycle.pk}
+    reporter(85, "rendering the files", force=True)
+    title = f"judge run #{run.pk}, cycle {cycle.name}"
+    files = files_render(report=report, inputs=data, title=title, version=snapshot.version, input_hash=input_hash,
+                         context={"run": run.pk, "judge": run.primary_model, "cycle": cycle.name,
+                                  "cycle_id": cycle.pk})
+    counts: dict[str, Any] = {**report["counts"], "target_half_width": options.target_half_width}
+    snapshot_store(snapshot=snapshot, files=files, payload=report, input_hash=input_hash, input_counts=counts,
+                   software=software_versions())

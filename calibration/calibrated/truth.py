@@ -1,0 +1,103 @@
+"""What the experts' "truth" for a response is (ARCHITECTURE decision log, 2026-11, calibrated leaderboard).
+
+Per response and sub-dimension: the current adjudicated gold score where there is one, else the mean of the
+panel's submitted scores (skips, drafts and withdrawn assignments do not count). The response's composite is
+the judge's formula (methodology §5.4.1, `evaluations.selectors.case_composite`): Σ score/3 × weight/100 over
+its dimension's sub-dimensions, a number in [0, 1]; a response missing a sub-dimension has no truth.
+
+`response_truths(cycle=…, basis="panel")` is that rule; `basis="gold"` keeps only responses whose every
+sub-dimension was adjudicated (the sensitivity check: gold-only against panel mean).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from statistics import median
+from typing import Literal
+
+from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, GoldScore, SubScore
+from evaluations.selectors import rubric_weights
+
+Basis = Literal["panel", "gold"]
+SOURCE_GOLD = "gold"
+SOURCE_PANEL = "panel_mean"
+SOURCE_MIXED = "gold_and_panel"
+
+
+@dataclass(frozen=True)
+class ResponseTruth:
+    response_id: int
+    item_id: int
+    dimension: str
+    scores: dict[str, float]  # sub-dimension key → truth on the 0–3 scale
+    composite: float  # Σ score/3 × weight/100, in [0, 1]
+    source: str  # gold, panel_mean, or gold_and_panel (some sub-dimensions adjudicated)
+    n_raters: int  # experts whose submitted scores count
+    inclusion_probability: float | None
+    inclusion_basis: str
+    item_source: str  # the cycle item's source (random, edge_…, carried, cross)
+
+
+def composite_of(scores: dict[str, float], sub_weights: dict) -> float | None:
+    """Methodology §5.4.1 on (possibly fractional) 0–3 scores; None when a sub-dimension is missing."""
+    if set(sub_weights) - set(scores):
+        return None
+    return float(sum(scores[key] / 3 * float(weight) / 100 for key, weight in sub_weights.items()))
+
+
+def response_truths(*, cycle: CalibrationCycle, basis: Basis = "panel") -> dict[int, ResponseTruth]:
+    """{response id: its expert truth} for the cycle's items that have one (four queries)."""
+    weights = {key: subs for key, (_weight, subs) in rubric_weights(rubric=cycle.rubric).items()}
+    items = {
+        item_id: (response_id, dimension, source, probability, basis_)
+        for item_id, response_id, dimension, source, probability, basis_ in CycleItem.objects.filter(cycle=cycle)
+        .values_list("id", "response_id", "response__test_case__dimension", "source",
+                     "inclusion_probability", "inclusion_basis")
+    }
+    panel: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    raters: dict[int, set[int]] = defaultdict(set)
+    for item_id, expert_id, key, score in SubScore.objects.filter(
+        annotation__assignment__cycle=cycle, annotation__status=Annotation.Status.SUBMITTED,
+    ).exclude(annotation__assignment__status=Assignment.Status.WITHDRAWN).values_list(
+        "annotation__assignment__item_id", "annotation__assignment__expert_id", "key", "score"
+    ):
+        panel[item_id][key].append(score)
+        raters[item_id].add(expert_id)
+    gold: dict[int, dict[str, int]] = defaultdict(dict)
+    for item_id, key, score in GoldScore.objects.filter(
+        decision__item__cycle=cycle, decision__is_current=True
+    ).values_list("decision__item_id", "key", "score"):
+        gold[item_id][key] = score
+
+    truths: dict[int, ResponseTruth] = {}
+    for item_id, (response_id, dimension, source, probability, inclusion_basis) in items.items():
+        subs = weights.get(dimension)
+        if not subs:
+            continue
+        scores: dict[str, float] = {}
+        kinds: set[str] = set()
+        for key in subs:
+            if key in gold[item_id]:
+                scores[key] = float(gold[item_id][key])
+                kinds.add(SOURCE_GOLD)
+            elif basis == "panel" and panel[item_id].get(key):
+                values = panel[item_id][key]
+                scores[key] = sum(values) / len(values)
+                kinds.add(SOURCE_PANEL)
+        composite = composite_of(scores, subs)
+        if composite is None:
+            continue
+        truths[response_id] = ResponseTruth(
+            response_id=response_id, item_id=item_id, dimension=dimension, scores=scores, composite=composite,
+            source=SOURCE_MIXED if len(kinds) > 1 else kinds.pop(), n_raters=len(raters[item_id]),
+            inclusion_probability=probability, inclusion_basis=inclusion_basis, item_source=source,
+        )
+    return truths
+
+
+def median_seconds_per_item(*, cycle: CalibrationCycle) -> float | None:
+    """The median active seconds an expert spent on a submitted item of the cycle (for expert-hour estimates)."""
+    seconds = [s for s in Annotation.objects.filter(
+        assignment__cycle=cycle, status=Annotation.Status.SUBMITTED, seconds_spent__gt=0,
+    ).values_list("seconds_spent", flat=True)]
+    return float(median(seconds)) if seconds else None

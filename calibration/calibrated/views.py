@@ -1,0 +1,120 @@
+"""The calibrated leaderboard's pages: a run's stored versions side by side with the judge-only board, the form that
+queues a new version (admins), its progress, and downloads. Nothing is computed in a request."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from access.policy import Action, allowed, policy_required
+from accounts.http import AuthedRequest
+from evaluations.judge.selectors import judge_run_latest_finished
+from evaluations.models import JudgeRun
+
+from ..models import ReportSnapshot
+from ..reports.snapshots import snapshot_is_stale, version_param
+from ..reports.views import snapshot_download_response, snapshot_progress_response
+from .forms import CalibratedRequestForm
+from .render import board_rows, cell_rows, interval_axis, pair_rows
+from .selectors import calibrated_snapshot_for, calibrated_snapshots
+from .tasks import calibrated_snapshot_start
+
+
+def _run(run_id: int) -> JudgeRun:
+    return get_object_or_404(JudgeRun.objects.select_related("rubric"), pk=run_id)
+
+
+@policy_required(Action.VIEW_CALIBRATED)
+@require_GET
+def index(request: AuthedRequest) -> HttpResponse:
+    """The asked-for run's calibrated leaderboard (?run=ID, the page's picker), else the newest finished run's."""
+    raw = request.GET.get("run", "")
+    if raw:
+        if not raw.isdigit():
+            return HttpResponseBadRequest(f"run: must be a judge run id, got {raw[:20]!r}")
+        return redirect("calibrated:board", run_id=int(raw))
+    run = judge_run_latest_finished()
+    if run is None:
+        return render(request, "calibration/calibrated/board.html", {"run": None, "runs": []})
+    return redirect("calibrated:board", run_id=run.pk)
+
+
+def _context(request: AuthedRequest, run: JudgeRun, snapshot: ReportSnapshot | None,
+             form: CalibratedRequestForm | None) -> dict[str, Any]:
+    versions = list(calibrated_snapshots(run=run))
+    pending = next((s for s in versions if s.is_pending), None)
+    context: dict[str, Any] = {
+        "run": run, "snapshot": snapshot, "versions": versions, "pending": pending,
+        "pending_stale": bool(pending and snapshot_is_stale(snapshot=pending)),
+        "progress_url": reverse("calibrated:progress", args=[run.pk, pending.version]) if pending else "",
+        "runs": JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED).order_by("-pk")[:50],
+        "form": form if allowed(request.user, Action.MANAGE_CALIBRATION) else None,
+    }
+    if snapshot is not None and snapshot.is_ready:
+        report: dict[str, Any] = snapshot.payload or {}
+        axis = interval_axis(report)
+        context.update({
+            "report": report, "rows": board_rows(report, axis), "pairs": pair_rows(report),
+            "dimension_cells": cell_rows(report, "by_dimension"),
+            "tradition_cells": cell_rows(report, "by_tradition"),
+        })
+    return context
+
+
+@policy_required(Action.VIEW_CALIBRATED)
+@require_GET
+def board(request: AuthedRequest, run_id: int) -> HttpResponse:
+    run = _run(run_id)
+    try:
+        version = version_param(request.GET.get("version"))
+    except ValueError as exc:
+        return HttpResponseBadRequest(str(exc))
+    snapshot = calibrated_snapshot_for(run=run, version=version)
+    if version is not None and snapshot is None:
+        raise Http404(f"Judge run {run.pk} has no calibrated leaderboard version {version}.")
+    return render(request, "calibration/calibrated/board.html",
+                  _context(request, run, snapshot, CalibratedRequestForm(run=run)))
+
+
+@policy_required(Action.MANAGE_CALIBRATION)
+@require_POST
+def compute(request: AuthedRequest, run_id: int) -> HttpResponse:
+    """Queue a new version; the worker computes it while the page shows its progress."""
+    run = _run(run_id)
+    form = CalibratedRequestForm(request.POST, run=run)
+    if form.is_valid():
+        try:
+            snapshot = calibrated_snapshot_start(
+                run=run, cycle=form.cleaned_data["cycle"], requested_by=request.user,
+                seed=form.cleaned_data["seed"], n_resamples=form.cleaned_data["n_resamples"],
+                target_half_width=form.cleaned_data["target_half_width"],
+            )
+        except ValidationError as exc:
+            form.add_service_error(exc)
+        else:
+            messages.success(request, f"Version {snapshot.version} of the calibrated leaderboard is being computed.")
+            return redirect("calibrated:board", run_id=run.pk)
+    return render(request, "calibration/calibrated/board.html",
+                  _context(request, run, calibrated_snapshot_for(run=run), form), status=422)
+
+
+@policy_required(Action.VIEW_CALIBRATED)
+@require_GET
+def progress(request: AuthedRequest, run_id: int, version: int) -> HttpResponse:
+    snapshot = get_object_or_404(ReportSnapshot.objects.defer("payload", "rater_key"), judge_run_id=run_id,
+                                 label_cycle__isnull=False, version=version)
+    return snapshot_progress_response(request, snapshot, reverse("calibrated:progress", args=[run_id, version]))
+
+
+@policy_required(Action.VIEW_CALIBRATED)
+@require_GET
+def download(request: AuthedRequest, run_id: int, fmt: str) -> HttpResponse:
+    """A stored file of a version (?version=N, default the newest ready one): the same bytes every time."""
+    run = _run(run_id)
+    return snapshot_download_response(request, fmt, lambda version: calibrated_snapshot_for(run=run, version=version),
+                                      subject="judge run's calibrated leaderboard")
