@@ -9,7 +9,7 @@ PROD_STAMP := $(VENV)/.installed-prod-$(shell cksum requirements.lock | cut -d' 
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install install-theobert install-prod run demo test test-tools browser lint typecheck check lock bench load serve serve-prepare clean
+.PHONY: install install-theobert test-theobert install-prod run demo test test-tools browser lint typecheck check lock bench load serve serve-prepare clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,21 @@ $(THEOBERT_STAMP): requirements-theobert.lock $(STAMP)
 
 install-theobert: $(THEOBERT_STAMP)
 
+## The same extra for the tests, in a directory of its own: `make test` installs it into .theobert/ (pip --target),
+## never into .venv, and the fill-mask tests (tests/evaluations/test_theobert_fillmask.py) append that directory to
+## their sys.path. So `make test` never writes into the environment a running `make run` serves from (installing
+## the extra there upgraded .venv's setuptools, whose _distutils_hack every process imports at start-up: the dev
+## server saw a changed file, reloaded and dropped requests). Shared packages resolve from .venv first (same pins).
+THEOBERT_TEST_DIR   := .theobert
+THEOBERT_TEST_STAMP := $(THEOBERT_TEST_DIR)/.installed-$(shell cksum requirements-theobert.lock | cut -d' ' -f1)
+$(THEOBERT_TEST_STAMP): requirements-theobert.lock | $(BIN)/python
+	rm -rf $(THEOBERT_TEST_DIR)
+	$(PIP) install --quiet --require-hashes --no-deps --target $(THEOBERT_TEST_DIR) -r requirements-theobert.lock
+	$(PIP) install --quiet --no-deps --target $(THEOBERT_TEST_DIR) $(TORCH_PIP_ARGS) "$(TORCH_SPEC)"
+	touch $(THEOBERT_TEST_STAMP)
+
+test-theobert: $(THEOBERT_TEST_STAMP)
+
 ## make install-prod: only what the server needs (requirements.lock, hashes required), e.g. in a deploy image
 $(PROD_STAMP): requirements.lock | $(BIN)/python
 	$(PIP) install --quiet --require-hashes -r requirements.lock
@@ -46,18 +61,21 @@ $(PROD_STAMP): requirements.lock | $(BIN)/python
 
 install-prod: $(PROD_STAMP)
 
-## make run: install, migrate SQLite, load the demo data, print the demo logins, serve http://127.0.0.1:8000
+## make run: install, migrate SQLite, load the demo data, print the demo logins, then the whole product on
+## http://127.0.0.1:8000 — the development web server and the task worker together (`manage.py run_local`:
+## Ctrl-C stops both; a worker that stops is restarted and the console says so)
 run: demo
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+	$(BIN)/python manage.py run_local $(HOST):$(PORT)
 
 demo: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
 
 ## make test: install, provision the test tools (a browser for the browser tests, poppler's pdftotext), then
-## the TheoBERT extra (the fill-mask tests run a tiny BERT), then run the whole test suite in parallel over the machine's cores (SQLite unless DATABASE_URL is set)
+## the TheoBERT extra into .theobert/ (the fill-mask tests run a tiny BERT; see test-theobert above: not into .venv),
+## then run the whole test suite in parallel over the machine's cores (SQLite unless DATABASE_URL is set)
 PYTEST_ARGS ?=
-test: install install-theobert test-tools
+test: install test-theobert test-tools
 	$(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
 
 test-tools: install browser
@@ -124,7 +142,7 @@ bench: install
 	$(BIN)/python benchmarks/report_load.py --database-url $(BENCH_DATABASE_URL)
 	$(BIN)/python benchmarks/load.py --database-url $(BENCH_DATABASE_URL) --seconds 15
 
-## make serve: the production processes on this machine, against PostgreSQL (README, "Deployment"):
+## make serve: the production processes on this machine, against PostgreSQL (docs/deployment.md):
 ## migrate, create the cache table, collect static files, then the task worker and gunicorn side by side.
 ## Needs DATABASE_URL, DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS; compose.yaml runs the same two commands.
 SERVE_SETTINGS ?= config.settings.prod
@@ -148,4 +166,4 @@ load: install
 	$(BIN)/python benchmarks/load.py --database-url $(BENCH_DATABASE_URL) $(LOAD_ARGS)
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache
+	rm -rf $(VENV) $(THEOBERT_TEST_DIR) db.sqlite3 staticfiles .pytest_cache

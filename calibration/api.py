@@ -9,9 +9,9 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers
-from rest_framework.exceptions import NotFound
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import APIException, NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -33,11 +33,30 @@ from .reports.snapshots import (
     snapshot_file,
     snapshot_file_name,
     snapshot_for,
+    snapshot_pending_error,
     version_param,
 )
 from .reports.tasks import report_snapshot_start
 from .studies.snapshots import DEFAULT_STUDY_SEED
 from .studies.tasks import study_snapshot_start
+
+
+class VersionPending(APIException):
+    """409: another version of the same report is queued or running (a computation is queued once)."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "pending"
+
+
+PENDING_RESPONSE = OpenApiResponse(description="Another version of this report is queued or running; "
+                                               "`detail` names it. Request again once it has finished.")
+
+
+def snapshot_service_error(exc: DjangoValidationError) -> APIException:
+    """A snapshot service's refusal as an API error: 409 for a version already pending, else 400 by field."""
+    if snapshot_pending_error(exc):
+        return VersionPending(detail=exc.messages[0])
+    return serializers.ValidationError(exc.message_dict)
 
 
 class GoldLabelSerializer(serializers.Serializer):
@@ -151,7 +170,7 @@ class ReportVersionsAPIView(APIView):
         snapshots = ReportSnapshot.objects.filter(cycle=cycle).defer("payload", "rater_key").order_by("-version")
         return Response(SnapshotSerializer(snapshots, many=True).data)  # bodies only from the version endpoint
 
-    @extend_schema(request=SnapshotRequestSerializer, responses={202: SnapshotSerializer})
+    @extend_schema(request=SnapshotRequestSerializer, responses={202: SnapshotSerializer, 409: PENDING_RESPONSE})
     def post(self, request: Request, pk: int) -> Response:
         cycle = get_object_or_404(CalibrationCycle, pk=pk)
         incoming = SnapshotRequestSerializer(data=request.data)
@@ -162,7 +181,7 @@ class ReportVersionsAPIView(APIView):
                 seed=incoming.validated_data["seed"], n_resamples=incoming.validated_data["n_resamples"],
             )
         except DjangoValidationError as exc:
-            raise serializers.ValidationError(exc.message_dict) from exc
+            raise snapshot_service_error(exc) from exc
         snapshot.refresh_from_db()
         return Response(SnapshotSerializer(snapshot, context={"with_report": True}).data, status=202)
 
@@ -250,7 +269,7 @@ class ReportsAPIView(APIView):
     token_scope = ApiToken.Scope.DATA_WRITE  # writes a snapshot row and takes worker time
 
     @extend_schema(operation_id="reports_request", request=ReportRequestSerializer,
-                   responses={202: ReportQueuedSerializer})
+                   responses={202: ReportQueuedSerializer, 409: PENDING_RESPONSE})
     def post(self, request: Request) -> Response:
         incoming = ReportRequestSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
@@ -269,7 +288,7 @@ class ReportsAPIView(APIView):
                 url = reverse("api-cycle-report", kwargs={"pk": cycle.pk})
                 bundle = reverse("api-cycle-report-bundle", kwargs={"pk": cycle.pk})
         except DjangoValidationError as exc:
-            raise serializers.ValidationError(exc.message_dict) from exc
+            raise snapshot_service_error(exc) from exc
         snapshot.refresh_from_db()
         query = f"?version={snapshot.version}"
         return Response(ReportQueuedSerializer({

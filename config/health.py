@@ -63,6 +63,31 @@ def worker_heartbeat_start(*, worker_id: str, interval: float | None = None) -> 
 
 
 @dataclass(frozen=True)
+class WorkerStatus:
+    """Whether a task worker is alive (its newest heartbeat is recent), for pages that wait for one."""
+
+    alive: bool
+    seen_seconds_ago: float | None  # None: no worker has ever reported itself on this database
+
+    @property
+    def never_seen(self) -> bool:
+        return self.seen_seconds_ago is None
+
+
+def worker_status() -> WorkerStatus:
+    """The newest worker heartbeat, read once (one query); an unreachable database counts as no worker."""
+    try:
+        newest = WorkerHeartbeat.objects.order_by("-beat_at").values_list("beat_at", flat=True).first()
+    except DatabaseError:
+        logger.warning("worker status: database unreachable", exc_info=True)
+        return WorkerStatus(alive=False, seen_seconds_ago=None)
+    if newest is None:
+        return WorkerStatus(alive=False, seen_seconds_ago=None)
+    age = max(0.0, round((timezone.now() - newest).total_seconds(), 1))
+    return WorkerStatus(alive=age <= settings.HEALTH_WORKER_MAX_AGE, seen_seconds_ago=age)
+
+
+@dataclass(frozen=True)
 class Health:
     """What /healthz answers: no names, hosts or versions, only whether the parts work."""
 

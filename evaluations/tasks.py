@@ -1,4 +1,4 @@
-"""Background work of the evaluations app (django-tasks, database backend: run `manage.py db_worker`).
+"""Background work of the evaluations app (django-tasks, database backend: `manage.py run_worker` executes them; `make run` starts one).
 
 Tasks call services; services never call tasks. Code that wants work done in the background (views,
 the admin, commands) calls the functions here, which enqueue once the current transaction commits.
@@ -12,7 +12,7 @@ from django_tasks import task
 
 from .judge.pipeline import judge_run_execute
 from .judge.selectors import leaderboard_refresh
-from .judge.services import judge_run_create, judge_runs_reclaim
+from .judge.services import judge_run_create, judge_runs_create, judge_runs_reclaim
 from .models import JudgeRun, RubricVersion
 
 
@@ -38,10 +38,20 @@ def judge_run_enqueue(*, run: JudgeRun) -> None:
 
 @transaction.atomic
 def judge_run_start(*, rubric: RubricVersion, created_by: Any = None, **selection: Any) -> JudgeRun:
-    """Create a run and queue it for the background worker (`manage.py db_worker`)."""
+    """Create a run and queue it for the background worker (`manage.py run_worker`)."""
     run = judge_run_create(rubric=rubric, created_by=created_by, **selection)
     judge_run_enqueue(run=run)
     return run
+
+
+@transaction.atomic
+def judge_runs_start(*, rubric: RubricVersion, created_by: Any = None, judges: list[str] | None = None,
+                     repeats: int = 1, **selection: Any) -> list[JudgeRun]:
+    """Create one run per judge (each repeated `repeats` times) and queue them all for the worker."""
+    runs = judge_runs_create(rubric=rubric, judges=judges or [], repeats=repeats, created_by=created_by, **selection)
+    for run in runs:
+        judge_run_enqueue(run=run)
+    return runs
 
 
 def judge_runs_recover() -> list[int]:

@@ -77,11 +77,30 @@ def test_every_page_sends_the_policy_with_a_fresh_nonce_that_its_style_blocks_ca
 
 
 @pytest.mark.django_db
-def test_the_api_docs_may_load_swagger_from_its_cdn_with_the_nonce(client) -> None:  # type: ignore[no-untyped-def]
+def test_the_api_docs_load_swagger_ui_from_our_own_static_files_with_the_nonce(client) -> None:  # type: ignore[no-untyped-def]
     client.force_login(person("admin"))
     response = client.get(reverse("api-docs"))
     assert response.status_code == 200
-    directives = policy(response["Content-Security-Policy"])
-    assert "https://cdn.jsdelivr.net" in directives["script-src"]
+    header = response["Content-Security-Policy"]
+    directives = policy(header)
+    assert "http" not in header  # no CDN or any other host: everything is 'self' (drf-spectacular-sidecar)
+    assert "'unsafe-inline'" not in directives["script-src"] + directives["style-src"]
     nonce = next(s for s in directives["script-src"] if s.startswith("'nonce-")).removeprefix("'nonce-").removesuffix("'")
-    assert f'<script nonce="{nonce}">' in response.content.decode()
+    body = response.content.decode()
+    assert f'<script nonce="{nonce}">' in body and f'<style nonce="{nonce}">' in body
+    assert 'src="/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js"' in body
+    assert 'href="/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui.css"' in body
+    assert "//" not in body.replace("http://www.w3.org", "").split("<body>")[0].replace("<!--", "")  # no remote URL
+    assert '"validatorUrl": null' in body  # no badge image from validator.swagger.io
+
+
+@pytest.mark.django_db
+def test_favicon_is_served_and_linked(client) -> None:  # type: ignore[no-untyped-def]
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon["Content-Type"] in ("image/x-icon", "image/vnd.microsoft.icon")
+    assert b"".join(icon.streaming_content)[:4] == b"\x00\x00\x01\x00"  # an ICO file
+    page = client.get(reverse("account_login")).content.decode()
+    assert '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">' in page
+    from django.contrib.staticfiles import finders
+
+    assert finders.find("favicon.svg")  # collected with the other static files

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 from django.db.models import Max
 from django.urls import reverse
@@ -31,6 +31,7 @@ from evaluations.models import JudgeRun
 from evaluations.spreadsheet import csv_cell_unprotect, csv_row_protect
 
 from ..models import ReportSnapshot, SnapshotFile, Study
+from ..models.snapshots import ReportSnapshotQuerySet
 from ..selectors import cycle_assignment_completeness
 from .build import Rating, UnitInfo, calibration_report_build
 from .cells import validation_cells
@@ -154,12 +155,34 @@ def bootstrap_option_errors(*, seed: int, n_resamples: int) -> dict[str, list[st
     return errors
 
 
+PENDING = "pending"  # the code of the refusal to queue a version while another is queued or running
+
+
+def snapshot_pending_refuse(snapshots: ReportSnapshotQuerySet) -> None:
+    """Refuse a new version while one of the same subject is queued or running (a computation is queued once):
+    ValidationError with code "pending", naming that version. Call it with the subject's row locked."""
+    pending = snapshots.pending().order_by("version").only("version", "status", "progress").first()
+    if pending is None:
+        return
+    state = ("queued for the background worker" if pending.status == ReportSnapshot.Status.QUEUED
+             else f"being computed ({pending.progress} %)")
+    raise ValidationError({NON_FIELD_ERRORS: [ValidationError(
+        f"Version {pending.version} is {state}; a new version can be requested once it has finished.",
+        code=PENDING)]})
+
+
+def snapshot_pending_error(exc: ValidationError) -> bool:
+    """Whether a service's ValidationError is the refusal of a second queued version."""
+    return any(error.code == PENDING for error in getattr(exc, "error_dict", {}).get(NON_FIELD_ERRORS, []))
+
+
 @transaction.atomic
 def report_snapshot_request(
     *, cycle: CalibrationCycle, requested_by: User | None, run_id: int | None = None,
     seed: int = DEFAULT_SEED, n_resamples: int = DEFAULT_RESAMPLES,
 ) -> ReportSnapshot:
-    """Queue the next version of a cycle's report (the worker computes it; see `calibration.tasks`)."""
+    """Queue the next version of a cycle's report (the worker computes it; see `calibration.reports.tasks`).
+    Refused (code "pending") while another version of the cycle is queued or running."""
     errors = bootstrap_option_errors(seed=seed, n_resamples=n_resamples)
     run = judge_run_for_cycle(cycle=cycle, run_id=run_id)
     if run_id is not None and run is None:
@@ -168,6 +191,7 @@ def report_snapshot_request(
         raise ValidationError(errors, code="invalid")
     cycle = CalibrationCycle.objects.select_for_update().get(pk=cycle.pk)  # versions are handed out in order
     _abandon_stale(cycle=cycle, now=timezone.now())
+    snapshot_pending_refuse(ReportSnapshot.objects.filter(cycle=cycle))
     top = ReportSnapshot.objects.filter(cycle=cycle).aggregate(top=Max("version"))["top"] or 0
     return ReportSnapshot.objects.create(
         cycle=cycle, version=top + 1, judge_run=run, seed=seed, n_resamples=n_resamples, requested_by=requested_by,

@@ -1,4 +1,4 @@
-"""Background work of calibration reports (django-tasks, database backend: run `manage.py db_worker`).
+"""Background work of calibration reports (django-tasks, database backend: `manage.py run_worker` executes them; `make run` starts one).
 
 Tasks call services; services never call tasks. Views, the CLI and the API call the functions here,
 which enqueue once the current transaction commits.

@@ -27,6 +27,7 @@ from .snapshots import (
     snapshot_file_name,
     snapshot_for,
     snapshot_is_stale,
+    snapshot_pending_error,
     version_param,
 )
 from .tasks import report_snapshot_start
@@ -104,9 +105,12 @@ def report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
                 seed=form.cleaned_data["seed"], n_resamples=form.cleaned_data["n_resamples"],
             )
         except ValidationError as exc:
+            if snapshot_pending_error(exc):  # a second tab, a double click: the pending version's progress is shown
+                messages.warning(request, exc.messages[0])
+                return redirect("calibration:report", pk=cycle.pk)
             form.add_service_error(exc)
         else:
-            messages.success(request, f"Version {snapshot.version} is being computed.")
+            messages.success(request, f"Version {snapshot.version} is queued; its progress is shown below.")
             return redirect("calibration:report", pk=cycle.pk)
     return render(request, "calibration/report.html", _report_context(cycle, snapshot_for(cycle=cycle), form),
                   status=422)

@@ -23,6 +23,7 @@ from ..reports.snapshots import (
     STALE_AFTER,
     ProgressReporter,
     bootstrap_option_errors,
+    snapshot_pending_refuse,
     snapshot_run,
     snapshot_store,
     zip_bundle,
@@ -38,7 +39,8 @@ DEFAULT_STUDY_SEED = 0
 def study_snapshot_request(
     *, study: Study, requested_by: User | None, seed: int = DEFAULT_STUDY_SEED, n_resamples: int = DEFAULT_RESAMPLES,
 ) -> ReportSnapshot:
-    """Queue the next version of a study's report (the worker computes it)."""
+    """Queue the next version of a study's report (the worker computes it). Refused (code "pending") while
+    another version of the study is queued or running."""
     errors = bootstrap_option_errors(seed=seed, n_resamples=n_resamples)
     if errors:
         raise ValidationError(errors, code="invalid")
@@ -48,6 +50,7 @@ def study_snapshot_request(
         study=study, status=ReportSnapshot.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER
     ).update(status=ReportSnapshot.Status.FAILED, finished_at=now,
              error="The worker stopped while computing (no progress for 5 minutes).")
+    snapshot_pending_refuse(ReportSnapshot.objects.filter(study=study))
     top = ReportSnapshot.objects.filter(study=study).aggregate(top=Max("version"))["top"] or 0
     return ReportSnapshot.objects.create(
         study=study, version=top + 1, seed=seed, n_resamples=n_resamples, requested_by=requested_by,

@@ -1,4 +1,4 @@
-"""Background work of study reports (django-tasks, database backend: run `manage.py db_worker`)."""
+"""Background work of study reports (django-tasks, database backend: `manage.py run_worker` executes them; `make run` starts one)."""
 from __future__ import annotations
 
 from typing import Any

@@ -17,7 +17,7 @@ from accounts.http import AuthedRequest
 from evaluations.domain import query_whole_number
 
 from ..models import ReportSnapshot, Study, StudyJudgeRun
-from ..reports.snapshots import snapshot_for, snapshot_is_stale, version_param
+from ..reports.snapshots import snapshot_for, snapshot_is_stale, snapshot_pending_error, version_param
 from ..reports.views import snapshot_download_response, snapshot_progress_response
 from .forms import (
     StudyJudgeForm,
@@ -123,9 +123,12 @@ def study_report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
             snapshot = study_snapshot_start(study=study, requested_by=request.user, seed=form.cleaned_data["seed"],
                                             n_resamples=form.cleaned_data["n_resamples"])
         except ValidationError as exc:
+            if snapshot_pending_error(exc):  # a second tab, a double click: the pending version's progress is shown
+                messages.warning(request, exc.messages[0])
+                return redirect("calibration:study_report", pk=study.pk)
             form.add_service_error(exc)
         else:
-            messages.success(request, f"Version {snapshot.version} is being computed.")
+            messages.success(request, f"Version {snapshot.version} is queued; its progress is shown below.")
             return redirect("calibration:study_report", pk=study.pk)
     return render(request, "calibration/studies/report.html", _context(study, snapshot_for(study=study), form),
                   status=422)

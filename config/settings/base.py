@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "template_partials",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI as our own static files (no CDN: the API docs work offline)
     "django_tasks",
     "django_tasks_db",
     "allauth",
@@ -87,6 +88,7 @@ TEMPLATES = [
                 "csp.context_processors.nonce",  # {{ CSP_NONCE }}
                 "access.policy.can",
                 "accounts.context_processors.notifications",  # {{ unread_notifications }} in the navigation  # {{ can.manage_calibration }}, … — what navigation and links offer
+                "config.context_processors.worker",  # {{ worker_status.alive }}: templates/includes/worker_notice.html
             ],
         },
     },
@@ -129,6 +131,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").exists() else []
+# Files served at the site's root by WhiteNoise (development, tests and production alike): /favicon.ico, which
+# browsers and tools ask for whatever the page links.
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Accounts: django-allauth, email sign-in only, invitation-only sign-up, TOTP for staff ---------------
@@ -197,6 +202,12 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema and its docs page are public (access.policy: "api-schema", "api-docs"): they hold no data.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    # Swagger UI from drf-spectacular-sidecar's static files, not a CDN: /api/v1/docs/ renders without internet
+    # access and under the site's Content-Security-Policy. No validator badge (it would load an image from
+    # validator.swagger.io).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     # Several models have a `status` with choices of their own: each gets a named enum in the schema.
     "ENUM_NAME_OVERRIDES": {
         "JudgeRunStatusEnum": "evaluations.models.JudgeRun.Status",

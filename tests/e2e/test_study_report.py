@@ -60,7 +60,7 @@ def test_admin_judges_a_study_and_reads_its_report(live_server, page, settings, 
     expect(page.locator("[data-testid=judge-runs]")).to_contain_text("60")  # 30 items × 2 dimensions
 
     page.get_by_role("button", name="Compute version 1").click()
-    expect(page.locator("[data-testid=snapshot-progress]")).to_contain_text("Waiting for the background worker")
+    expect(page.locator("[data-testid=snapshot-progress]")).to_contain_text("No task worker is running")  # none in this test yet
     call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", verbosity=0)
     expect(page.locator("[data-testid=snapshot-line]")).to_contain_text("Version 1", timeout=20_000)
     expect(page.locator("[data-testid=dimension]")).to_have_count(2)

@@ -1,15 +1,22 @@
 """The fill-mask source with a tiny randomly initialised BERT built here from a config (nothing downloaded).
 
-The 'theobert' extra (transformers, torch) is installed by `make test`; without it these tests fail rather than
-skip, unless THEOBERT_EXTRA=optional says the machine is meant to lack it."""
+The 'theobert' extra (transformers, torch) is installed by `make test` into .theobert/ (pip --target, not into
+.venv, so a running `make run` is not disturbed; Makefile, test-theobert): this module appends that directory to
+sys.path, after .venv's packages. An extra installed into .venv itself (`make install-theobert`) works too. Without
+it these tests fail rather than skip, unless THEOBERT_EXTRA=optional says the machine is meant to lack it."""
 from __future__ import annotations
 
 import itertools
 import math
 import os
+import sys
+from pathlib import Path
 
 import pytest
 
+THEOBERT_TEST_DIR = Path(__file__).resolve().parents[2] / ".theobert"
+if THEOBERT_TEST_DIR.is_dir() and str(THEOBERT_TEST_DIR) not in sys.path:
+    sys.path.append(str(THEOBERT_TEST_DIR))  # appended: packages .venv has too (numpy, …) still come from .venv
 if os.environ.get("THEOBERT_EXTRA") == "optional":
     pytest.importorskip("transformers")
 import torch  # noqa: E402

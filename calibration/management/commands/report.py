@@ -29,6 +29,7 @@ from calibration.reports.snapshots import (
     snapshot_file,
     snapshot_file_name,
     snapshot_for,
+    snapshot_pending_error,
 )
 from calibration.studies.snapshots import DEFAULT_STUDY_SEED, study_snapshot_compute, study_snapshot_request
 
@@ -178,4 +179,6 @@ class Command(BaseCommand):
 
 
 def _errors(exc: ValidationError) -> str:
+    if snapshot_pending_error(exc):  # a version queued for the worker is computed by the worker, once
+        return f"{exc.messages[0]} The task worker computes it: `manage.py run_worker` (or `make run`)."
     return "; ".join(f"{field}: {' '.join(errors)}" for field, errors in exc.message_dict.items())

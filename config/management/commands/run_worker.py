@@ -7,10 +7,12 @@ each claims tasks with row locks, and each run is reclaimed by one worker only, 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from typing import Any
 
 from django.db import DatabaseError, connections
+from django.utils.autoreload import DJANGO_AUTORELOAD_ENV
 from django.utils.crypto import get_random_string
 from django_tasks_db.management.commands.db_worker import Command as DbWorkerCommand
 
@@ -25,6 +27,11 @@ class Command(DbWorkerCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         options["worker_id"] = options.get("worker_id") or get_random_string(32)  # random per process by default
+        if options.get("reload") and not options.get("batch") and os.environ.get(DJANGO_AUTORELOAD_ENV) != "true":
+            # --reload: this process only restarts the child that runs tasks; the child beats (a parent that beat
+            # would report a worker alive while its child is dead or restarting).
+            super().handle(*args, **options)
+            return
         worker_heartbeats_prune()
         stop = worker_heartbeat_start(worker_id=options["worker_id"])
         recovery = recovery_start()

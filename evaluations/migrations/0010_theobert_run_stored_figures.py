@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('evaluations', '0008_theobert_runs_case_revisions_anchors'),
+        ('evaluations', '0009_judge_run_retried_items'),
     ]
 
     operations = [
