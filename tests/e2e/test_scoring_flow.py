@@ -21,7 +21,7 @@ from tests.e2e.scoring_helpers import read, scoring_world, sign_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
-SETTLED = "document.activeElement && document.activeElement.closest('#score-form') !== null"
+SETTLED = "() => document.activeElement && document.activeElement.closest('#score-form') !== null"
 
 
 def wait_for(predicate, timeout: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
