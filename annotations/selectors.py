@@ -7,6 +7,7 @@ The querysets never join the evaluated model either: only `response.text` and th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import Case, Count, Exists, OuterRef, Q, QuerySet, When
 from django.http import Http404
@@ -86,6 +87,7 @@ class ItemView:
     skip_label: str
     reopen_message: str = ""  # the adjudicator's message when the annotation was reopened (no name shown)
     unavailable_message: str = ""  # why an unfinished item cannot be scored: closed cycle, withdrawn, …
+    saved_at: datetime | None = None  # when the expert's entries were last written (None: never)
 
     @property
     def rationale_required(self) -> bool:
@@ -209,6 +211,7 @@ def item_view(
         skip_label=skip_label,
         reopen_message=reopen_message,
         unavailable_message=" ".join(refusal.messages) if refusal is not None else "",
+        saved_at=annotation.updated_at if annotation else None,
     )
 
 

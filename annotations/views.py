@@ -7,6 +7,7 @@ selectors build blinded dataclasses (see annotations/selectors.py).
 """
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.contrib import messages
@@ -52,6 +53,11 @@ from .services import (
 ITEM_TEMPLATE = "annotations/item.html"
 
 
+def epoch_ms(moment: datetime) -> int:
+    """Milliseconds since the epoch, as JavaScript's Date counts them."""
+    return int(moment.timestamp() * 1000)
+
+
 def _page(request: AuthedRequest) -> int:
     page = query_page(request.GET.get("page"))
     if page is None:
@@ -88,6 +94,9 @@ def _render_item(
         "undo_id": undo_id,  # the item just finished, offered back with an "Undo" button
         "can_undo": item.is_locked and annotation_can_undo(assignment=assignment, actor=request.user),
         "undo_minutes": max(1, undo_window_seconds() // 60),
+        # For the page's choice between its server copy and entries kept in the browser (static/js/scoring.js).
+        "server_now_ms": epoch_ms(timezone.now()),
+        "saved_at_ms": epoch_ms(item.saved_at) if item.saved_at else 0,
     }
     template = f"{ITEM_TEMPLATE}#scoring" if request.htmx else ITEM_TEMPLATE
     return render(request, template, context, status=status)
@@ -103,7 +112,7 @@ def _refused(request: AuthedRequest, assignment: Assignment, exc: ValidationErro
 
 
 def _after_finish(request: AuthedRequest, message: str, *, finished_id: str) -> HttpResponse:
-    """Go on to the next unfinished item (htmx: render it in place and push its URL), offering "Undo"."""
+    """Go on to the next unfinished item (htmx: render it in place and put its URL in the address bar), offering "Undo"."""
     next_id = assignment_next_open(expert=request.user)
     if not request.htmx:
         messages.success(request, message)
@@ -114,11 +123,11 @@ def _after_finish(request: AuthedRequest, message: str, *, finished_id: str) -> 
         response = render(request, "annotations/queue.html#all-done",
                           {"progress": expert_progress(expert=request.user), "message": message,
                            "undo_id": finished_id, "undo_minutes": max(1, undo_window_seconds() // 60)})
-        response["HX-Push-Url"] = reverse("annotations:queue")
+        response["HX-Replace-Url"] = reverse("annotations:queue")
         return response
     assignment = assignment_for_expert(expert=request.user, public_id=next_id)
     response = _render_item(request, assignment, message=message, undo_id=finished_id)
-    response["HX-Push-Url"] = reverse("annotations:item", kwargs={"public_id": next_id})
+    response["HX-Replace-Url"] = reverse("annotations:item", kwargs={"public_id": next_id})
     return response
 
 
@@ -176,15 +185,16 @@ def draft(request: AuthedRequest, public_id: str) -> HttpResponse:
         _record_seconds(request, assignment)
     else:
         try:
-            annotation_draft_save(assignment=assignment, actor=request.user, data=form.annotation_input(),
-                                  seconds=_seconds(request))
+            annotation = annotation_draft_save(assignment=assignment, actor=request.user, data=form.annotation_input(),
+                                               seconds=_seconds(request))
         except ValidationError as exc:
             if getattr(exc, "code", None) in REFUSAL_CODES:
                 return _refused(request, assignment, exc)
             form.add_service_error(exc)
             status = 409 if getattr(exc, "code", None) == "already_submitted" else 422
         else:
-            return render(request, f"{ITEM_TEMPLATE}#save-status", {"saved_at": timezone.now()})
+            return render(request, f"{ITEM_TEMPLATE}#save-status",
+                          {"saved_at": timezone.now(), "saved_at_ms": epoch_ms(annotation.updated_at)})
     return render(request, f"{ITEM_TEMPLATE}#save-status", {"error": form.error_text()}, status=status)
 
 
@@ -269,7 +279,7 @@ def undo(request: AuthedRequest, public_id: str) -> HttpResponse:
         assignment.refresh_from_db(fields=["status"])
         response = _render_item(request, assignment, message="Taken back: the item is a draft again.")
     if request.htmx:
-        response["HX-Push-Url"] = reverse("annotations:item", kwargs={"public_id": public_id})
+        response["HX-Replace-Url"] = reverse("annotations:item", kwargs={"public_id": public_id})
     return response
 
 

@@ -1,7 +1,6 @@
 """Reads for adjudication: which items disagree, who may decide them, and the blinded decision page."""
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -23,6 +22,7 @@ from annotations.models import (
     SubScore,
 )
 from annotations.rendering import markdown_to_safe_html
+from evaluations.labels import rubric_label
 from evaluations.methodology import SCALE, ScaleLevel
 from evaluations.models import Dimension, RubricSubDimension
 
@@ -161,12 +161,17 @@ def _queue_entries(states: list[ItemState]) -> list[QueueEntry]:
         "pk", "cycle__name", "response__test_case__dimension", "response__test_case__tradition__name")}
     dimensions = dict(Dimension.choices)
     return [QueueEntry(s.item_id, rows[s.item_id][0], dimensions.get(rows[s.item_id][1], rows[s.item_id][1]),
-                       rows[s.item_id][2] or "—", s.disagreements, s.decided) for s in states]
+                       rows[s.item_id][2] or "", s.disagreements, s.decided) for s in states]
 
 
 def adjudication_queue(*, user: User, include_decided: bool = False) -> list[QueueEntry]:
     """Items of the user's panels that need a decision (and, if asked, those already decided)."""
     return _queue_entries(_queue_states(user=user, include_decided=include_decided))
+
+
+def adjudication_waiting(*, user: User) -> int:
+    """How many items wait for the user's decision (0 for someone who adjudicates nothing)."""
+    return len(_queue_states(user=user, include_decided=False))
 
 
 @dataclass(frozen=True)
@@ -224,11 +229,8 @@ class AdjudicationView:
 
 
 def key_label(key: str, names: dict[str, str]) -> str:
-    """A sub-dimension's name for people: the rubric's, else its key spelt out ("doctrinalAccuracy" → "Doctrinal accuracy")."""
-    if key in names:
-        return names[key]
-    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|[_.-]+", " ", key).split()
-    return " ".join(words).capitalize() if words else key
+    """A sub-dimension's name for people: the cycle's rubric's, else the one place's (evaluations.labels)."""
+    return names.get(key) or rubric_label(key)
 
 
 def adjudication_state_for(*, user: User, item_id: int) -> ItemState:

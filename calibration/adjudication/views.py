@@ -47,7 +47,8 @@ def _render_item(request: AuthedRequest, *, view: AdjudicationView, form: Decisi
         request.user, Action.MANAGE_PANEL_WORK,
         Assignment.objects.select_related("panel").get(public_id=view.experts[0].public_id).panel)
     return render(request, "calibration/adjudication/item.html",
-                  {"view": view, "form": form, "gold_rows": form.rows(view.sub_dimensions),
+                  {"view": view, "form": form, "gold_rows": [(sub, field, [e.scores.get(sub.key) for e in view.experts])
+                                for sub, field in form.rows(view.sub_dimensions)],
                    "can_reopen": can_reopen_any and not view.history,
                    "reopen_form": reopen_form, "reopen_id": reopen_id}, status=status)
 

@@ -15,7 +15,7 @@ from evaluations.theobert.services import theobert_run_score
 
 from .difficulty import DifficultyError, difficulty_fit
 from .report import review_report_snapshot
-from .theobert import audit_submit, audits_assign
+from .theobert import audit_figures_refresh, audit_submit, audits_assign
 
 DEMO_REVIEW_NAME = "Demo case review"
 DEMO_THEOBERT_LABEL = "demo predictions (synthetic)"
@@ -75,6 +75,7 @@ def demo_validity_create(*, seed: int = 20251122) -> list[str]:
             for audit in TheoBertAudit.objects.filter(result__run=run).exclude(expert__email=FEATURED):
                 audit_submit(audit=audit, user=audit.expert, case_sound="yes",
                              verdict_right="yes" if audit.result.passed or audit.pk % 3 else "no")
+            audit_figures_refresh(run=run)  # once, after every demo audit (the page reads stored figures)
         lines.append(f"TheoBERT run #{run.pk}: {run.results.filter(passed=True).count()} of {run.results.count()} "
                      "cases pass (synthetic predictions), audits assigned to the Catholic panel")
     from calibration.models import DifficultyFit

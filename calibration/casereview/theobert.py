@@ -1,8 +1,15 @@
 """The TheoBERT expert audit: experts judge a scored case (is it sound? is the verdict right?); agreement among
 them and with the automatic scorer (Cohen's κ with bootstrap intervals); rejected cases left out of a re-scored
-run, shown beside the original."""
+run, shown beside the original.
+
+The audit page reads stored figures: the run's summary (stored when it is scored, evaluations.theobert.services)
+and its audit figures, recomputed by the worker when an audit is submitted (`audit_figures_refresh`, through
+casereview/tasks.py). The stored audit figures carry a fingerprint of the submitted audits they came from; a page
+that finds another fingerprint (the worker has not caught up, or an audit changed elsewhere such as the Django
+admin) recomputes and stores them once (`audit_figures_read`)."""
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import defaultdict
 from typing import Any
@@ -16,11 +23,16 @@ from annotations.models import TheoBertAudit
 from annotations.review import ReviewError
 from evaluations.models import TheoBertRun
 from evaluations.theobert.scoring import Prediction
-from evaluations.theobert.services import theobert_run_score, theobert_run_summary
+from evaluations.theobert.services import (
+    theobert_run_score,
+    theobert_run_summary,
+    theobert_run_summary_stored,
+)
 from stats.bootstrap import bootstrap_statistic
 from stats.kappa import cohen_kappa, fleiss_kappa
 
 ANSWER_CODE = {"no": 0.0, "unsure": 1.0, "yes": 2.0}
+AUDIT_RESAMPLES = 500  # the stored agreement's bootstrap
 
 
 @transaction.atomic
@@ -58,6 +70,42 @@ def audit_submit(*, audit: TheoBertAudit, user: Any, case_sound: str, verdict_ri
     audit.submitted_at = timezone.now()
     audit.save()
     return audit
+
+
+def audit_figures_key(run: TheoBertRun) -> str:
+    """A fingerprint of the run's submitted audits and their answers (what the audit figures are computed from)."""
+    digest = hashlib.sha256()
+    for row in (TheoBertAudit.objects.filter(result__run=run, submitted_at__isnull=False).order_by("pk")
+                .values_list("pk", "case_sound", "verdict_right")):
+        digest.update(repr(row).encode())
+    return digest.hexdigest()
+
+
+def audit_figures_refresh(*, run: TheoBertRun) -> dict[str, Any]:
+    """Compute the run's audit figures (agreement, rejected cases) and store them with their fingerprint."""
+    figures = {"key": audit_figures_key(run), "agreement": _json_safe(audit_agreement(run, n_resamples=AUDIT_RESAMPLES))}
+    TheoBertRun.objects.filter(pk=run.pk).update(audit_figures=figures)
+    run.audit_figures = figures
+    return figures["agreement"]
+
+
+def _json_safe(value: Any) -> Any:
+    """Numbers as JSON stores them everywhere (PostgreSQL's jsonb has no NaN): a non-finite float becomes None."""
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(item) for item in value]
+    if isinstance(value, float | np.floating):
+        return float(value) if np.isfinite(value) else None
+    return value
+
+
+def audit_figures_read(run: TheoBertRun) -> dict[str, Any]:
+    """The stored audit figures of the run; recomputed (and stored) only when its audits changed since."""
+    stored = run.audit_figures or {}
+    if stored.get("key") == audit_figures_key(run) and "agreement" in stored:
+        return dict(stored["agreement"])
+    return audit_figures_refresh(run=run)
 
 
 def rejected_cases(run: TheoBertRun) -> list[str]:
@@ -141,9 +189,13 @@ def rescore_without_rejected(*, run: TheoBertRun, user: Any = None) -> TheoBertR
                               cases=cases, k=run.k_override, exclude=rejected, rescored_from=run, user=user)
 
 
-def side_by_side(run: TheoBertRun, rescored: TheoBertRun | None, *, n_resamples: int = 1000) -> list[dict[str, Any]]:
-    before = {(g["axis"], g["group"]): g for g in theobert_run_summary(run, n_resamples=n_resamples)["groups"]}
-    after = ({(g["axis"], g["group"]): g for g in theobert_run_summary(rescored, n_resamples=n_resamples)["groups"]}
-             if rescored else {})
+def side_by_side(run: TheoBertRun, rescored: TheoBertRun | None, *, n_resamples: int | None = None
+                 ) -> list[dict[str, Any]]:
+    """Each group's figures before and after re-scoring: the stored summaries, or computed anew with `n_resamples`."""
+    def summary(of: TheoBertRun) -> dict[str, Any]:
+        return theobert_run_summary_stored(of) if n_resamples is None else theobert_run_summary(of, n_resamples=n_resamples)
+
+    before = {(g["axis"], g["group"]): g for g in summary(run)["groups"]}
+    after = {(g["axis"], g["group"]): g for g in summary(rescored)["groups"]} if rescored else {}
     return [{"axis": axis, "group": group, "before": row, "after": after.get((axis, group))}
             for (axis, group), row in before.items() if axis != "cell"]

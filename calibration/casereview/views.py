@@ -41,6 +41,7 @@ from . import theobert as audit_service
 from .difficulty import fit_abilities
 from .forms import CaseReviewForm, FlagResolveForm, ReviewCycleForm, TheoBertAuditForm
 from .report import review_report_snapshot
+from .tasks import audit_figures_update_later
 
 
 def _errors(exc: ValidationError) -> str:
@@ -118,6 +119,7 @@ def audit(request: AuthedRequest, public_id: str) -> HttpResponse:
         if form.is_valid():
             try:
                 audit_service.audit_submit(audit=item, user=request.user, **form.cleaned_data)
+                audit_figures_update_later(run_id=item.result.run_id)
             except ValidationError as exc:
                 messages.error(request, _errors(exc))
                 status = 409
@@ -290,8 +292,9 @@ def theobert(request: AuthedRequest) -> HttpResponse:
     context: dict[str, Any] = {"runs": runs, "run": run, "panels": Panel.objects.all()}
     if run is not None:
         rescored = run.rescorings.order_by("-created_at").first()
-        context.update(agreement=audit_service.audit_agreement(run, n_resamples=500), rescored=rescored,
-                       rows=audit_service.side_by_side(run, rescored, n_resamples=500))
+        # Stored figures (computed when the run was scored and when an audit was submitted), not bootstraps per view.
+        context.update(agreement=audit_service.audit_figures_read(run), rescored=rescored,
+                       rows=audit_service.side_by_side(run, rescored))
     return render(request, "review/theobert.html", context)
 
 

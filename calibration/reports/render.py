@@ -22,14 +22,17 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return "—" if value is None else str(floatformat(value, digits))
 
 
-def forest_rows(report: dict[str, Any], comparison: str = "experts") -> list[dict[str, Any]]:
-    """(label, α, interval, n, verdict) per group, for the forest plot and tables."""
+def forest_rows(report: dict[str, Any], comparison: str = "experts",
+                label: Callable[[dict[str, Any]], str] | None = None) -> list[dict[str, Any]]:
+    """(label, α, interval, n, verdict) per group, for the forest plot and tables; `label` names a group (the pages
+    pass evaluations.labels' names; the PDF keeps the keys)."""
     rows = []
     for group in report["groups"]:
         block = group[comparison]
         alpha = block.get("krippendorff_alpha", block.get("alpha"))
         rows.append({
-            "label": "Overall" if group["kind"] == "overall" else f"{group['kind'].replace('_', ' ')}: {group['value']}",
+            "label": label(group) if label else
+            "Overall" if group["kind"] == "overall" else f"{group['kind'].replace('_', ' ')}: {group['value']}",
             "alpha": alpha,
             "ci": block.get("alpha_ci"),
             "n": block.get("n_units", group["n_units"]),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -13,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from access.policy import Action, policy_required
 from accounts.http import AuthedRequest
 from annotations.models import CalibrationCycle
+from evaluations.labels import group_label
 
 from ..models import ReportSnapshot, SnapshotFile
 from .build import overall
@@ -29,6 +31,10 @@ from .snapshots import (
     version_param,
 )
 from .tasks import report_snapshot_start
+
+
+def _group_label(group: dict[str, Any]) -> str:
+    return group_label(group["kind"], group["value"])
 
 
 def _cycle(pk: int) -> CalibrationCycle:
@@ -58,9 +64,9 @@ def _report_context(cycle: CalibrationCycle, snapshot: ReportSnapshot | None, fo
                 ("Judge against adjudicated gold", interval_rows(summary["judge_vs_gold"], "judge_vs_gold")),
             ],
             "diagnostics": diagnostic_rows(summary, snapshot.rater_key),
-            "experts_plot": forest_plot_svg(forest_rows(payload, "experts"),
+            "experts_plot": forest_plot_svg(forest_rows(payload, "experts", label=_group_label),
                                             title="Experts among themselves: α (ordinal)"),
-            "judge_plot": forest_plot_svg(forest_rows(payload, "judge_vs_majority"),
+            "judge_plot": forest_plot_svg(forest_rows(payload, "judge_vs_majority", label=_group_label),
                                           title="Judge against the expert majority: α (ordinal)"),
             "gold_confusion": confusion_svg(summary["judge_vs_gold"]["confusion"], title="Judge vs adjudicated gold",
                                             reference="gold"),

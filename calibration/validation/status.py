@@ -10,6 +10,9 @@ from annotations.review import validated_cases
 from evaluations.models import TestCase
 
 from ..models import BiasCheck, ReportSnapshot
+from .headline import Headline, validation_headline
+
+NO_TRADITION = "none"  # the report cells' key for tradition-neutral cases (calibration.reports.selectors)
 
 # The checks of the methodology's programme, in order; those not built yet say so instead of "not run".
 CHECKS: list[tuple[str, str, bool]] = [
@@ -52,14 +55,18 @@ class ValidationStatus:
     case_validity: list[dict[str, Any]] = field(default_factory=list)
     cases_validated: int = 0
     cases_active: int = 0
+    headline: Headline | None = None
 
 
 def case_validity_rows() -> list[dict[str, Any]]:
-    """Active cases per dimension × tradition and how many of them are human-validated (annotations.review)."""
+    """Active cases per dimension × tradition and how many of them are human-validated (annotations.review).
+
+    Keys as in the report's cells (dimension key, tradition key, "none" for tradition-neutral): the page shows
+    names (evaluations.labels), the exports the keys."""
     validated = validated_cases()
     counts: dict[tuple[str, str], list[int]] = {}
-    for pk, dimension, tradition in TestCase.objects.active().values_list("pk", "dimension", "tradition__name"):
-        cell = counts.setdefault((dimension, tradition or "tradition-neutral"), [0, 0])
+    for pk, dimension, tradition in TestCase.objects.active().values_list("pk", "dimension", "tradition__key"):
+        cell = counts.setdefault((dimension, tradition or NO_TRADITION), [0, 0])
         cell[0] += 1
         cell[1] += pk in validated
     return [{"dimension": d, "tradition": t, "active": n, "validated": v, "share": v / n if n else None}
@@ -101,6 +108,9 @@ def validation_status(*, cycle: CalibrationCycle | None = None) -> ValidationSta
                                           found.n, found.judge_run_id,
                                           f"check #{found.pk}" + (f", pairwise run {found.pairwise_run_id}"
                                                                   if found.pairwise_run_id else "")))
+    failed = [latest[row.key] for row in status.checks if row.state == "failed"]
+    status.headline = validation_headline(cells=status.cells, n_dimensions=len(status.dimensions),
+                                          n_traditions=len(status.traditions), failed_checks=failed)
     return status
 
 

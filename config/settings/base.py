@@ -146,7 +146,7 @@ LOGIN_REDIRECT_URL = "/"
 SITE_URL = env("DJANGO_SITE_URL", "http://127.0.0.1:8000")  # absolute links in invitation emails
 DEFAULT_FROM_EMAIL = env("DJANGO_DEFAULT_FROM_EMAIL", "FaithBench Calibration <noreply@localhost>")
 
-ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+ACCOUNT_ADAPTER = "calibration.landing.LandingAccountAdapter"
 ACCOUNT_FORMS = {"signup": "accounts.forms.InvitedSignupForm"}
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
 ACCOUNT_LOGIN_METHODS = {"email"}

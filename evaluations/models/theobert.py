@@ -27,6 +27,15 @@ class TheoBertRun(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Figures the audit page reads, computed when their data change instead of on every page view.
+    summary = models.JSONField(
+        null=True, blank=True, editable=False,
+        help_text="Pass rates with bootstrap intervals, MRR and errors per group (theobert_run_summary), computed "
+                  "when the run is scored: a run's results never change.")
+    audit_figures = models.JSONField(
+        null=True, blank=True, editable=False,
+        help_text="The experts' audit of this run (agreement among them and with the scorer, rejected cases), "
+                  "recomputed when an audit is submitted; 'key' fingerprints the audits it was computed from.")
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -15,6 +15,7 @@ from evaluations.theobert.sources import PredictionError, PredictionSource
 from stats.bootstrap import bootstrap_mean_interval, named_seed_sequence
 
 RANKED_KEPT = 25  # candidates stored per case: enough for near_miss (k+2) and total_miss (20)
+SUMMARY_RESAMPLES = 500  # the stored summary's bootstrap (the audit page shows it)
 
 
 def case_specs(cases: Iterable[TheoBertCase], k: int | None = None) -> list[CaseSpec]:
@@ -44,7 +45,17 @@ def theobert_run_score(*, source: PredictionSource, kind: str, source_name: str,
     for spec, prediction in zip(specs, source.predict(specs, top=top, progress=progress), strict=True):
         rows.append(_result(run, by_id[spec.case_id], spec, prediction))
     TheoBertResult.objects.bulk_create(rows, batch_size=500)
+    run.summary = theobert_run_summary(run, n_resamples=SUMMARY_RESAMPLES)
+    run.save(update_fields=["summary"])
     return run
+
+
+def theobert_run_summary_stored(run: TheoBertRun) -> dict[str, Any]:
+    """The run's stored summary; a run scored before summaries were stored gets its summary computed once, here."""
+    if run.summary is None:
+        run.summary = theobert_run_summary(run, n_resamples=SUMMARY_RESAMPLES)
+        TheoBertRun.objects.filter(pk=run.pk).update(summary=run.summary)
+    return run.summary
 
 
 def _result(run: TheoBertRun, case: TheoBertCase, spec: CaseSpec, prediction: Prediction) -> TheoBertResult:

@@ -2,8 +2,11 @@
  *
  * 0–3      score the focused sub-dimension and move to the next one
  * ↓ → / ↑ ← next / previous sub-dimension (Tab and Shift+Tab work as usual)
- * Enter    submit when every sub-dimension is scored (and a rationale is given when required)
+ * Enter    submit when every sub-dimension is scored (and a rationale is given when required); in the
+ *          rationale box too, once the form is complete (Shift+Enter is a new line there)
  * Ctrl+Enter submit from the rationale box; Esc leaves it
+ * U        undo the submission just made (while "Undo" is offered)
+ * X        outside my expertise (asks first);  F  flag the item as broken (and go to its note)
  * ?        show / hide the list of keys
  *
  * Nothing fails silently: the line at the top of the panel says "Saving…", "Draft saved at hh:mm" or
@@ -12,8 +15,18 @@
  *
  * Nothing typed is lost: the rationale autosaves while typing (htmx, debounced) and when the box is
  * left; unsaved changes are sent with navigator.sendBeacon when the page is hidden (the CSRF token
- * travels in the form body). If a save fails, the entries are kept in localStorage for this item and
- * put back (and saved) when the page is opened again; they are removed as soon as a save succeeds.
+ * travels in the form body). If a save fails, the entries are kept in localStorage for this item; when the page
+ * is hidden with unsaved changes they are also kept in sessionStorage (this tab only), because a reload can
+ * reach the server before its own beacon. Either copy is put back (and saved) when the page is opened again
+ * if it is newer than the server's copy, and both are removed as soon as a save succeeds or the server's copy
+ * is found equal or newer. "Newer": a kept copy records the server's save time of the copy it started from
+ * (`base`, the page's data-saved-at, then each autosave's); when the server still has that copy, the kept one
+ * is newer. When the server has saved since (another tab or device, or a save still in flight when the page
+ * was left), the two times are compared on the server's clock (the page carries the server's time when it was
+ * rendered, so a wrong clock in the browser does not matter).
+ *
+ * The address bar follows the item on the page: after a submit, skip or undo swaps another item (or "All
+ * done") in, its URL replaces the current one (history.replaceState), so a reload shows what was on screen.
  *
  * Active time: a second counts when the tab is visible and the expert pressed a key, moved the
  * mouse or scrolled within the last minute. It is sent every 15 s (heartbeat) and with every save;
@@ -98,9 +111,28 @@
   // --- Entries kept in this browser when a save fails --------------------------------------------------
   function storeKey() { return "faithbench:draft:" + itemId(); }
 
+  // The server's clock minus the browser's, from the time the server wrote into the page (0 without it).
+  var clockOffset = 0;
+  var knownSavedAt = 0;  // the server's save time of the newest copy this page knows the server has
+  function readClock() {  // once per page load: the moment the response began is when the server wrote its time
+    var f = form();
+    var serverNow = f ? Number(f.dataset.serverNow) : NaN;
+    if (isNaN(serverNow) || serverNow <= 0) { return; }
+    var nav = window.performance && performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
+    var received = nav && nav.responseStart ? performance.timeOrigin + nav.responseStart : Date.now();
+    clockOffset = serverNow - received;
+  }
+  function serverTime() { return Date.now() + clockOffset; }
+  function serverSavedAt() {  // when the server's copy shown on the page was last written (0: never)
+    var f = form();
+    var at = f ? Number(f.dataset.savedAt) : NaN;
+    return isNaN(at) ? 0 : at;
+  }
+
   function entries() {
     var f = form();
-    var data = { scores: {}, rationale: "", broken_note: "", flagged_broken: false, at: Date.now() };
+    var data = { scores: {}, rationale: "", broken_note: "", flagged_broken: false, at: serverTime(),
+                 base: knownSavedAt };
     if (!f) { return data; }
     f.querySelectorAll("input[type=radio]:checked").forEach(function (input) { data.scores[input.name] = input.value; });
     data.rationale = (f.querySelector("[name=rationale]") || {}).value || "";
@@ -109,28 +141,40 @@
     return data;
   }
 
-  function keepLocally() {
+  function keepLocally(store) {  // store: window.localStorage (a failed save) or window.sessionStorage (page hide)
     if (!itemId() || isLocked()) { return; }
-    try { window.localStorage.setItem(storeKey(), JSON.stringify(entries())); } catch (e) { /* storage full or off */ }
+    try { (store || window.localStorage).setItem(storeKey(), JSON.stringify(entries())); } catch (e) { /* full or off */ }
   }
 
   function forgetLocally() {
     if (!itemId()) { return; }
     try { window.localStorage.removeItem(storeKey()); } catch (e) { /* storage off */ }
+    try { window.sessionStorage.removeItem(storeKey()); } catch (e) { /* storage off */ }
+  }
+
+  function keptCopy() {  // the newer of the two kept copies, or null
+    var newest = null;
+    ["localStorage", "sessionStorage"].forEach(function (name) {
+      var copy = null;
+      try { copy = JSON.parse(window[name].getItem(storeKey()) || "null"); } catch (e) { copy = null; }
+      if (copy && typeof copy === "object" && (!newest || (copy.at || 0) > (newest.at || 0))) { newest = copy; }
+    });
+    return newest;
   }
 
   function restoreLocally() {
     if (!itemId()) { return; }
     if (isLocked()) { forgetLocally(); return; }
-    var raw = null;
-    try { raw = window.localStorage.getItem(storeKey()); } catch (e) { return; }
-    if (!raw) { return; }
-    var kept;
-    try { kept = JSON.parse(raw); } catch (e) { forgetLocally(); return; }
+    var kept = keptCopy();
+    if (!kept) { forgetLocally(); return; }
     var now = entries();
     var same = kept.rationale === now.rationale && kept.broken_note === now.broken_note &&
       kept.flagged_broken === now.flagged_broken && JSON.stringify(kept.scores) === JSON.stringify(now.scores);
     if (same) { forgetLocally(); return; }
+    // The server saved after the copy these entries started from, and after they were kept (another tab or
+    // device): the server's copy wins.
+    var server = serverSavedAt();
+    if (server > (kept.base || 0) && server > (kept.at || 0)) { forgetLocally(); return; }
     var f = form();
     Object.keys(kept.scores || {}).forEach(function (name) {
       var input = f.querySelector('input[type=radio][name="' + name + '"][value="' + kept.scores[name] + '"]');
@@ -151,7 +195,10 @@
     if (!f || isLocked() || !hasUnsaved()) { return; }
     var body = new FormData(f);  // includes csrfmiddlewaretoken: a beacon cannot set the X-CSRFToken header
     body.set("seconds", String(takeSeconds()));
+    // Kept in this tab as well: a reload can reach the server before its own beacon does, and would then
+    // show (and let the expert edit) older text. The next load keeps the newer of the server's and this copy.
     if (navigator.sendBeacon && f.dataset.draftUrl && navigator.sendBeacon(f.dataset.draftUrl, body)) {
+      keepLocally(window.sessionStorage);
       saved = edits;
     } else {
       keepLocally();  // the browser would not queue the beacon: keep the entries for the next visit
@@ -198,6 +245,12 @@
 
   function takeSeconds() { var s = pendingSeconds; pendingSeconds = 0; return s; }
 
+  function readyToSubmit() {  // every sub-dimension scored, and a rationale where one is required
+    if (firstUnscored()) { return false; }
+    var box = rationale();
+    return !(rationaleRequired() && box && !box.value.trim());
+  }
+
   function trySubmit() {
     var f = form();
     if (!f || isLocked()) { return; }
@@ -231,6 +284,12 @@
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+    // Enter in the rationale box submits once the form is complete; Shift+Enter (or an incomplete form) is a
+    // new line. IME composition (isComposing) keeps its Enter.
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing && target === rationale() &&
+        !isLocked() && readyToSubmit()) {
+      event.preventDefault(); trySubmit(); return;
+    }
     if (event.key === "Escape") {
       if (typing) {
         var row = rows()[rows().length - 1];
@@ -240,7 +299,23 @@
     }
     if (typing) { return; }
     if (event.key === "?") { event.preventDefault(); toggleHelp(); return; }
+    if ((event.key === "u" || event.key === "U") && document.getElementById("undo-button")) {
+      event.preventDefault(); document.getElementById("undo-button").click(); return;
+    }
     if (!form() || isLocked()) { return; }
+    if ((event.key === "x" || event.key === "X") && document.getElementById("skip-button")) {
+      event.preventDefault(); document.getElementById("skip-button").click(); return;
+    }
+    if (event.key === "f" || event.key === "F") {
+      var flag = form().querySelector("[name=flagged_broken]");
+      if (flag && !flag.disabled) {
+        event.preventDefault();
+        flag.checked = !flag.checked;
+        flag.dispatchEvent(new Event("change", { bubbles: true }));  // autosaves
+        if (flag.checked && document.getElementById("broken_note")) { document.getElementById("broken_note").focus(); }
+      }
+      return;
+    }
     var current = target.closest ? target.closest(ROW) : null;
     if (!current && target === document.body && /^[0-3]$/.test(event.key)) {
       current = firstUnscored();  // nothing focused yet: start with the first open sub-dimension
@@ -315,6 +390,8 @@
     var status = event.detail.xhr ? event.detail.xhr.status : 0;
     if (event.detail.successful && status >= 200 && status < 300) {
       saved = Math.max(saved, inFlight);
+      var confirmed = document.querySelector("#save-status [data-saved-at]");
+      if (confirmed && Number(confirmed.dataset.savedAt) > knownSavedAt) { knownSavedAt = Number(confirmed.dataset.savedAt); }
       if (!hasUnsaved()) { forgetLocally(); }
       localTimes();
     } else if (status === 422) {
@@ -360,10 +437,18 @@
       window.location.href = xhr.responseURL;
     }
   });
+  function followUrl() {  // the address bar names the item on the page (see the header)
+    var section = document.getElementById("scoring");
+    var url = section ? section.dataset.url : "";
+    if (url && window.location.pathname !== url) { window.history.replaceState(window.history.state, "", url); }
+  }
+
   // A swapped-in item (after submit, skip or undo) gets focus on its first open sub-dimension; after a
   // validation error, on the first marked field (its message is read with it: aria-describedby).
   document.body.addEventListener("htmx:afterSettle", function (event) {
     if (event.detail.target && event.detail.target.id === "scoring") {
+      followUrl();
+      knownSavedAt = serverSavedAt();
       edits = 0; inFlight = 0; saved = 0;
       refreshState();
       window.scrollTo(0, 0);
@@ -402,6 +487,9 @@
     }).catch(function () { /* the next heartbeat will try again with fresh seconds */ });
   }, HEARTBEAT_EVERY_S * 1000);
 
+  readClock();
+  knownSavedAt = serverSavedAt();
+  followUrl();
   refreshState();
   if (!focusFirstError()) { focusInitial(); }
   localTimes();

@@ -141,7 +141,7 @@ def test_htmx_submit_offers_undo_and_undo_brings_the_item_back_as_a_draft(client
 
     undone = client.post(url("undo", first), **HX)
     assert undone.status_code == 200
-    assert undone["HX-Push-Url"] == url("item", first)
+    assert undone["HX-Replace-Url"] == url("item", first)
     page = undone.content.decode()
     assert f'data-item="{first.public_id}"' in page and 'data-locked="false"' in page
     assert "Taken back: the item is a draft again." in page

@@ -89,7 +89,7 @@ def test_htmx_submit_renders_the_next_item_and_pushes_its_url(expert_client, wor
     keys = sub_dimension_keys(assignment=first)
     response = expert_client.post(url("submit", first), form_data(keys, 3, rationale="Excellent sourcing."), **HX)
     assert response.status_code == 200
-    assert response["HX-Push-Url"] == url("item", second)
+    assert response["HX-Replace-Url"] == url("item", second)
     html = response.content.decode()
     assert f'data-item="{second.public_id}"' in html
     assert f"1 / {len(world.assignments(world.expert))} done" in html
@@ -120,7 +120,7 @@ def test_submitted_item_shows_own_scores_read_only_and_second_submit_is_409(expe
 def test_skip_moves_on(expert_client, world) -> None:  # type: ignore[no-untyped-def]
     first, second = world.assignments(world.expert)[:2]
     response = expert_client.post(url("skip", first), {"flagged_broken": "on", "broken_note": "cut off"}, **HX)
-    assert response.status_code == 200 and response["HX-Push-Url"] == url("item", second)
+    assert response.status_code == 200 and response["HX-Replace-Url"] == url("item", second)
     annotation = Annotation.objects.get(assignment=first)
     assert annotation.status == "skipped" and annotation.flagged_broken
 
@@ -132,7 +132,7 @@ def test_last_item_leads_to_all_done(expert_client, world) -> None:  # type: ign
                           data=AnnotationInput(scores=dict.fromkeys(sub_dimension_keys(assignment=assignment), 2)))
     last = mine[-1]
     response = expert_client.post(url("submit", last), form_data(sub_dimension_keys(assignment=last), 2), **HX)
-    assert response["HX-Push-Url"] == reverse("annotations:queue")
+    assert response["HX-Replace-Url"] == reverse("annotations:queue")
     assert b"All done" in response.content and f"{len(mine)} / {len(mine)} done".encode() in response.content
 
 

@@ -301,5 +301,6 @@ def test_key_label_spells_out_keys_the_rubric_does_not_name() -> None:
     from calibration.adjudication.selectors import key_label
 
     assert key_label("doctrinalAccuracy", {"doctrinalAccuracy": "Doctrinal Accuracy"}) == "Doctrinal Accuracy"
-    assert key_label("nuanceRecognition", {}) == "Nuance recognition"
+    assert key_label("nuanceRecognition", {}) == "Nuance Recognition"  # the rubric's name (evaluations.labels)
+    assert key_label("newKey", {}) == "New key"
     assert key_label("source_grounding", {}) == "Source grounding"

@@ -101,3 +101,72 @@ def test_audit_page_shows_prediction_and_verdict_only_to_its_expert(run, client)
     assert page.status_code == 200 and "Experts' majority vs the scorer" in page.content.decode()
     client.post(reverse("review:theobert"), {"run": run.pk, "rescore": "1"})
     assert TheoBertRun.objects.filter(rescored_from=run).exists()
+
+
+def test_the_audit_page_reads_stored_figures_kept_correct_when_audits_change(run, client, monkeypatch, immediate_tasks,
+                                                                           django_capture_on_commit_callbacks):
+    """No bootstrap on a page view: the summary is stored with the run, the agreement when an audit is submitted;
+    an audit changed behind the services' back (the Django admin) is noticed and the figures recomputed once."""
+    import calibration.casereview.theobert as audit_service
+    import evaluations.theobert.services as run_services
+    from calibration.casereview.tasks import theobert_audit_figures_task
+    from calibration.casereview.theobert import audit_figures_read
+
+    assert run.summary is not None and run.summary["cases"] == 6  # stored when scored
+    catholic = tradition("catholic")
+    e1, e2 = person(tradition=catholic), person(tradition=catholic)
+    audits_assign(run=run, experts=[e1, e2], per_case=2)
+    audits = list(TheoBertAudit.objects.select_related("expert").order_by("pk"))
+    for audit in audits[1:]:
+        audit_submit(audit=audit, user=audit.expert, case_sound="yes" if audit.expert == e1 else "no",
+                     verdict_right="yes")
+    assert theobert_audit_figures_task.call(run.pk) == {"run": run.pk, "updated": True}  # what the worker runs
+    assert theobert_audit_figures_task.call(run.pk) == {"run": run.pk, "updated": False}  # idempotent
+    # The last audit through its page: the page has the worker refresh the figures once the submission commits.
+    first = audits[0]
+    client.force_login(first.expert)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("review:audit", args=[first.public_id]),
+                               {"case_sound": "yes" if first.expert == e1 else "no", "verdict_right": "yes"})
+    assert response.status_code == 302
+    run.refresh_from_db()
+    stored = run.audit_figures["agreement"]
+    assert stored["audits"] == 12 and stored["rejected"] == []  # 1 "no" of 2 is no majority
+    assert stored == json.loads(json.dumps(audit_agreement(run, n_resamples=500)))
+
+    calls = {"agreement": 0, "summary": 0}
+    real_agreement, real_summary = audit_service.audit_agreement, run_services.theobert_run_summary
+
+    def counted_agreement(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["agreement"] += 1
+        return real_agreement(*args, **kwargs)
+
+    def counted_summary(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["summary"] += 1
+        return real_summary(*args, **kwargs)
+
+    monkeypatch.setattr(audit_service, "audit_agreement", counted_agreement)
+    monkeypatch.setattr(audit_service, "theobert_run_summary", counted_summary)
+    monkeypatch.setattr(run_services, "theobert_run_summary", counted_summary)
+    admin = User.objects.create_superuser(email="tb-admin2@faithbench.test", password="x")
+    client.force_login(admin)
+    for _ in range(3):
+        page = client.get(reverse("review:theobert") + f"?run={run.pk}")
+        assert page.status_code == 200 and "Experts' majority vs the scorer" in page.content.decode()
+    assert calls == {"agreement": 0, "summary": 0}, "the page computed figures on a view"
+
+    # An answer changed in the admin (no service call): the next view sees another fingerprint and recomputes once.
+    TheoBertAudit.objects.filter(expert=e1, result__case__case_id="DOC_000").update(case_sound="no")
+    client.get(reverse("review:theobert") + f"?run={run.pk}")
+    client.get(reverse("review:theobert") + f"?run={run.pk}")
+    assert calls["agreement"] == 1
+    run.refresh_from_db()
+    assert audit_figures_read(run)["rejected"] == ["DOC_000"]  # both auditors now call it unsound
+
+    # Re-scoring stores the new run's summary with it; the side-by-side view reads both stored summaries.
+    client.post(reverse("review:theobert"), {"run": run.pk, "rescore": "1"})
+    rescored = TheoBertRun.objects.get(rescored_from=run)
+    assert rescored.summary is not None and rescored.summary["cases"] == 5
+    calls.update(agreement=0, summary=0)
+    client.get(reverse("review:theobert") + f"?run={run.pk}")
+    assert calls == {"agreement": 0, "summary": 0}

@@ -6,9 +6,11 @@ Django's own admin (`/admin/`) and the API's Swagger page are not ours and are l
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 AXE = Path(__file__).parent / "vendor" / "axe.min.js"
 # What "accessible" means here: WCAG 2.0/2.1/2.2 A and AA rules, plus axe's best practices.
@@ -169,3 +171,44 @@ FOCUS_JS = r"""() => {
 def focus_ring(page: Any) -> dict | None:
     """The focused element's outline (style, width in px, colour) and the background behind it."""
     return page.evaluate(FOCUS_JS)
+
+
+# --- the crawl: every page a role can reach by following links from its seed pages ----------------------------
+# Seeds are `demo_pages()`; from each page every same-origin link is followed once per *kind* of page (URL name
+# and query keys: one adjudication item stands for all, `?page=2` for every page number), so forms that only a
+# link leads to (the Delphi response form) are measured too. Not followed: Django's admin and the API (not ours),
+# sign-out, downloads (a file, not a page) and the static files.
+NOT_CRAWLED = re.compile(r"^/(admin|api|static|media)/|^/accounts/logout/")
+CRAWL_LIMIT = 150  # pages per role: far more kinds of page than the application has, a stop against a loop
+
+LINKS_JS = """() => Array.from(document.querySelectorAll('a[href]'))
+  .filter(a => !a.hasAttribute('download'))
+  .map(a => a.href)"""
+
+
+def page_kind(url: str) -> tuple[str, tuple[str, ...]] | None:
+    """(URL name, query keys) of a same-site path; None for what the crawl leaves alone."""
+    from django.urls import Resolver404, resolve
+
+    parts = urlsplit(url)
+    if NOT_CRAWLED.search(parts.path):
+        return None
+    try:
+        match = resolve(parts.path)
+    except Resolver404:
+        return None
+    name = match.view_name
+    if any(word in name for word in ("export", "download", "json", "gold_export")) or "." in parts.path.rsplit("/", 1)[-1]:
+        return None
+    return name, tuple(sorted(parse_qs(parts.query)))
+
+
+def crawl_links(page: Any, base: str) -> list[str]:
+    """The same-origin links of the page as site paths (with their query), without fragments."""
+    found = []
+    for href in page.evaluate(LINKS_JS):
+        parts = urlsplit(href)
+        if f"{parts.scheme}://{parts.netloc}" != base:
+            continue
+        found.append(parts.path + (f"?{parts.query}" if parts.query else ""))
+    return found

@@ -3,6 +3,8 @@
 - axe-core (vendored, tests/e2e/vendor/) on every page of every role, at 1280 px and 375 px: no serious or
   critical violation;
 - at 375 px no page scrolls sideways;
+- the pages are each role's listed pages (`demo_pages`) and every kind of page their links lead to (a crawl:
+  one page per URL name and query keys), so a form that only a link reaches is measured too;
 - the keyboard focus ring is visible (outline ≥ 2 px) with a contrast of at least 3:1 against what surrounds it.
 
 One browser, one context per role, each page loaded once and measured at both widths.
@@ -21,13 +23,16 @@ from django.test import Client
 from evaluations.services import reference_data_ensure
 from tests.e2e.a11y import (
     BLOCKING,
+    CRAWL_LIMIT,
     NOT_FOUND_URL,
     axe_violations,
     contrast_ratio,
+    crawl_links,
     demo_pages,
     describe,
     focus_ring,
     horizontal_overflow,
+    page_kind,
 )
 from tests.e2e.conftest import ARTIFACTS
 
@@ -60,6 +65,7 @@ def test_every_page_of_every_role_is_axe_clean_and_fits_a_phone(live_server, mon
     roles = demo_pages()
     assert sum(len(role.urls) for role in roles) >= 40  # the list really covers the application
     failures: list[str] = []
+    crawled: dict[str, list[str]] = {}
     checked = 0
     try:
         for role in roles:
@@ -68,13 +74,26 @@ def test_every_page_of_every_role_is_axe_clean_and_fits_a_phone(live_server, mon
                 context.add_cookies([session_cookie(live_server.url, role.email)])
             page = context.new_page()
             page.set_default_timeout(15_000)
-            for url in role.urls:
+            # The role's listed pages first, then every kind of page their links lead to (forms included).
+            todo = list(role.urls)
+            kinds = {page_kind(f"{live_server.url}{url}") for url in role.urls}
+            visited: set[str] = set()
+            while todo and len(visited) < CRAWL_LIMIT:
+                url = todo.pop(0)
+                if url in visited:
+                    continue
+                visited.add(url)
                 response = page.goto(f"{live_server.url}{url}")
                 expected = 404 if url == NOT_FOUND_URL else 200
                 if response is None or response.status != expected or "/accounts/login/" in page.url and \
                         "/accounts/login/" not in url:
                     failures.append(f"{role.name} {url}: status {response and response.status}, at {page.url}")
                     continue
+                for link in crawl_links(page, live_server.url):
+                    kind = page_kind(f"{live_server.url}{link}")
+                    if kind is not None and kind not in kinds:
+                        kinds.add(kind)
+                        todo.append(link)
                 for width in WIDTHS:
                     page.set_viewport_size({"width": width, "height": 900})
                     blocking = [v for v in axe_violations(page) if v["impact"] in BLOCKING]
@@ -87,11 +106,14 @@ def test_every_page_of_every_role_is_axe_clean_and_fits_a_phone(live_server, mon
                         page.screenshot(path=str(ARTIFACTS / f"overflow-{name}-{width}.png"), full_page=True)
                     checked += 1
                 page.set_viewport_size({"width": WIDTHS[0], "height": 900})
+            crawled[role.name] = sorted(visited)
             context.close()
     finally:
         for context in browser.contexts:  # the session's browser (pytest-playwright) stays open
             context.close()
     assert checked >= 80
+    # The crawl found the pages only a link leads to: the Delphi response form of the expert's study.
+    assert any(re.fullmatch(r"/delphi/\d+/respond/", url) for url in crawled["expert"]), crawled["expert"]
     assert failures == [], "\n" + "\n".join(failures)
 
 

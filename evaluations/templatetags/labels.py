@@ -1,0 +1,32 @@
+"""`{{ key|rubric_label }}`, `{{ key|tradition_label }}`, `{{ group|group_label }}` (a report group: its kind and
+value): the names of evaluations/labels.py in templates."""
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from .. import labels
+
+register = template.Library()
+
+
+@register.filter
+def rubric_label(key: str | None) -> str:
+    return labels.rubric_label(key)
+
+
+@register.filter
+def tradition_label(key: str | None) -> str:
+    return labels.tradition_label(key)
+
+
+@register.filter
+def group_label(group: dict[str, Any]) -> str:
+    return labels.group_label(str(group.get("kind", "")), str(group.get("value", "")))
+
+
+@register.filter
+def rubric_labels(keys: Any) -> list[str]:
+    """Each key of a list by its name (for `|join`)."""
+    return [labels.rubric_label(key) for key in keys or []]
