@@ -142,7 +142,7 @@ bench: install
 	$(BIN)/python benchmarks/report_load.py --database-url $(BENCH_DATABASE_URL)
 	$(BIN)/python benchmarks/load.py --database-url $(BENCH_DATABASE_URL) --seconds 15
 
-## make serve: the production processes on this machine, against PostgreSQL (README, "Deployment"):
+## make serve: the production processes on this machine, against PostgreSQL (docs/deployment.md):
 ## migrate, create the cache table, collect static files, then the task worker and gunicorn side by side.
 ## Needs DATABASE_URL, DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS; compose.yaml runs the same two commands.
 SERVE_SETTINGS ?= config.settings.prod

@@ -206,6 +206,8 @@ class _Can:
 A = Action
 URL_ACTIONS: dict[str, Action] = {
     "home": A.PUBLIC,
+    "help": A.USE_ACCOUNT,
+    "help_topic": A.USE_ACCOUNT,
     "admin_login_via_allauth": A.PUBLIC,
     "api-schema": A.PUBLIC,  # the API's description (no data): tools fetch it before they authenticate
     "api-docs": A.PUBLIC,
@@ -215,6 +217,8 @@ URL_ACTIONS: dict[str, Action] = {
     "api-judge-runs": A.USE_API,
     "api-judge-run": A.USE_API,
     "api-judge-run-cancel": A.USE_API,
+    "api-judge-run-resume": A.USE_API,
+    "api-judge-run-retry": A.USE_API,
     "api-studies": A.USE_API,
     "api-study-ratings": A.USE_API,
     "api-study-report": A.USE_API,
@@ -232,6 +236,10 @@ URL_ACTIONS: dict[str, Action] = {
     "judge:run_list": A.VIEW_JUDGE_OUTPUT,
     "judge:run_detail": A.VIEW_JUDGE_OUTPUT,
     "judge:run_cancel": A.VIEW_JUDGE_OUTPUT,
+    "judge:run_start": A.VIEW_JUDGE_OUTPUT,  # admins only, like cancelling; the confirmation shows the cost first
+    "judge:run_resume": A.VIEW_JUDGE_OUTPUT,
+    "judge:run_retry": A.VIEW_JUDGE_OUTPUT,
+    "judge:run_repeat": A.VIEW_JUDGE_OUTPUT,
     "judge:leaderboard": A.VIEW_JUDGE_OUTPUT,
     "calibrated:index": A.VIEW_CALIBRATED,
     "calibrated:board": A.VIEW_CALIBRATED,
@@ -288,6 +296,10 @@ URL_ACTIONS: dict[str, Action] = {
     "calibration:study_judge": A.MANAGE_CALIBRATION,
     "calibration:validation": A.VIEW_JUDGE_OUTPUT,
     "calibration:validation_export": A.VIEW_JUDGE_OUTPUT,
+    "calibration:validation_check_run": A.VIEW_JUDGE_OUTPUT,
+    "calibration:pairwise_start": A.VIEW_JUDGE_OUTPUT,
+    "calibration:pairwise_run": A.VIEW_JUDGE_OUTPUT,
+    "calibration:pairwise_retry": A.VIEW_JUDGE_OUTPUT,
     "calibration:study_judge_cancel": A.MANAGE_CALIBRATION,
     "calibration:progress": A.MANAGE_CALIBRATION,
     "calibration:adjudication_queue": A.ADJUDICATE,

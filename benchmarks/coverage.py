@@ -4,7 +4,7 @@ Run from the repository root:
     .venv/bin/python benchmarks/coverage.py                 # quick: 4 designs, 200 data sets, 400 resamples
     .venv/bin/python benchmarks/coverage.py --full          # every design, 300 data sets, 1,000 resamples
     .venv/bin/python benchmarks/coverage.py --full --write stats/coverage_table.py   # regenerate the table
-    .venv/bin/python benchmarks/coverage.py --markdown      # the committed table as Markdown (README)
+    .venv/bin/python benchmarks/coverage.py --markdown      # the committed table as Markdown (docs/statistics.md)
     # options: --reps N, --resamples N, --seed N
 
 Known-truth panels (a latent-normal thresholded model): unit u has a true score T_u ~ N(0, 0.8²); rater i

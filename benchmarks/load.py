@@ -7,7 +7,7 @@ Run from the repository root (PostgreSQL; `make load` runs the three scenarios w
 
 Set-up (not timed): a throwaway database `fb_load_<x>` on the server (dropped at the end), migrated, with an
 open cycle where every expert has --items pending assignments; each expert is signed in by a session
-created on the server side. Then the deployment exactly as the README documents it: `gunicorn -c
+created on the server side. Then the deployment exactly as docs/deployment.md documents it: `gunicorn -c
 config/gunicorn.conf.py config.wsgi` (workers and threads from its defaults unless --workers/--threads) and
 `manage.py run_worker`, with `benchmarks/settings_load.py` (production settings over plain HTTP).
 

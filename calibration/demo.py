@@ -140,7 +140,7 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
     judge's raw scores where they exist, with seeded noise of ±1 so that experts disagree now and then;
     a few items are skipped as outside the expert's expertise. Then a third of the items whose experts
     disagree get a gold decision from the demo admin, so the judge-vs-gold comparison has data.
-    The experts rate answers of the judge's own family (gemini) lower than the judge does about half the time —
+    The experts rate answers of the judge's own family (gemini) a point lower than the judge does four times in five —
     methodology §8.2's self-preference, which the calibrated leaderboard then shows as that model's shift.
     """
     import random
@@ -179,7 +179,7 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
         favoured = assignment.item.response.model.family in own_family
         for key in sub_dimension_keys(assignment=assignment):
             base = judged.get((assignment.item.response_id, key), rng.randint(1, 2))
-            if favoured and stricter.random() < 0.5:
+            if favoured and stricter.random() < 0.8:
                 base -= 1
             scores[key] = max(0, min(3, base + rng.choice([-1, 0, 0, 0, 1])))
         extreme = next((s for s in scores.values() if s in DEMO_RATIONALES), None)

@@ -27,6 +27,11 @@ class DrawForm(forms.Form):
                                           help_text="Share of the previous cycle's non-anchor items replaced.")
     edge_fraction = forms.DecimalField(min_value=0, max_value=1, decimal_places=2, initial="0.10",
                                        help_text="Share of new draws taken from edge cases.")
+    strategy = forms.ChoiceField(
+        choices=CalibrationCycle.DrawStrategy.choices, initial=CalibrationCycle.DrawStrategy.PROPORTIONAL,
+        label="Draw strategy", required=False,
+        help_text="Proportional: places per stratum in proportion to its size. Active: more places where the judge "
+                  "disagrees most with the experts so far (Neyman allocation), every response keeping a chance > 0.")
     previous = forms.ModelChoiceField(queryset=CalibrationCycle.objects.all(), required=False,
                                       help_text="Keep its anchors and refresh the rest.")
     neutral_panel = forms.ModelChoiceField(queryset=Panel.objects.all(), required=False,
@@ -52,6 +57,7 @@ class DrawForm(forms.Form):
         return DrawParams(
             seed=data["seed"], min_per_dimension=data["min_per_dimension"],
             refresh_fraction=float(data["refresh_fraction"]), edge_fraction=float(data["edge_fraction"]),
+            strategy=data.get("strategy") or CalibrationCycle.DrawStrategy.PROPORTIONAL,
         )
 
     def clean_name(self) -> str:

@@ -360,7 +360,10 @@ def _neyman(sizes: dict[tuple[str, str, str], int], sds: dict[tuple[str, str, st
         return dict.fromkeys(sizes, 0)
     if total >= sum(sizes.values()):
         return dict(sizes)
-    alloc = neyman_allocation(sizes, sds, total, floor=1)
+    # A floor of one draw per stratum while there are at least as many places as strata; with fewer, some strata
+    # get none (counted as `uncovered` on the dimension's summary).
+    floor = 1 if total >= sum(1 for n in sizes.values() if n > 0) else 0
+    alloc = neyman_allocation(sizes, sds, total, floor=floor)
     return {key: int(alloc.get(key, 0)) for key in sizes}
 
 

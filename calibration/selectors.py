@@ -5,11 +5,12 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
-from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, Panel
-from evaluations.models import Dimension, ModelResponse, Tradition
+from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, GoldScore, Panel, SubScore
+from evaluations.models import Dimension, JudgeRun, ModelResponse, RubricVersion, Tradition
 
 from .active import ActiveDesign, Labelled, residual_sd_table
 from .sampling import PoolItem, PreviousItem
@@ -67,22 +68,27 @@ def previous_items(*, cycle: CalibrationCycle | None) -> list[PreviousItem]:
 
 
 def judge_extreme_composite_response_ids(
-    *, response_ids: Iterable[int], share: float = 0.05, dimensions: Mapping[int, str] | None = None
+    *, response_ids: Iterable[int], share: float = 0.05, dimensions: Mapping[int, str] | None = None,
+    decisive: Mapping[int, Any] | None = None,
 ) -> frozenset[int]:
     """Responses whose judge composite is extreme — the lowest and highest `share` (at least one each) per
     dimension — as edge cases for the draw. Uses the newest finished judge run and its decisive result per
     response; with no judge run, there are no judge-based edge cases. `dimensions` ({response id: its case's
-    dimension}), when the caller has them, spares a query over every judged response.
+    dimension}), when the caller has them, spares a query over every judged response; so does `decisive` (the newest
+    finished run's `judge_decisive_scored` over the pool, {} when there is no run), which spares the run's queries.
     """
     import math
 
     from evaluations.judge.selectors import judge_decisive_scored, judge_run_latest_finished
 
-    run = judge_run_latest_finished()
     wanted = set(response_ids)
-    if run is None or not wanted:
-        return frozenset()
-    decisive = judge_decisive_scored(run=run, response_ids=wanted)
+    if decisive is None:
+        run = judge_run_latest_finished()
+        if run is None or not wanted:
+            return frozenset()
+        decisive = judge_decisive_scored(run=run, response_ids=wanted)
+    else:
+        decisive = {rid: result for rid, result in decisive.items() if rid in wanted}
     dimension_of = dimensions if dimensions is not None else dict(
         ModelResponse.objects.filter(pk__in=list(decisive)).values_list("pk", "test_case__dimension"))
     per_dimension: dict[str, list[tuple[float, int]]] = defaultdict(list)
@@ -112,6 +118,13 @@ def cycle_item_counts(*, cycle: CalibrationCycle) -> dict[str, int]:
     counts["anchors"] = cycle.items.filter(is_anchor=True).count()
     counts["total"] = cycle.items.count()
     counts["unassigned"] = CycleItem.objects.filter(cycle=cycle, assignments__isnull=True).count()
+    return counts
+
+
+def cycle_inclusion_counts(*, cycle: CalibrationCycle) -> dict[str, int]:
+    """Items per inclusion basis (drawn, carried, recomputed, edge_case, cross, unknown), every basis present."""
+    counts = dict.fromkeys(CycleItem.InclusionBasis.values, 0)
+    counts.update(cycle.items.values_list("inclusion_basis").annotate(n=Count("id")).values_list("inclusion_basis", "n"))
     return counts
 
 
@@ -199,58 +212,71 @@ def cycle_assignment_completeness(*, cycle: CalibrationCycle) -> dict[str, objec
     }
 
 
-def expert_truth_composites() -> dict[int, float]:
-    """{response id: the experts' composite in [0, 1]} over every cycle: per sub-dimension the adjudicated gold score
-    where there is a current decision, else the mean of the panel's submitted scores (skips have none), combined by
-    the active rubric's formula Σ score/3 × weight/100 (`evaluations.selectors.case_composite`). A response lacking a
-    sub-dimension has no truth. (The one place to swap for `calibration.calibrated.truth.response_truths`.)"""
-    from annotations.models import GoldScore, SubScore
-    from evaluations.selectors import rubric_active, rubric_weights
+def expert_truth_composites(*, rubric: RubricVersion | None = None) -> dict[int, float]:
+    """{response id: the experts' composite in [0, 1]} over every standard cycle, in four queries: the rule of
+    `calibration.calibrated.truth.response_truths` (per sub-dimension the current adjudicated gold score, else the
+    mean of the panel's submitted scores, withdrawn assignments left out; the judge's formula `case_composite` with
+    `rubric`'s weights — by default the active rubric) applied to all cycles at once; a newer cycle's truth for a
+    response replaces an older one. (Not `response_truths` itself: that is per cycle, four queries each, and
+    `calibration.calibrated` sits above this module.)"""
+    from evaluations.models import RubricSubDimension
+    from evaluations.selectors import case_composite, rubric_active
 
-    weights = {dimension: subs for dimension, (_, subs) in rubric_weights(rubric=rubric_active()).items()}
-    gold: dict[int, dict[str, float]] = defaultdict(dict)
-    dimension_of: dict[int, str] = {}
-    for response_id, dimension, key, score in GoldScore.objects.filter(decision__is_current=True).values_list(
-            "decision__item__response_id", "decision__item__response__test_case__dimension", "key", "score"):
-        gold[response_id][key] = float(score)
-        dimension_of[response_id] = dimension
+    weights: dict[str, dict[str, Any]] = defaultdict(dict)  # rubric_weights' sub-dimension weights, in one query
+    for dimension, key, weight in RubricSubDimension.objects.filter(
+            dimension__rubric=rubric or rubric_active()).values_list("dimension__key", "key", "weight"):
+        weights[dimension][key] = weight
+    standard = CalibrationCycle.Kind.STANDARD
     panel: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    for response_id, dimension, key, score in SubScore.objects.filter(
-            annotation__status=Annotation.Status.SUBMITTED).values_list(
-            "annotation__assignment__item__response_id", "annotation__assignment__item__response__test_case__dimension",
-            "key", "score").iterator(chunk_size=5000):
-        panel[response_id][key].append(score)
-        dimension_of[response_id] = dimension
+    gold: dict[int, dict[str, int]] = defaultdict(dict)
+    order: dict[int, tuple[Any, int, int, str]] = {}  # item id: (cycle created, cycle id, response id, dimension)
+    for item_id, created, cycle_id, response_id, dimension, key, score in SubScore.objects.filter(
+        annotation__assignment__cycle__kind=standard, annotation__status=Annotation.Status.SUBMITTED,
+    ).exclude(annotation__assignment__status=Assignment.Status.WITHDRAWN).values_list(
+            "annotation__assignment__item_id", "annotation__assignment__cycle__created_at",
+            "annotation__assignment__cycle_id", "annotation__assignment__item__response_id",
+            "annotation__assignment__item__response__test_case__dimension", "key", "score").iterator(chunk_size=5000):
+        panel[item_id][key].append(score)
+        order[item_id] = (created, cycle_id, response_id, dimension)
+    for item_id, created, cycle_id, response_id, dimension, key, score in GoldScore.objects.filter(
+            decision__item__cycle__kind=standard, decision__is_current=True).values_list(
+            "decision__item_id", "decision__item__cycle__created_at", "decision__item__cycle_id",
+            "decision__item__response_id", "decision__item__response__test_case__dimension", "key", "score"):
+        gold[item_id][key] = score
+        order[item_id] = (created, cycle_id, response_id, dimension)
     truths: dict[int, float] = {}
-    for response_id, dimension in dimension_of.items():
+    for item_id, (_created, _cycle, response_id, dimension) in sorted(order.items(), key=lambda e: e[1][:2]):
         subs = weights.get(dimension)
         if not subs:
             continue
-        scores = {key: statistics.fmean(values) for key, values in panel.get(response_id, {}).items()}
-        scores.update(gold.get(response_id, {}))
-        if set(subs) <= set(scores):
-            truths[response_id] = sum(scores[key] / 3 * float(weight) / 100 for key, weight in subs.items())
+        scores = {key: statistics.fmean(values) for key, values in panel[item_id].items() if values}
+        scores.update({key: float(score) for key, score in gold[item_id].items()})
+        if set(subs) <= set(scores):  # oldest cycle first: a newer truth replaces an older one
+            truths[response_id] = float(case_composite(raw_scores=scores, sub_weights=subs))  # type: ignore[arg-type]
     return truths
 
 
-def active_design(*, pool: list[PoolItem]) -> ActiveDesign:
-    """What the active draw strategy learns from: the residual SDs of the newest finished judge run against the
-    expert truths (per stratum, with fallbacks), and the judge's own uncertainty per response — the run-to-run spread
-    (SD of the decisive composite) over its repeat series when it has ≥ 2 finished runs, else the disagreement
-    |primary − secondary| of its two judges, else none."""
-    from evaluations.judge.selectors import judge_decisive_scored, judge_run_latest_finished, judge_run_series
+def active_design(*, pool: list[PoolItem], run: JudgeRun | None, decisive: Mapping[int, Any],
+                  with_uncertainty: bool = True) -> ActiveDesign:
+    """What the active draw strategy learns from: the residual SDs of the judge run (`decisive`: its
+    `judge_decisive_scored` over the pool) against the expert truths (per stratum, with fallbacks), and — with
+    `with_uncertainty` — the judge's own uncertainty per response: the run-to-run spread (SD of the decisive
+    composite) over its repeat series when the run is a repeat with ≥ 2 finished runs in its series, else the
+    disagreement |primary − secondary| of its two judges, else none."""
+    from evaluations.judge.selectors import judge_decisive_scored, judge_run_series
     from evaluations.models import JudgeResult
 
-    run = judge_run_latest_finished()
     if run is None:
         return ActiveDesign()
     facets = {p.response_id: p for p in pool}
-    truths = {rid: y for rid, y in expert_truth_composites().items() if rid in facets}
-    decisive = judge_decisive_scored(run=run, response_ids=list(truths))
+    truths = expert_truth_composites(rubric=run.rubric)
     labelled = [Labelled(p.dimension, p.difficulty, p.tradition, p.model, truths[rid], float(result.composite))
-                for rid, result in decisive.items() if result.composite is not None for p in [facets[rid]]]
+                for rid, result in decisive.items() if result.composite is not None and rid in truths
+                for p in [facets[rid]] if rid in facets]
     residuals = residual_sd_table(labelled)
-    series = judge_run_series(run=run)
+    if not with_uncertainty:
+        return ActiveDesign(residuals=residuals)
+    series = judge_run_series(run=run) if run.repeat_of_id else [run]
     uncertainty: dict[int, float] = {}
     source = ""
     if len(series) >= 2:
@@ -267,7 +293,7 @@ def active_design(*, pool: list[PoolItem]) -> ActiveDesign:
                 run=run, status=JudgeResult.Status.SCORED, composite__isnull=False,
                 role__in=[JudgeResult.Role.PRIMARY, JudgeResult.Role.SECONDARY]).values_list(
                 "response_id", "role", "composite").iterator(chunk_size=5000):
-            pairs[rid][role] = float(composite)
+            pairs[rid][role] = float(composite or 0)  # never None: filtered above
         uncertainty = {rid: abs(p["primary"] - p["secondary"]) for rid, p in pairs.items()
                        if "primary" in p and "secondary" in p}
         if uncertainty:

@@ -1,9 +1,10 @@
 """Writes for panels and calibration cycles: committing a draw and assigning its items to panel members."""
 from __future__ import annotations
 
+import math
 import random
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -14,11 +15,23 @@ from django.urls import reverse
 from accounts.models import Notification, User
 from accounts.notifications import notify
 from annotations.models import Assignment, CalibrationCycle, CycleItem, Panel
+from evaluations.judge.selectors import judge_decisive_scored, judge_run_latest_finished
 from evaluations.models import RubricVersion, Tradition
 from evaluations.selectors import rubric_active
+from stats.ppi import expected_half_width
 
-from .sampling import DrawParams, DrawResult, draw
+from .active import ActiveDesign
+from .sampling import (
+    STRATEGIES,
+    STRATEGY_ACTIVE,
+    STRATEGY_PROPORTIONAL,
+    DrawParams,
+    DrawResult,
+    PoolItem,
+    draw,
+)
 from .selectors import (
+    active_design,
     dimension_order,
     draw_pool,
     judge_extreme_composite_response_ids,
@@ -37,11 +50,104 @@ class AssignmentReport:
 
 def cycle_draw_compute(*, params: DrawParams, previous: CalibrationCycle | None = None) -> DrawResult:
     """Compute (without storing) the draw for these parameters: what the preview page shows."""
+    return cycle_draw_preview(params=params, previous=previous).result
+
+
+@dataclass
+class HalfWidthRow:
+    """One model's expected half-width of its calibrated score after the cycle, under each strategy, over the share
+    of its responses the allocation covers (strata with at least one label)."""
+
+    model: str
+    proportional: float
+    active: float
+    coverage_proportional: float  # share of the model's responses in strata with a label, 0–1
+    coverage_active: float
+    strata: int  # the model's (dimension × difficulty × tradition) strata
+
+    @property
+    def proportional_label(self) -> str:
+        return _half_width_label(self.proportional)
+
+    @property
+    def active_label(self) -> str:
+        return _half_width_label(self.active)
+
+    @property
+    def coverage_proportional_label(self) -> str:
+        return f"{self.coverage_proportional:.0%}"
+
+    @property
+    def coverage_active_label(self) -> str:
+        return f"{self.coverage_active:.0%}"
+
+
+def _half_width_label(value: float) -> str:
+    return "—" if math.isinf(value) else f"±{value:.3f}"
+
+
+@dataclass
+class DrawPreview:
+    result: DrawResult  # the draw of the chosen strategy
+    half_widths: list[HalfWidthRow]
+
+
+def cycle_draw_preview(*, params: DrawParams, previous: CalibrationCycle | None = None) -> DrawPreview:
+    """The draw for these parameters and, per model, the expected half-width of its calibrated score after the cycle
+    under proportional and active allocation (`stats.ppi.expected_half_width`, residual SDs of `active_design`)."""
     pool = draw_pool()
+    run = judge_run_latest_finished()
+    decisive = judge_decisive_scored(run=run, response_ids=[p.response_id for p in pool]) if run else {}
     judge_edges = judge_extreme_composite_response_ids(response_ids=[p.response_id for p in pool],
-                                                       dimensions={p.response_id: p.dimension for p in pool})
-    return draw(pool, params, previous=previous_items(cycle=previous), judge_edge_ids=judge_edges,
-                dimensions=dimension_order())
+                                                       dimensions={p.response_id: p.dimension for p in pool},
+                                                       decisive=decisive)
+    # The half-widths need the residual SDs only; the judge's own uncertainty matters to the active draw itself.
+    design = active_design(pool=pool, run=run, decisive=decisive, with_uncertainty=params.strategy == STRATEGY_ACTIVE)
+    prior = previous_items(cycle=previous)
+    results = {
+        strategy: draw(pool, replace(params, strategy=strategy), previous=prior, judge_edge_ids=judge_edges,
+                       dimensions=dimension_order(), design=design)
+        for strategy in STRATEGIES
+    }
+    return DrawPreview(result=results[params.strategy], half_widths=draw_half_widths(
+        pool=pool, design=design, proportional=results[STRATEGY_PROPORTIONAL], active=results[STRATEGY_ACTIVE]))
+
+
+def draw_half_widths(*, pool: list[PoolItem], design: ActiveDesign, proportional: DrawResult, active: DrawResult
+                     ) -> list[HalfWidthRow]:
+    """Per model: z·√(Σ_h W_h² S_h²/n_h) (`stats.ppi.expected_half_width`) over its dimension × difficulty × tradition
+    strata that get at least one label, n_h the items with a known inclusion probability the draw gives the stratum
+    (edge cases left out, as the leaderboard leaves them), and the share of the model's responses those strata hold.
+    A stratum without a label cannot be estimated from this cycle (its π is 0): it is left out of the width and
+    counted against the coverage instead of making every width infinite (the norm with ~100 strata per dimension and
+    50 places). "—" when nothing of the model is covered."""
+    facets = {p.response_id: p for p in pool}
+    sizes: dict[str, dict[tuple[str, str, str], int]] = defaultdict(lambda: defaultdict(int))
+    for p in pool:
+        sizes[p.model][(p.dimension, p.difficulty, p.tradition)] += 1
+
+    def labels(result: DrawResult) -> dict[str, dict[tuple[str, str, str], int]]:
+        counts: dict[str, dict[tuple[str, str, str], int]] = defaultdict(lambda: defaultdict(int))
+        for item in result.items:
+            if item.inclusion_probability is not None and item.response_id in facets:
+                p = facets[item.response_id]
+                counts[p.model][(p.dimension, p.difficulty, p.tradition)] += 1
+        return counts
+
+    by_strategy = {STRATEGY_PROPORTIONAL: labels(proportional), STRATEGY_ACTIVE: labels(active)}
+    rows = []
+    for model in sorted(sizes):
+        strata = sizes[model]
+        sds = {key: design.residuals.sd(key[0], (key[1], key[2], model))[0] for key in strata}
+        widths, coverage = {}, {}
+        for strategy, counts in by_strategy.items():
+            alloc = {key: n for key, n in counts.get(model, {}).items() if n > 0}
+            covered = {key: strata[key] for key in alloc}
+            widths[strategy] = expected_half_width(covered, sds, alloc) if covered else math.inf
+            coverage[strategy] = sum(covered.values()) / sum(strata.values())
+        rows.append(HalfWidthRow(model, widths[STRATEGY_PROPORTIONAL], widths[STRATEGY_ACTIVE],
+                                 coverage[STRATEGY_PROPORTIONAL], coverage[STRATEGY_ACTIVE], len(strata)))
+    return rows
 
 
 @transaction.atomic
@@ -85,13 +191,16 @@ def cycle_commit(
         min_per_dimension=params.min_per_dimension,
         refresh_fraction=Decimal(str(params.refresh_fraction)),
         edge_fraction=Decimal(str(params.edge_fraction)),
+        draw_strategy=params.strategy,
         show_reference_answers=show_reference_answers,
         neutral_panel=neutral_panel,
         draw_report=result.as_report(),
         created_by=created_by,
     )
     CycleItem.objects.bulk_create(
-        CycleItem(cycle=cycle, response_id=item.response_id, source=item.source, is_anchor=item.is_anchor)
+        CycleItem(cycle=cycle, response_id=item.response_id, source=item.source, is_anchor=item.is_anchor,
+                  inclusion_probability=item.inclusion_probability, inclusion_basis=item.inclusion_basis,
+                  stratum=list(item.stratum))
         for item in result.items
     )
     report = cycle_assignments_create(cycle=cycle)

@@ -31,6 +31,10 @@ urlpatterns = [
     path("studies/<int:pk>/judge/<int:run_id>/cancel/", studies.study_judge_cancel, name="study_judge_cancel"),
     path("validation/", validation.validation, name="validation"),
     path("validation.<str:fmt>", validation.validation_export, name="validation_export"),
+    path("validation/checks/<str:kind>/run/", validation.validation_check_run, name="validation_check_run"),
+    path("validation/pairwise/new/", validation.pairwise_start, name="pairwise_start"),
+    path("validation/pairwise/<int:pk>/", validation.pairwise_run, name="pairwise_run"),
+    path("validation/pairwise/<int:pk>/retry/", validation.pairwise_retry, name="pairwise_retry"),
     path("progress/", views.progress, name="progress"),
     # Adjudication is for panel leads and adjudicators as well as admins; the views check who may decide what.
     path("adjudication/", adjudication.queue, name="adjudication_queue"),

@@ -20,8 +20,15 @@ from .adjudication.selectors import gold_labels
 from .calibrated.selectors import calibrated_evidence_for_cycle
 from .forms import DrawForm, random_seed
 from .reports.exporting import GOLD_EXPORTERS, GoldLabelSet, gold_filename_stem
-from .selectors import cycle_item_counts, cycle_latest, cycle_progress, panel_size_warnings, panels_with_sizes
-from .services import cycle_commit, cycle_draw_compute
+from .selectors import (
+    cycle_inclusion_counts,
+    cycle_item_counts,
+    cycle_latest,
+    cycle_progress,
+    panel_size_warnings,
+    panels_with_sizes,
+)
+from .services import cycle_commit, cycle_draw_preview
 
 
 def _report_context(report: dict) -> dict:
@@ -93,11 +100,13 @@ def draw(request: AuthedRequest) -> HttpResponse:
             for note in report.notes:
                 messages.warning(request, note)
             return redirect("calibration:cycle", pk=cycle.pk)
-    result = cycle_draw_compute(params=params, previous=form.cleaned_data["previous"])
+    preview = cycle_draw_preview(params=params, previous=form.cleaned_data["previous"])
+    result = preview.result
     preview_form = form.with_fingerprint(result.fingerprint)
     if refused is not None:
         preview_form.add_error(None, refused)  # e.g. the pool changed since the preview: here is the new one
-    context = {"form": preview_form, "preview": True, "total": len(result.items),
+    context = {"form": preview_form, "preview": True, "total": len(result.items), "half_widths": preview.half_widths,
+               "strategy": params.strategy,
                "warnings": panel_size_warnings(), **_report_context(result.as_report())}
     return render(request, "calibration/draw.html", context)
 
@@ -108,8 +117,8 @@ def cycle(request: AuthedRequest, pk: int) -> HttpResponse:
     """A committed cycle: its parameters, item counts and recorded stratification table."""
     obj = get_object_or_404(CalibrationCycle.objects.select_related("previous", "neutral_panel", "rubric"), pk=pk)
     return render(request, "calibration/cycle.html",
-                  {"cycle": obj, "counts": cycle_item_counts(cycle=obj), **_report_context(obj.draw_report),
-                   "evidence": calibrated_evidence_for_cycle(cycle=obj)})
+                  {"cycle": obj, "counts": cycle_item_counts(cycle=obj), "inclusion": cycle_inclusion_counts(cycle=obj),
+                   **_report_context(obj.draw_report), "evidence": calibrated_evidence_for_cycle(cycle=obj)})
 
 
 @policy_required(Action.MANAGE_CALIBRATION)

@@ -23,6 +23,8 @@ urlpatterns = [
     path("judge-runs/", _scoped(evaluations_api.JudgeRunsAPIView), name="api-judge-runs"),
     path("judge-runs/<int:pk>/", _scoped(evaluations_api.JudgeRunAPIView), name="api-judge-run"),
     path("judge-runs/<int:pk>/cancel/", _scoped(evaluations_api.JudgeRunCancelAPIView), name="api-judge-run-cancel"),
+    path("judge-runs/<int:pk>/resume/", _scoped(evaluations_api.JudgeRunResumeAPIView), name="api-judge-run-resume"),
+    path("judge-runs/<int:pk>/retry/", _scoped(evaluations_api.JudgeRunRetryAPIView), name="api-judge-run-retry"),
     path("judge-runs/<int:pk>/calibrated/", calibrated_api.CalibratedAPIView.as_view(), name="api-calibrated"),
     path("judge-runs/<int:pk>/calibrated/versions/", calibrated_api.CalibratedVersionsAPIView.as_view(),
          name="api-calibrated-versions"),

@@ -1,7 +1,7 @@
 """gunicorn settings for FaithBench Calibration: `gunicorn -c config/gunicorn.conf.py config.wsgi`.
 
 Every value can be overridden from the environment (names below). Defaults were measured on the 2-core
-machine of benchmarks/load.py (README, "Deployment"): requests spend much of their time waiting for
+machine of benchmarks/load.py (docs/deployment.md): requests spend much of their time waiting for
 PostgreSQL, so a few processes with a few threads each keep the cores busy without the memory of many
 processes. Each thread holds its own persistent database connection (CONN_MAX_AGE), so one web node opens
 up to workers × threads connections: keep the total over all nodes (plus the task workers) under

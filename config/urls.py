@@ -4,13 +4,17 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts import views as account_views
+from config import help as help_views
 from config import home as home_views
+from evaluations.urls import judge_urls
 
 # A lost database connection answers 503 + Retry-After instead of 500 (config/errors.py).
 handler500 = "config.errors.server_error"
 
 urlpatterns = [
     path("", home_views.home, name="home"),
+    path("help/", help_views.help_index, name="help"),
+    path("help/<str:topic>/", help_views.help_topic, name="help_topic"),
     # The admin signs in through allauth too, so MFA and the login rate limits apply there as well.
     path("admin/login/", account_views.admin_login, name="admin_login_via_allauth"),
     path("admin/", admin.site.urls),
@@ -21,7 +25,7 @@ urlpatterns = [
     # always loads a logo from cdn.redoc.ly and needs inline styles and blob: workers, which the policy refuses.
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("evaluations/", include("evaluations.urls")),
-    path("judge/", include("evaluations.judge.urls")),
+    path("judge/", include(judge_urls)),  # evaluations/urls.py (its start/retry views enqueue: above judge/)
     path("accounts/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
     path("scoring/", include("annotations.urls")),

@@ -35,10 +35,11 @@ from .importing.schemas import (
 )
 from .judge.estimate import judge_run_estimate, judge_run_estimate_cached
 from .judge.selectors import judge_run_summary
-from .judge.services import judge_run_cancel, judge_run_create
+from .judge.services import judge_run_cancel, judge_run_create, judge_run_resume, judge_run_retry_failed
+from .judge.status import judge_run_outcome
 from .models import JudgeRun
 from .selectors import rubric_active
-from .tasks import judge_run_start
+from .tasks import judge_run_enqueue, judge_run_start
 
 MAX_RECORDS = 5_000  # per request; larger sets go in several requests (each all-or-nothing) or a file import
 
@@ -205,6 +206,11 @@ class JudgeRunSerializer(serializers.Serializer):
     cost = serializers.CharField(help_text="In FAITHBENCH_CURRENCY (default USD).")
     budget = serializers.CharField(allow_null=True, help_text="The run's budget, if it has one.")
     estimate = EstimateSerializer(allow_null=True, help_text="Before it starts: what the run is expected to use.")
+    outcome = serializers.CharField(help_text="What happened, in words: e.g. \"Failed — 0 of 5 scored, 5 pending\" "
+                                              "(a run that scored nothing is failed).")
+    reason = serializers.CharField(allow_blank=True, help_text="Why it failed or stopped (empty when it did not).")
+    fix = serializers.CharField(allow_blank=True, help_text="What to do about it (e.g. the setting to set).")
+    retried_items = serializers.IntegerField(help_text="Failed items sent again by a retry.")
 
 
 class MessageErrorsSerializer(serializers.Serializer):
@@ -216,6 +222,8 @@ def _run_data(run: JudgeRun) -> dict[str, Any]:
     data = judge_run_summary(run=run).as_dict()
     data["budget"] = None if run.budget is None else str(run.budget)
     data["estimate"] = judge_run_estimate_cached(run=run).as_dict() if run.status == JudgeRun.Status.QUEUED else None
+    outcome = judge_run_outcome(run=run)
+    data.update(outcome=outcome.headline, reason=outcome.reason, fix=outcome.fix, retried_items=run.retried_items)
     return {key: data[key] for key in JudgeRunSerializer().fields}
 
 
@@ -277,3 +285,56 @@ class JudgeRunCancelAPIView(APIView):
             return Response({"detail": " ".join(exc.messages),
                              "errors": [{"row": 0, "field": "status", "message": m} for m in exc.messages]}, status=409)
         return Response(_run_data(run))
+
+
+class JudgeRunResumeInSerializer(serializers.Serializer):
+    budget = serializers.DecimalField(max_digits=12, decimal_places=6, required=False, allow_null=True,
+                                      help_text="A new, higher budget (for a run stopped at its budget).")
+
+
+class JudgeRunResumeAPIView(APIView):
+    """POST: queue a stopped, failed or cancelled run again; only its items without a result are sent. 202."""
+
+    permission_classes: ClassVar[list[type]] = [PolicyPermission]
+    token_scope = "judge:run"
+
+    @extend_schema(operation_id="judge_run_resume", request=JudgeRunResumeInSerializer,
+                   responses={202: JudgeRunSerializer, 409: MessageErrorsSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        run = get_object_or_404(JudgeRun, pk=pk)
+        serializer = JudgeRunResumeInSerializer(data=request.data)
+        if not serializer.is_valid():
+            return _errors("invalid request", [{"row": 0, "field": str(k), "message": " ".join(map(str, v))}
+                                               for k, v in serializer.errors.items()])
+        try:
+            with transaction.atomic():
+                run = judge_run_resume(run=run, budget=serializer.validated_data.get("budget"))
+                judge_run_enqueue(run=run)
+        except DjangoValidationError as exc:
+            return Response({"detail": " ".join(exc.messages),
+                             "errors": [{"row": 0, "field": "status", "message": m} for m in exc.messages]}, status=409)
+        return Response(_run_data(run), status=202)
+
+
+class JudgeRunRetryAPIView(APIView):
+    """POST: send a stopped run's failed items again (with its items without a result). 202."""
+
+    permission_classes: ClassVar[list[type]] = [PolicyPermission]
+    token_scope = "judge:run"
+
+    @extend_schema(operation_id="judge_run_retry", request=JudgeRunResumeInSerializer,
+                   responses={202: JudgeRunSerializer, 409: MessageErrorsSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        run = get_object_or_404(JudgeRun, pk=pk)
+        serializer = JudgeRunResumeInSerializer(data=request.data)
+        if not serializer.is_valid():
+            return _errors("invalid request", [{"row": 0, "field": str(k), "message": " ".join(map(str, v))}
+                                               for k, v in serializer.errors.items()])
+        try:
+            with transaction.atomic():
+                run, _ = judge_run_retry_failed(run=run, budget=serializer.validated_data.get("budget"))
+                judge_run_enqueue(run=run)
+        except DjangoValidationError as exc:
+            return Response({"detail": " ".join(exc.messages),
+                             "errors": [{"row": 0, "field": "status", "message": m} for m in exc.messages]}, status=409)
+        return Response(_run_data(run), status=202)

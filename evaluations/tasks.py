@@ -12,7 +12,7 @@ from django_tasks import task
 
 from .judge.pipeline import judge_run_execute
 from .judge.selectors import leaderboard_refresh
-from .judge.services import judge_run_create, judge_runs_reclaim
+from .judge.services import judge_run_create, judge_runs_create, judge_runs_reclaim
 from .models import JudgeRun, RubricVersion
 
 
@@ -42,6 +42,16 @@ def judge_run_start(*, rubric: RubricVersion, created_by: Any = None, **selectio
     run = judge_run_create(rubric=rubric, created_by=created_by, **selection)
     judge_run_enqueue(run=run)
     return run
+
+
+@transaction.atomic
+def judge_runs_start(*, rubric: RubricVersion, created_by: Any = None, judges: list[str] | None = None,
+                     repeats: int = 1, **selection: Any) -> list[JudgeRun]:
+    """Create one run per judge (each repeated `repeats` times) and queue them all for the worker."""
+    runs = judge_runs_create(rubric=rubric, judges=judges or [], repeats=repeats, created_by=created_by, **selection)
+    for run in runs:
+        judge_run_enqueue(run=run)
+    return runs
 
 
 def judge_runs_recover() -> list[int]:

@@ -10,7 +10,8 @@ difficulty × tradition × model) and the items of the cycle and of its previous
 - a carried anchor: 1; another carried item: r / M, the r carried non-anchors of its dimension over the M
   non-anchor items of the previous cycle in that dimension (anchor flags as they are now);
 - an edge case: basis edge_case, no probability (picked on purpose);
-- anything else (a cross-tradition cycle, a report without strata, counts that do not add up): unknown.
+- anything else (a cross-tradition cycle, a report without strata, counts that do not add up): unknown (an edge
+  case of a cycle without strata — a judge-disagreement review — is still edge_case).
 The leaderboard excludes `unknown` items with a warning. Reversing leaves the fields as they are.
 """
 from __future__ import annotations
@@ -35,7 +36,8 @@ def legacy_probabilities(
     strata = report.get("strata") if isinstance(report, dict) else None
     out: dict[int, tuple[float | None, str, list[str]]] = {}
     if not strata:
-        return {item_id: (None, "unknown", []) for item_id, *_ in items}
+        return {item_id: (None, "edge_case", [facets[0], "edge"]) if source in EDGE_SOURCES else (None, "unknown", [])
+                for item_id, source, _, facets in items}
     pool = {(r["dimension"], r["difficulty"], r["tradition"] or "", r["model"]): int(r["pool"]) for r in strata}
     previous_in = Counter(facets for _, facets in previous)
     previous_others = Counter(facets[0] for anchor, facets in previous if not anchor)
@@ -76,12 +78,12 @@ def recompute(apps: Any, schema_editor: Any) -> None:
         items = rows(cycle.pk)
         previous = [(anchor, facets) for _, _, anchor, facets in rows(cycle.previous_id)] if cycle.previous_id else []
         report = cycle.draw_report if getattr(cycle, "kind", "standard") == "standard" else {}
-        updates = defaultdict(list)
+        updates: dict[tuple[float | None, str, tuple[str, ...]], list[int]] = defaultdict(list)
         for item_id, (pi, basis, stratum) in legacy_probabilities(report, items, previous).items():
             updates[(pi, basis, tuple(stratum))].append(item_id)
-        for (pi, basis, stratum), ids in updates.items():
+        for (pi, basis, key), ids in updates.items():
             CycleItem.objects.filter(pk__in=ids, inclusion_basis="unknown").update(
-                inclusion_probability=pi, inclusion_basis=basis, stratum=list(stratum))
+                inclusion_probability=pi, inclusion_basis=basis, stratum=list(key))
 
 
 class Migration(migrations.Migration):

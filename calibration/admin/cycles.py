@@ -63,8 +63,8 @@ class CycleItemInline(admin.TabularInline):
     model = CycleItem
     extra = 0
     can_delete = False
-    fields = ["response", "source", "is_anchor"]
-    readonly_fields = ["response", "source"]
+    fields = ["response", "source", "is_anchor", "inclusion_probability", "inclusion_basis"]
+    readonly_fields = ["response", "source", "inclusion_probability", "inclusion_basis"]  # a record of the draw
     show_change_link = False
 
     def has_add_permission(self, request, obj=None):
@@ -95,9 +95,9 @@ class CalibrationCycleAdmin(admin.ModelAdmin):
     list_filter = ["status"]
     list_select_related = ["previous"]
     fields = ["name", "status", "lifecycle", "rubric", "previous", "seed", "min_per_dimension", "refresh_fraction",
-              "edge_fraction", "show_reference_answers", "neutral_panel", "created_by"]
+              "edge_fraction", "draw_strategy", "show_reference_answers", "neutral_panel", "created_by"]
     readonly_fields = ["status", "lifecycle", "rubric", "previous", "seed", "min_per_dimension", "refresh_fraction",
-                       "edge_fraction", "created_by"]
+                       "edge_fraction", "draw_strategy", "created_by"]
     inlines = [CycleItemInline, CycleEventInline]
     actions = ["close_cycles"]
 
@@ -169,11 +169,11 @@ class CalibrationCycleAdmin(admin.ModelAdmin):
 
 @admin.register(CycleItem)
 class CycleItemAdmin(admin.ModelAdmin):
-    list_display = ["id", "cycle", "response", "source", "is_anchor"]
-    list_filter = ["cycle", "source", "is_anchor", "response__test_case__dimension"]
+    list_display = ["id", "cycle", "response", "source", "is_anchor", "inclusion_probability", "inclusion_basis"]
+    list_filter = ["cycle", "source", "is_anchor", "inclusion_basis", "response__test_case__dimension"]
     list_select_related = ["cycle", "response"]
     actions = ["mark_anchor", "unmark_anchor"]
-    readonly_fields = ["cycle", "response", "source"]
+    readonly_fields = ["cycle", "response", "source", "inclusion_probability", "inclusion_basis", "stratum"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("cycle__draw_report")  # a large JSON per row, never shown

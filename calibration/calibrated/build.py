@@ -11,7 +11,8 @@ For every model, overall and per dimension and per tradition:
 - **expert-calibrated**: PPI++ (`stats.ppi`, power-tuned λ): the judge's weighted mean over every judged
   response, corrected by the inverse-probability-weighted mean residual Y − λŶ on the expert-labelled ones.
   Population weights are difficulty weights; a labelled response weighs difficulty weight / inclusion
-  probability. Strata are the dimensions (the draw is made per dimension); a stratum with fewer than two
+  probability (edge cases, picked on purpose, are certain given the pick: probability 1, a take-all stratum).
+  Strata are the dimensions (the draw is made per dimension); a stratum with fewer than two
   usable labels is reported and left out (the estimate then covers a stated share of the model's weight);
 - **shift** = calibrated − judge, estimated directly as the weighted mean residual Y − Ŷ with its own
   interval: the judge's bias on that model (its self-preference when the judge's family is the model's).
@@ -44,8 +45,9 @@ from stats.ppi import (
 )
 
 DIFFICULTY_WEIGHTS = {"easy": 1.0, "medium": 1.5, "hard": 2.0, "expert": 3.0}
-USABLE_BASES = ("drawn", "carried", "recomputed", "cross")
+USABLE_BASES = ("drawn", "carried", "recomputed", "cross", "edge_case")
 DEFAULT_TARGET_HALF_WIDTH = 0.1
+MIN_LABELS_FOR_WORDS = 10  # a shift is put into words only on at least this many expert labels
 SCHEMA_VERSION = 1
 
 
@@ -62,7 +64,7 @@ class InputRow:
     judge: float | None  # the judge's decisive composite; None: not scored (failed, excluded from both boards)
     expert: float | None  # expert truth composite (gold where adjudicated, else panel mean); None: not labelled
     expert_gold: float | None  # gold-only truth (every sub-dimension adjudicated); for the sensitivity check
-    inclusion_probability: float | None
+    inclusion_probability: float | None  # edge cases: 1 (certain, given the pick: their own take-all stratum)
     inclusion_basis: str  # drawn, carried, recomputed, cross, edge_case, unknown; "" when not labelled
     n_raters: int
 
@@ -137,8 +139,10 @@ class _Group:
 def _stratified(group: _Group, options: Options, *, residual: bool = False) -> StratifiedEstimate | None:
     if not group.judge.size:
         return None
+    # t quantiles (Welch–Satterthwaite degrees of freedom across strata): a cell of a handful of expert labels gets
+    # the wide interval it deserves, not a normal one on a standard error that two labels cannot estimate
     return ppi_stratified_mean(group.strata(residual=residual), alpha=options.alpha,
-                               lam=0.0 if residual else None)
+                               lam=0.0 if residual else None, small_sample=True)
 
 
 def _estimate_dict(result: StratifiedEstimate | None) -> dict[str, Any]:
@@ -248,9 +252,10 @@ def _as_estimate(result: StratifiedEstimate) -> MeanEstimate:
 
 def _statements(candidates: list[tuple[str, str, dict[str, Any]]], alpha: float) -> list[str]:
     """Plain words for every shift clear of zero after a Bonferroni correction over all the cells looked at (a
-    page of 50 cells would otherwise show two or three chance 'biases' at 95 %); the interval printed is that
-    simultaneous one."""
-    tested = [(m, f, s) for m, f, s in candidates if s.get("estimate") is not None and s.get("se") is not None]
+    page of 50 cells would otherwise show two or three chance 'biases' at 95 %), on cells of at least
+    MIN_LABELS_FOR_WORDS expert labels; the interval printed is that simultaneous one."""
+    tested = [(m, f, s) for m, f, s in candidates if s.get("estimate") is not None and s.get("se") is not None
+              and s.get("n", 0) >= MIN_LABELS_FOR_WORDS]
     if not tested:
         return []
     z = float(norm.ppf(1 - alpha / (2 * len(tested))))
@@ -278,14 +283,14 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
     for r in labelled:
         if r.judge is None:
             excluded["not_scored_by_the_judge"] += 1
-        elif r.inclusion_basis == "edge_case":
-            excluded["edge_case"] += 1
         elif r.inclusion_basis not in USABLE_BASES or not r.inclusion_probability:
             excluded["unknown_inclusion_probability"] += 1
     warnings: list[str] = []
-    if excluded["edge_case"]:
-        warnings.append(f"{excluded['edge_case']} expert-labelled edge case(s) were picked on purpose, not drawn at "
-                        "random: they are left out of the calibrated estimates (they still count in α and κ).")
+    edge_cases = sum(1 for r in labelled if r.judge is not None and r.inclusion_basis == "edge_case")
+    if edge_cases:
+        warnings.append(f"{edge_cases} expert-labelled edge case(s) were picked on purpose, not drawn at random: they "
+                        "count as their own take-all stratum (inclusion probability 1 given the pick), so the "
+                        "rest of the draw still stands for the responses that were not picked.")
     if excluded["unknown_inclusion_probability"]:
         warnings.append(f"{excluded['unknown_inclusion_probability']} expert-labelled item(s) come from a draw whose "
                         "inclusion probabilities could not be recovered: they are left out.")

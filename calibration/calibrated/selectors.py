@@ -45,7 +45,9 @@ def calibrated_inputs(*, run: JudgeRun, cycle: CalibrationCycle) -> CalibratedIn
             judge=None if result is None or result.composite is None else round(float(result.composite), 6),
             expert=None if truth is None else round(truth.composite, 6),
             expert_gold=None if response_id not in gold else round(gold[response_id].composite, 6),
-            inclusion_probability=None if truth is None else truth.inclusion_probability,
+            inclusion_probability=None if truth is None else (
+                1.0 if truth.inclusion_basis == "edge_case" and truth.inclusion_probability is None
+                else truth.inclusion_probability),
             inclusion_basis="" if truth is None else (truth.inclusion_basis or "unknown"),
             n_raters=0 if truth is None else truth.n_raters,
         ))

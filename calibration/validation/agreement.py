@@ -95,7 +95,9 @@ def review_cycle_commit(*, name: str, check: BiasCheck, created_by: User | None 
         name=name, rubric=check.judge_run.rubric if check.judge_run else rubric_active(), seed=check.pk,
         min_per_dimension=1, created_by=created_by,
         draw_report={"kind": "judge_disagreement_review", "check": check.pk, "items": len(responses)})
-    CycleItem.objects.bulk_create(CycleItem(cycle=cycle, response_id=r, source=CycleItem.Source.EDGE_JUDGE)
+    # Picked on purpose (the judges disagree on them), not a random sample: no inclusion probability.
+    CycleItem.objects.bulk_create(CycleItem(cycle=cycle, response_id=r, source=CycleItem.Source.EDGE_JUDGE,
+                                            inclusion_basis=CycleItem.InclusionBasis.EDGE_CASE, stratum=["review"])
                                   for r in responses)
     cycle_assignments_create(cycle=cycle)
     return cycle

@@ -52,6 +52,7 @@ def cross_tradition_cycle_commit(
     if errors:
         raise ValidationError(sorted(set(errors)))
     drawn: list[int] = []
+    inclusion: dict[int, tuple[float, list[str]]] = {}
     for scored in sorted(set(pairs.values())):
         by_dimension: dict[str, list[int]] = defaultdict(list)
         for response_id, dimension in ModelResponse.objects.filter(
@@ -66,17 +67,29 @@ def cross_tradition_cycle_commit(
             random.Random(f"{seed}:{scored}:{dimension}").shuffle(ids)
             queues.append(ids)
         picked: list[int] = []
+        taken = [0] * len(queues)
         while len(picked) < per_tradition and any(queues):  # round-robin over dimensions
-            for queue in queues:
+            for index, queue in enumerate(queues):
                 if queue and len(picked) < per_tradition:
                     picked.append(queue.pop())
+                    taken[index] += 1
+        # How many come from each dimension depends only on the sizes; which ones is a uniformly random subset of
+        # the dimension's responses (the tail of a seeded shuffle): π = taken / responses, exactly.
+        share = {dimension: taken[index] / len(by_dimension[dimension])
+                 for index, dimension in enumerate(sorted(by_dimension))}
+        dimension_of = {rid: dimension for dimension, ids in by_dimension.items() for rid in ids}
+        for response_id in picked:
+            dimension = dimension_of[response_id]
+            inclusion[response_id] = (share[dimension], ["cross", scored, dimension])
         drawn += picked
     cycle = CalibrationCycle.objects.create(
         name=name, kind=CalibrationCycle.Kind.CROSS_TRADITION, cross_pairs=dict(pairs), rubric=rubric or rubric_active(),
         seed=seed, min_per_dimension=max(1, per_tradition), created_by=created_by,
         draw_report={"kind": "cross_tradition", "pairs": dict(pairs), "per_tradition": per_tradition, "seed": seed,
                      "items": len(drawn)})
-    CycleItem.objects.bulk_create(CycleItem(cycle=cycle, response_id=r, source=CycleItem.Source.CROSS) for r in drawn)
+    CycleItem.objects.bulk_create(
+        CycleItem(cycle=cycle, response_id=r, source=CycleItem.Source.CROSS, inclusion_probability=inclusion[r][0],
+                  inclusion_basis=CycleItem.InclusionBasis.CROSS, stratum=inclusion[r][1]) for r in drawn)
     cycle_assignments_create(cycle=cycle)
     return cycle
 

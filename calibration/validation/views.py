@@ -5,17 +5,32 @@ import csv
 import io
 import json
 
+from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import get_object_or_404, render
-from django.views.decorators.http import require_GET
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
 
 from access.policy import Action, policy_required
 from accounts.http import AuthedRequest
 from annotations.models import CalibrationCycle
 from evaluations.domain import query_whole_number
+from evaluations.judge.config import setting
+from evaluations.judge.estimate import pairwise_run_plan
+from evaluations.judge.pairwise import pairwise_run_retry
+from evaluations.judge.selectors import judge_runs_finished_choices
+from evaluations.judge.status import api_key_configured, endpoint_is_local, pairwise_run_outcome
+from evaluations.models import JudgeRun, PairwiseRun
 from evaluations.spreadsheet import csv_dict_protect
 
+from ..models import BiasCheck
+from .checks import RUNNABLE
+from .forms import CheckRunForm, PairwiseStartForm
+from .position import ALL
 from .status import ValidationStatus, validation_rows, validation_status
+from .tasks import pairwise_run_enqueue, pairwise_run_start, validation_check_start
+
+POLL_SECONDS = 2
 
 FIELDS = ["part", "dimension", "tradition", "value", "ci_low", "ci_high", "n", "n_experts", "state", "date", "source"]
 
@@ -38,7 +53,107 @@ def validation(request: AuthedRequest) -> HttpResponse:
     if isinstance(status, HttpResponse):
         return status
     cycles = CalibrationCycle.objects.filter(report_snapshots__status="ready").distinct().order_by("-id")[:50]
-    return render(request, "calibration/validation.html", {"status": status, "cycles": cycles})
+    return render(request, "calibration/validation.html", {"status": status, "cycles": cycles,
+                                                           "check_forms": _check_forms()})
+
+
+def _check_forms(bound: CheckRunForm | None = None) -> dict[str, CheckRunForm]:
+    """A form per runnable check kind (one query for the finished runs, one for the cycles)."""
+    runs = judge_runs_finished_choices()
+    every = list(CalibrationCycle.objects.order_by("-id").values_list("pk", "name", "kind")[:200])
+    cycles = {BiasCheck.Kind.VERBOSITY: [(pk, f"#{pk} {name}") for pk, name, _ in every],
+              BiasCheck.Kind.TRADITION: [(pk, f"#{pk} {name}") for pk, name, kind in every
+                                         if kind == CalibrationCycle.Kind.CROSS_TRADITION]}
+    forms: dict[str, CheckRunForm] = {str(kind): CheckRunForm(kind=kind, run_choices=runs,
+                                                              cycle_choices=cycles.get(kind, []))
+                                      for kind in RUNNABLE}
+    if bound is not None:
+        forms[bound.kind] = bound
+    return forms
+
+
+@policy_required(Action.VIEW_JUDGE_OUTPUT)
+@require_POST
+def validation_check_run(request: AuthedRequest, kind: str) -> HttpResponse:
+    """Queue one check on the worker; the validation page shows it once computed."""
+    if kind not in RUNNABLE:
+        raise Http404("no such check to run here (position checks start with a pairwise run)")
+    form = CheckRunForm(request.POST, kind=kind)
+    if form.is_valid():
+        data = form.cleaned_data
+        ids = [data["run"]] if data.get("run") else list(data.get("runs") or [])
+        found = {run.pk: run for run in JudgeRun.objects.filter(pk__in=ids)}
+        cycle = CalibrationCycle.objects.filter(pk=data["cycle"]).first() if data.get("cycle") else None
+        try:
+            validation_check_start(kind=kind, runs=[found[pk] for pk in ids if pk in found], cycle=cycle,
+                                   requested_by=request.user)
+        except ValidationError as exc:
+            if hasattr(exc, "error_dict"):
+                for name, errors in exc.error_dict.items():
+                    form.add_error(name if name in form.fields else None, errors)
+            else:
+                form.add_error(None, exc)
+        else:
+            messages.info(request, f"{BiasCheck.Kind(kind).label}: queued for the worker. Reload this page in a "
+                                   "moment to see the result.")
+            return redirect("calibration:validation")
+    status = validation_status()
+    cycles = CalibrationCycle.objects.filter(report_snapshots__status="ready").distinct().order_by("-id")[:50]
+    return render(request, "calibration/validation.html",
+                  {"status": status, "cycles": cycles, "check_forms": _check_forms(form), "open_check": kind},
+                  status=422)
+
+
+def _endpoint() -> dict[str, object]:
+    base_url = str(setting("LLM_BASE_URL"))
+    return {"base_url": base_url, "has_key": api_key_configured(), "local_endpoint": endpoint_is_local(base_url)}
+
+
+@policy_required(Action.VIEW_JUDGE_OUTPUT)
+def pairwise_start(request: AuthedRequest) -> HttpResponse:
+    """Start a pairwise run (position bias, §6.2.1): the form, the confirmation with the estimate, then the run."""
+    if request.method != "POST":
+        return render(request, "calibration/pairwise_start.html", {"form": PairwiseStartForm(), **_endpoint()})
+    form = PairwiseStartForm(request.POST)
+    if form.is_valid() and "edit" not in request.POST:
+        try:
+            if "start" in request.POST:
+                run = pairwise_run_start(requested_by=request.user, **form.options())
+                return redirect("calibration:pairwise_run", pk=run.pk)
+            estimate = pairwise_run_plan(**form.options())
+        except ValidationError as exc:
+            form.add_service_error(exc)
+        else:
+            return render(request, "calibration/pairwise_start.html",
+                          {"form": form, "estimate": estimate, "confirm": True, **_endpoint()})
+    return render(request, "calibration/pairwise_start.html", {"form": form, **_endpoint()},
+                  status=200 if "edit" in request.POST else 422)
+
+
+@policy_required(Action.VIEW_JUDGE_OUTPUT)
+def pairwise_run(request: AuthedRequest, pk: int) -> HttpResponse:
+    """A pairwise run's progress (htmx-polled while active), what happened, and its position check."""
+    run = get_object_or_404(PairwiseRun, pk=pk)
+    check = BiasCheck.objects.filter(pairwise_run=run).order_by("-computed_at", "-id").first()
+    context = {"run": run, "outcome": pairwise_run_outcome(run=run), "check": check, "poll_seconds": POLL_SECONDS,
+               "check_overall": ((check.payload or {}).get("groups") or {}).get(ALL) if check else None,
+               "active": run.status in (PairwiseRun.Status.QUEUED, PairwiseRun.Status.RUNNING)}
+    template = "calibration/pairwise_run.html"
+    return render(request, f"{template}#progress" if getattr(request, "htmx", False) else template, context)
+
+
+@policy_required(Action.VIEW_JUDGE_OUTPUT)
+@require_POST
+def pairwise_retry(request: AuthedRequest, pk: int) -> HttpResponse:
+    """Send a stopped pairwise run's failed calls again, with those it never sent."""
+    run = get_object_or_404(PairwiseRun, pk=pk)
+    try:
+        run, _ = pairwise_run_retry(run=run)
+    except ValidationError as exc:
+        messages.error(request, "; ".join(exc.messages))
+    else:
+        pairwise_run_enqueue(run=run, requested_by=request.user)
+    return redirect("calibration:pairwise_run", pk=run.pk)
 
 
 @policy_required(Action.VIEW_JUDGE_OUTPUT)

@@ -91,9 +91,7 @@ class JudgeRunAdmin(admin.ModelAdmin):
                 )
             except ValidationError as exc:
                 form.add_service_error(exc)
-            else:
-                messages.success(request, f"Judge run {run.pk} queued ({run.total_items} items). "
-                                          "A worker (manage.py run_worker; make run starts one) executes it.")
+            else:  # the run's page says it is queued, and says so only while it is (no lingering banner)
                 return redirect(run.get_absolute_url())
         context = {**self.admin_site.each_context(request), "opts": self.model._meta, "form": form,
                    "title": "Start a judge run"}

@@ -7,11 +7,15 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.cache import cache
+from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.db.models import Avg, Sum
 
-from ..models import JudgeResult, JudgeRun
+from ..models import JudgeResult, JudgeRun, RubricVersion
 from .config import setting
+from .pairwise import pairwise_run_create, pending_pair_calls
 from .pipeline import work_items
+from .services import MAX_REPEATS, judge_runs_create
 
 
 @dataclass(frozen=True)
@@ -95,3 +99,60 @@ def judge_run_estimate_cached(*, run: JudgeRun) -> Estimate:
         estimate = judge_run_estimate(run=run)
         cache.set(key, estimate, ESTIMATE_CACHE_SECONDS)
     return estimate
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What starting runs would do: per judge model, one run's estimate; the totals over every run."""
+
+    repeats: int
+    per_judge: list[tuple[str, Estimate]]
+
+    @property
+    def runs(self) -> int:
+        return self.repeats * len(self.per_judge)
+
+    @property
+    def items(self) -> int:
+        return self.per_judge[0][1].items if self.per_judge else 0
+
+    @property
+    def calls(self) -> int:
+        return self.repeats * sum(e.calls for _, e in self.per_judge)
+
+    @property
+    def cost(self) -> Decimal | None:
+        costs = [e.cost for _, e in self.per_judge if e.cost is not None]
+        return None if len(costs) < len(self.per_judge) else self.repeats * sum(costs, Decimal(0))
+
+
+def judge_runs_plan(*, rubric: RubricVersion, judges: list[str], repeats: int, **selection: Any) -> Plan:
+    """The estimate of the runs `judge_runs_create` would create, from runs created and rolled back (nothing is
+    kept); raises its ValidationError for a selection it refuses."""
+    if not 1 <= repeats <= MAX_REPEATS:
+        raise ValidationError(f"repeats must be between 1 and {MAX_REPEATS}", code="bad_repeats")
+    with transaction.atomic():
+        runs = judge_runs_create(rubric=rubric, judges=judges, repeats=1, **selection)
+        plan = Plan(repeats=repeats, per_judge=[(run.primary_model, judge_run_estimate(run=run)) for run in runs])
+        transaction.set_rollback(True)
+    return plan
+
+
+PAIRWISE_COMPLETION_TOKENS = 120  # a verdict and one or two sentences
+
+
+def pairwise_run_plan(*, model: str, cases: str | None = None, limit: int | None = None,
+                      base_url: str = "") -> Estimate:
+    """Calls, tokens and cost of a pairwise run before it starts, from a run created and rolled back."""
+    with transaction.atomic():
+        run = pairwise_run_create(model=model, cases=cases, limit=limit, base_url=base_url)
+        calls = pending_pair_calls(run=run)
+        transaction.set_rollback(True)
+    prompt_tokens = sum(len(c.system) + len(c.user) for c in calls) // 4
+    completion_tokens = PAIRWISE_COMPLETION_TOKENS * len(calls)
+    price = judge_price(model)
+    cost = None if price is None else (price[0] * prompt_tokens + price[1] * completion_tokens).quantize(
+        Decimal("0.000001"))
+    basis = f"{model}: {price[2]}" if price else f"{model}: no price (configure FAITHBENCH_JUDGE_PRICES)"
+    return Estimate(items=len(calls) // 2, calls=len(calls), prompt_tokens=prompt_tokens,
+                    completion_tokens=completion_tokens, cost=cost, basis=basis)

@@ -178,3 +178,21 @@ def pairwise_run_execute(*, run: PairwiseRun, client_options: dict[str, Any] | N
     PairwiseRun.objects.filter(pk=run.pk).update(status=status, finished_at=timezone.now(), error=chat.error)
     run.refresh_from_db()
     return run
+
+
+@transaction.atomic
+def pairwise_run_retry(*, run: PairwiseRun) -> tuple[PairwiseRun, int]:
+    """Queue a stopped pairwise run again: its failed or unreadable calls are discarded (and sent again with the ones
+    it never sent). Returns the run and how many failed calls go again; the caller enqueues it."""
+    run = PairwiseRun.objects.select_for_update().get(pk=run.pk)
+    if run.status in (PairwiseRun.Status.QUEUED, PairwiseRun.Status.RUNNING):
+        raise ValidationError(f"the run is {run.get_status_display().lower()}: wait until it stops", code="active")
+    failed = PairwiseJudgment.objects.filter(run=run, preferred="")
+    n = failed.count()
+    if not n and run.done >= run.total:
+        raise ValidationError("no failed call to retry: every pair has a verdict", code="nothing_failed")
+    failed.delete()
+    run.done, run.failed = run.done - n, run.failed - n
+    run.status, run.error, run.finished_at = PairwiseRun.Status.QUEUED, "", None
+    run.save(update_fields=["done", "failed", "status", "error", "finished_at"])
+    return run, n

@@ -32,6 +32,7 @@ from .parsing import JudgeParseError, parse_judge_scores
 from .prompts import judge_system_prompt, judge_user_message, rubric_prompt_sections
 from .selectors import RunSummary, judge_run_pending_responses, judge_run_summary
 from .services import judge_results_store, judge_run_finish, judge_run_heartbeat, judge_run_mark_running
+from .status import failure_explained, judge_run_failure
 
 logger = logging.getLogger(__name__)
 
@@ -301,10 +302,12 @@ def judge_run_execute(
         error = errors[0]
         judge_run_finish(run=run, status=JudgeRun.Status.FAILED, error_message=f"{type(error).__name__}: {error}")
     elif auth_failed:
+        failure = failure_explained(error_classes={}, base_url=run.base_url, primary_model=run.primary_model,
+                                    has_key=bool(config.api_key), auth_error=True)
         judge_run_finish(
             run=run, status=JudgeRun.Status.FAILED, flagged_auth_error=True,
-            error_message="The endpoint answered 401 Unauthorized: the run stopped. Check FAITHBENCH_LLM_API_KEY, "
-                          f"then resume it (manage.py judge_run --resume {run.pk}).",
+            error_message=f"{failure.reason} The run stopped. {failure.fix} (Or: manage.py judge_run --resume "
+                          f"{run.pk}.)",
         )
     elif over_budget and not cancelled and not interrupted:
         spent = JudgeRun.objects.filter(pk=run.pk).values_list("cost", flat=True).get()
@@ -317,7 +320,12 @@ def judge_run_execute(
         judge_run_finish(run=run, status=JudgeRun.Status.CANCELLED,
                          error_message="Interrupted (Ctrl-C)." if interrupted else "")
     else:
-        judge_run_finish(run=run, status=JudgeRun.Status.FINISHED)
+        run.refresh_from_db()
+        if run.scored_items == 0 and run.failed_items > 0:  # nothing to show for it: a failure, with its reason
+            failure = judge_run_failure(run=run, has_key=bool(config.api_key))
+            judge_run_finish(run=run, status=JudgeRun.Status.FAILED, error_message=f"{failure.reason} {failure.fix}")
+        else:
+            judge_run_finish(run=run, status=JudgeRun.Status.FINISHED)
     return judge_run_summary(run=run)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from django.core.cache import cache
 from django.db.models import Count, Exists, FloatField, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Cast
+from django.utils.timezone import localtime
 
 from ..models import Difficulty, EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, ModelResponse, TestCase
 from ..selectors import difficulty_weight
@@ -444,3 +445,20 @@ def leaderboard_refresh(*, run: JudgeRun, n_resamples: int = 1000, seed: int = 0
     board = leaderboard_build(run=run, n_resamples=n_resamples, seed=seed)
     cache.set(_leaderboard_cache_key(run=run, n_resamples=n_resamples, seed=seed), board, LEADERBOARD_CACHE_SECONDS)
     return board
+
+
+def judge_run_label(run: JudgeRun) -> str:
+    """A run as a person picks it from a list: id, date, judge, the models it judged, rubric and scored items."""
+    models = (run.selection or {}).get("models") or []
+    judged = ", ".join(name.rsplit("/", 1)[-1] for name in models[:3]) + (" …" if len(models) > 3 else "") \
+        if models else "every model"
+    return (f"#{run.pk}{' ' + run.label if run.label else ''} · {localtime(run.created_at):%Y-%m-%d %H:%M} · judge "
+            f"{run.primary_model} · {judged} · rubric v{run.rubric.version} · {run.scored_items} scored")
+
+
+def judge_runs_finished_choices(*, rubric_id: int | None = None, limit: int = 200) -> list[tuple[int, str]]:
+    """(id, label) of the newest finished runs that scored something (one query): what a report or a check reads."""
+    runs = JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED, scored_items__gt=0).select_related("rubric")
+    if rubric_id is not None:
+        runs = runs.filter(rubric_id=rubric_id)
+    return [(run.pk, judge_run_label(run)) for run in runs.order_by("-created_at", "-id")[:limit]]

@@ -14,7 +14,7 @@ from django.utils import timezone
 from ..models import EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, RubricVersion
 from .config import PipelineConfig, setting
 from .outcomes import ItemOutcome
-from .selectors import case_filter_parse, judge_run_stale, responses_for_selection
+from .selectors import case_filter_parse, decisive_role, judge_run_stale, responses_for_selection
 
 
 @transaction.atomic
@@ -139,6 +139,69 @@ def judge_run_resume(*, run: JudgeRun, force: bool = False, budget: Decimal | No
     run.finished_at = None
     run.save(update_fields=["status", "flagged_auth_error", "error_message", "finished_at"])
     return run
+
+
+RETRYABLE_STATUSES = (JudgeResult.Status.FAILED, JudgeResult.Status.PARSE_ERROR)
+
+
+@transaction.atomic
+def judge_run_retry_failed(*, run: JudgeRun, budget: Decimal | None = None) -> tuple[JudgeRun, int]:
+    """Send a stopped run's failed items again: the results of every item whose decisive result failed (an HTTP
+    error after its retries, or an unreadable answer) are discarded, the run's item counters lowered, and the run
+    queued like a resume (its items without a result are sent too). Filtered items (403) are a provider's content
+    decision and are not retried. The HTTP attempts, tokens and cost already spent stay counted; a new `budget`
+    must be above them. Returns the run and how many failed items go again; the caller enqueues it."""
+    run = JudgeRun.objects.select_for_update().get(pk=run.pk)
+    if budget is not None:
+        if budget <= run.cost:
+            raise ValidationError(f"the new budget must be above what the run has cost ({run.cost})", code="bad_budget")
+        run.budget = budget
+    if run.is_active:
+        raise ValidationError(f"the run is {run.get_status_display().lower()}: cancel it or wait until it stops",
+                              code="active")
+    roles: dict[int, dict[str, str]] = {}
+    for response_id, role, status in JudgeResult.objects.filter(run=run).values_list("response_id", "role", "status"):
+        roles.setdefault(response_id, {})[role] = status
+    failed = sorted(response_id for response_id, by_role in roles.items()
+                    if by_role[decisive_role(set(by_role))] in RETRYABLE_STATUSES)
+    pending = run.total_items - len(roles)
+    if not failed and not pending:
+        raise ValidationError("no failed item to retry: every item is scored or filtered", code="nothing_failed")
+    if failed:
+        JudgeResult.objects.filter(run=run, response_id__in=failed).delete()  # their scores go with them
+    run.processed_items -= len(failed)
+    run.failed_items -= len(failed)
+    run.retried_items += len(failed)
+    run.status, run.flagged_auth_error, run.error_message, run.finished_at = JudgeRun.Status.QUEUED, False, "", None
+    run.save(update_fields=["processed_items", "failed_items", "retried_items", "status", "flagged_auth_error",
+                            "error_message", "finished_at", "budget"])
+    return run, len(failed)
+
+
+MAX_REPEATS = 10
+MAX_JUDGES = 5
+
+
+@transaction.atomic
+def judge_runs_create(*, rubric: RubricVersion, judges: Sequence[str] = (), repeats: int = 1,
+                      **selection: Any) -> list[JudgeRun]:
+    """Several queued runs over one selection: one run per judge model in `judges` (a multi-judge comparison,
+    §6.3.2; empty: the configured primary judge), each repeated `repeats` times as a series (§8.4 multi-run
+    averaging). `selection` is what `judge_run_create` takes. Returns the runs, judge by judge, series in order."""
+    if not 1 <= repeats <= MAX_REPEATS:
+        raise ValidationError(f"repeats must be between 1 and {MAX_REPEATS}", code="bad_repeats")
+    names = [j.strip() for j in judges if j.strip()]
+    if len(set(names)) < len(names):
+        raise ValidationError("each judge model may be named once", code="duplicate_judge")
+    if len(names) > MAX_JUDGES:
+        raise ValidationError(f"at most {MAX_JUDGES} judge models at once", code="too_many_judges")
+    runs: list[JudgeRun] = []
+    primaries: list[str | None] = [*names] or [None]
+    for judge in primaries:
+        first = judge_run_create(rubric=rubric, primary_model=judge, **selection)
+        runs.append(first)
+        runs += [judge_run_repeat(run=first, created_by=selection.get("created_by")) for _ in range(repeats - 1)]
+    return runs
 
 
 @transaction.atomic

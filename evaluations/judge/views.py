@@ -1,4 +1,5 @@
-"""Staff pages of the judge pipeline: run list, run progress (htmx-polled), cancel, leaderboard."""
+"""Staff pages of the judge pipeline: start runs (form, confirmation with the estimate), run list, run progress
+(htmx-polled) with what happened, cancel / resume / retry / repeat, leaderboard."""
 from __future__ import annotations
 
 from typing import Any
@@ -13,7 +14,9 @@ from access.policy import Action, policy_required
 
 from ..domain import query_page, query_whole_number
 from ..models import JudgeRun
+from .config import setting
 from .estimate import judge_run_estimate_cached
+from .forms import JudgeRunResumeForm
 from .leaderboard import Leaderboard
 from .selectors import (
     judge_run_call_stats,
@@ -25,6 +28,7 @@ from .selectors import (
     leaderboard_series_spread,
 )
 from .services import judge_run_cancel
+from .status import api_key_configured, judge_run_errors, judge_run_outcome
 
 POLL_SECONDS = 2
 
@@ -36,7 +40,14 @@ def run_list(request: HttpRequest) -> HttpResponse:
     if page is None:
         raise Http404("no such page")
     found = judge_runs_page(page=page)
-    return render(request, "evaluations/judge/run_list.html", {"runs": found.runs, "page_obj": found})
+    has_key = api_key_configured()
+    for run in found.runs:
+        run.outcome = judge_run_outcome(run=run, has_key=has_key, explain=False)  # type: ignore[attr-defined]
+    first_raw, _, last_raw = request.GET.get("started", "").partition("-")
+    first, last = query_whole_number(first_raw), query_whole_number(last_raw)
+    started = range(first, last + 1) if first is not None and last is not None and first < last else range(0)
+    return render(request, "evaluations/judge/run_list.html",
+                  {"runs": found.runs, "page_obj": found, "started": started})
 
 
 @policy_required(Action.VIEW_JUDGE_OUTPUT)
@@ -45,6 +56,11 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(JudgeRun.objects.select_related("rubric", "created_by"), pk=pk)
     context = {"run": run, "summary": None if run.is_active else judge_run_summary(run=run),
                "calls": judge_run_call_stats(run=run), "poll_seconds": POLL_SECONDS,
+               "outcome": judge_run_outcome(run=run),
+               "errors_sentence": judge_run_errors(run=run).sentence(max_attempts=int(setting("RETRY_ATTEMPTS"))),
+               "resume_form": JudgeRunResumeForm(),
+               "series": list(JudgeRun.objects.filter(repeat_of_id=run.repeat_of_id or run.pk)
+                              .exclude(pk=run.pk).order_by("id").values_list("pk", flat=True)),
                "estimate": judge_run_estimate_cached(run=run) if run.status == JudgeRun.Status.QUEUED else None}
     template = "evaluations/judge/run_detail.html"
     partial = bool(getattr(request, "htmx", False))  # set by django_htmx's middleware

@@ -65,6 +65,8 @@ class JudgeRun(models.Model):
     filtered_items = models.PositiveIntegerField(default=0)
     flagged_items = models.PositiveIntegerField(default=0, help_text="Scored items whose reasoning contradicts a score.")
     calls = models.PositiveIntegerField(default=0, help_text="HTTP attempts, retries included.")
+    retried_items = models.PositiveIntegerField(
+        default=0, help_text="Failed items whose results were discarded and sent again (\"retry failed items\").")
     prompt_tokens = models.PositiveBigIntegerField(default=0)
     completion_tokens = models.PositiveBigIntegerField(default=0)
     cost = models.DecimalField(max_digits=14, decimal_places=8, default=Decimal("0"), help_text="As the endpoint reports it.")

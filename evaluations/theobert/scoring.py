@@ -5,7 +5,7 @@ A *prediction* for one case is the model's ranked candidates for the masked posi
 multi-piece target is decoded back into its word by the source that produced it) with its probability, plus the
 probabilities the model gives to the case's named targets and foils (needed by `correct_beats_foil`).
 
-Conventions where the seed is silent, stated once here and in the README ("TheoBERT"):
+Conventions where the seed is silent, stated once here and in docs/theobert.md:
 - Tokens are compared case-insensitively after trimming whitespace (TheoBERT is an uncased model).
 - The correct set is `targets` ∪ `acceptable_alternatives`.
 - MRR is 1 / rank of the first correct candidate when that rank is ≤ k, else 0 (MRR@k).

@@ -176,3 +176,19 @@ def test_the_home_page_shows_each_role_what_waits(client) -> None:  # type: igno
     client.force_login(world.admin)
     page = client.get(reverse("home")).content.decode()
     assert 'data-testid="home-admin"' in page and "No report computed yet." in page
+
+
+def test_the_admin_home_page_lists_a_calibrated_leaderboard_version(client) -> None:  # type: ignore[no-untyped-def]
+    # A calibrated leaderboard's snapshot has neither cycle nor study (label_cycle and judge_run instead); the home
+    # page's list of report versions once reversed the cycle report's URL with None for it (a 500 for every admin).
+    from calibration.calibrated.snapshots import calibrated_snapshot_request
+    from evaluations.models import JudgeRun
+
+    world = world_build()
+    run = JudgeRun.objects.create(rubric=world.cycle.rubric, primary_model="j", base_url="http://127.0.0.1:9/v1",
+                                  status=JudgeRun.Status.FINISHED)
+    snapshot = calibrated_snapshot_request(run=run, cycle=world.cycle, requested_by=world.admin)
+    client.force_login(world.admin)
+    response = client.get(reverse("home"))
+    assert response.status_code == 200
+    assert f'href="{reverse("calibrated:board", args=[run.pk])}?version={snapshot.version}"' in response.content.decode()

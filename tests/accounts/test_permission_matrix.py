@@ -41,6 +41,9 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
     from evaluations.models import JudgeRun
 
     judge_run = JudgeRun.objects.create(rubric=world.cycle.rubric, primary_model="j", base_url="http://127.0.0.1:9/v1")
+    from evaluations.models import PairwiseRun
+
+    pairwise_run = PairwiseRun.objects.create(model="j", base_url="http://127.0.0.1:9/v1", total=2)
     from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
 
     snapshot = report_snapshot_request(cycle=world.cycle, requested_by=world.admin, n_resamples=0)
@@ -92,6 +95,8 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("review:difficulty", reverse("review:difficulty"), staff_only),
         # the project's own pages outside the apps' namespaces
         Case("home", reverse("home"), roles("allow", "allow", "allow", "allow", "allow")),
+        Case("help", reverse("help"), signed_in),
+        Case("help_topic", reverse("help_topic", args=["judge-pipeline"]), signed_in),
         Case("evaluations:index", reverse("evaluations:index"), roles("allow", "allow", "allow", "allow", "allow")),
         Case("api-schema", reverse("api-schema"), roles("allow", "allow", "allow", "allow", "allow")),
         Case("api-docs", reverse("api-docs"), roles("allow", "allow", "allow", "allow", "allow")),
@@ -211,6 +216,18 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("judge:run_detail", reverse("judge:run_detail", kwargs={"pk": judge_run.pk}), staff_only, htmx=True),
         Case("judge:leaderboard", reverse("judge:leaderboard"), staff_only),
         Case("judge:run_cancel", reverse("judge:run_cancel", kwargs={"pk": judge_run.pk}), staff_only, method="post"),
+        Case("judge:run_start", reverse("judge:run_start"), staff_only),
+        Case("judge:run_start", reverse("judge:run_start"), staff_only, method="post"),  # empty: 422 for admins
+        Case("judge:run_resume", reverse("judge:run_resume", kwargs={"pk": judge_run.pk}), staff_only, method="post"),
+        Case("judge:run_retry", reverse("judge:run_retry", kwargs={"pk": judge_run.pk}), staff_only, method="post"),
+        Case("judge:run_repeat", reverse("judge:run_repeat", kwargs={"pk": judge_run.pk}), staff_only, method="post"),
+        Case("calibration:validation_check_run", reverse("calibration:validation_check_run", args=["verbosity"]),
+             staff_only, method="post"),  # no run chosen: 422 for admins
+        Case("calibration:pairwise_start", reverse("calibration:pairwise_start"), staff_only),
+        Case("calibration:pairwise_run", reverse("calibration:pairwise_run", kwargs={"pk": pairwise_run.pk}),
+             staff_only),
+        Case("calibration:pairwise_retry", reverse("calibration:pairwise_retry", kwargs={"pk": pairwise_run.pk}),
+             staff_only, method="post"),
         Case("api-leaderboard", reverse("api-leaderboard"), roles("403", "403", "403", "403", "404")),
         # the write API: admins only (an empty list is a 400 for them; nothing is written)
         Case("api-cases", reverse("api-cases"), roles("403", "403", "403", "403", "allow"), method="post"),
@@ -220,6 +237,10 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("api-judge-run", reverse("api-judge-run", kwargs={"pk": judge_run.pk}),
              roles("403", "403", "403", "403", "allow")),
         Case("api-judge-run-cancel", reverse("api-judge-run-cancel", kwargs={"pk": 999_999}),
+             roles("403", "403", "403", "403", "404"), method="post"),
+        Case("api-judge-run-resume", reverse("api-judge-run-resume", kwargs={"pk": 999_999}),
+             roles("403", "403", "403", "403", "404"), method="post"),
+        Case("api-judge-run-retry", reverse("api-judge-run-retry", kwargs={"pk": 999_999}),
              roles("403", "403", "403", "403", "404"), method="post"),
         Case("api-studies", reverse("api-studies"), roles("403", "403", "403", "403", "allow")),
         Case("api-studies", reverse("api-studies"), roles("403", "403", "403", "403", "allow"), method="post"),

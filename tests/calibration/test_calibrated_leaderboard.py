@@ -136,18 +136,18 @@ def test_a_constant_judge_still_gives_the_experts_estimate() -> None:
     json.dumps(report, allow_nan=False)  # no NaN anywhere
 
 
-def test_edge_cases_and_draws_without_probabilities_are_excluded_with_a_warning() -> None:
+def test_edge_cases_count_as_certain_and_draws_without_probabilities_are_excluded_with_a_warning() -> None:
     rows, _ = population(models=1, per_model=300)
     labelled = [r for r in rows if r.expert is not None]
     edge, legacy = labelled[0].response_id, labelled[1].response_id
-    rows = [InputRow(**{**r.__dict__, "inclusion_basis": "edge_case", "inclusion_probability": None})
+    rows = [InputRow(**{**r.__dict__, "inclusion_basis": "edge_case", "inclusion_probability": 1.0})
             if r.response_id == edge else
             InputRow(**{**r.__dict__, "inclusion_basis": "unknown", "inclusion_probability": None})
             if r.response_id == legacy else r for r in rows]
     report = calibrated_leaderboard_build(rows, Options(n_resamples=0))
-    assert report["counts"]["excluded"] == {"edge_case": 1, "unknown_inclusion_probability": 1}
-    assert report["counts"]["used"] == len(labelled) - 2
-    assert any("edge case" in w for w in report["warnings"])
+    assert report["counts"]["excluded"] == {"unknown_inclusion_probability": 1}
+    assert report["counts"]["used"] == len(labelled) - 1
+    assert any("take-all stratum" in w for w in report["warnings"])
     assert any("could not be recovered" in w for w in report["warnings"])
 
 
@@ -176,7 +176,7 @@ def test_a_broken_inputs_csv_names_the_line_and_column() -> None:
 def judged_world(*, judge_offset: int = 1):
     """A committed cycle scored by its experts (one skip), one gold decision, and a finished judge run that scores
     every response `judge_offset` points above the experts' first score."""
-    world = world_build(catholic_cases=6)
+    world = world_build(catholic_cases=10)
     CycleItem.objects.filter(cycle=world.cycle).update(inclusion_probability=1.0, inclusion_basis="drawn")
     rng = np.random.default_rng(1)
     base: dict[int, int] = {}

@@ -60,6 +60,7 @@ def demo_pages() -> list[Role]:
     signed_in = ["/", "/accounts/profile/", "/accounts/inbox/", "/accounts/email/", "/accounts/password/change/",
                  "/accounts/2fa/"]
     expert_urls = [*signed_in, "/scoring/", "/delphi/", "/review/"]
+    expert_urls += ["/help/", "/help/scoring-and-blinding/"]  # the help pages: rendered docs/*.md
     expert_urls += [f"/review/r/{p}/" for p in (open_review, done_review) if p]
     if open_audit:
         expert_urls.append(f"/review/theobert/a/{open_audit}/")
@@ -85,10 +86,17 @@ def demo_pages() -> list[Role]:
                   "/calibration/progress/", "/judge/runs/", "/judge/leaderboard/", "/delphi/", "/delphi/new/",
                   "/evaluations/", "/calibration/validation/", "/calibration/studies/", "/review/theobert/",
                   "/review/difficulty/"]
+    admin_urls += ["/help/statistics/", "/help/judge-pipeline/"]  # the widest tables and the longest page of docs/
     if cycle is not None:
         admin_urls += [f"/calibration/cycles/{cycle.pk}/", f"/calibration/cycles/{cycle.pk}/report/"]
     if run is not None:
         admin_urls.append(f"/judge/runs/{run.pk}/")
+    admin_urls += ["/judge/runs/new/", "/calibration/validation/pairwise/new/"]
+    from evaluations.models import PairwiseRun
+
+    pairwise = PairwiseRun.objects.order_by("pk").first()
+    if pairwise is not None:
+        admin_urls.append(f"/calibration/validation/pairwise/{pairwise.pk}/")
     newest = JudgeRun.objects.filter(status="finished").order_by("-pk").first()
     if newest is not None:
         admin_urls.append(f"/calibrated/runs/{newest.pk}/")

@@ -4,9 +4,13 @@
     manage.py judge_run --limit 200                 # queue it; `manage.py run_worker` executes it
     manage.py judge_run --watch 12                  # progress bar of a run a worker is executing
     manage.py judge_run --resume 12 [--wait]        # after a crash, a 401 or a cancel: only unfinished items
+    manage.py judge_run --retry 12 [--wait]         # failed items (HTTP errors, unreadable answers) sent again
     manage.py judge_run --cancel 12
     manage.py judge_run --status 12
-    manage.py judge_run --fake-server --wait        # offline: a local fake endpoint (see judge/README.md)
+    manage.py judge_run --fake-server --wait        # offline: a local fake endpoint (see docs/judge-pipeline.md, "The fake endpoint")
+    manage.py judge_run --judge a/x,b/y --repeat 3  # a series of 3 runs per judge on the same responses (§6.3.2, §8.4)
+
+The same from the browser: /judge/runs/new/ (docs/judge-runs.md).
 """
 from __future__ import annotations
 
@@ -37,6 +41,8 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", help="override FAITHBENCH_LLM_BASE_URL for this run")
         parser.add_argument("--wait", action="store_true", help="execute in this process with a progress bar")
         parser.add_argument("--resume", type=int, metavar="RUN_ID", help="resume a run: send only unfinished items")
+        parser.add_argument("--retry", type=int, metavar="RUN_ID",
+                            help="send a stopped run's failed items again (and its items without a result)")
         parser.add_argument("--force", action="store_true", help="with --resume: even if the worker wrote recently")
         parser.add_argument("--cancel", type=int, metavar="RUN_ID", help="cancel a queued or running run")
         parser.add_argument("--status", type=int, metavar="RUN_ID", help="print a run's summary")
@@ -44,6 +50,9 @@ class Command(BaseCommand):
         parser.add_argument("--budget", type=Decimal, metavar="AMOUNT",
                             help="stop sending calls once the run has cost this much (FAITHBENCH_CURRENCY); "
                                  "with --resume: a new, higher budget")
+        parser.add_argument("--judge", metavar="MODEL[,MODEL…]",
+                            help="the primary judge (default FAITHBENCH_JUDGE_PRIMARY_MODEL); several, comma-separated: "
+                                 "a run per judge on the same responses (judge comparison, §6.3.2)")
         parser.add_argument("--repeat", type=int, nargs="?", const=4, default=1, metavar="N",
                             help="N runs (--repeat alone: 4) of the same judges on the same responses (§8.4; reports "
                                  "average them)")
@@ -79,28 +88,43 @@ class Command(BaseCommand):
                 if options["estimate"]:
                     self._estimate(options, base_url)
                     return
-                if options["resume"]:
+                if options["retry"]:
+                    run, retried = services.judge_run_retry_failed(run=get_run(options["retry"]))
+                    self.stdout.write(f"run {run.pk}: {retried} failed item(s) will be sent again")
+                    firsts = [run]
+                elif options["resume"]:
                     run = services.judge_run_resume(run=get_run(options["resume"]), force=options["force"],
                                                     budget=options["budget"])
                     if base_url:
                         JudgeRun.objects.filter(pk=run.pk).update(base_url=base_url)
                         run.refresh_from_db()
+                    firsts = [run]
                 else:
-                    run = services.judge_run_create(
-                        rubric=self._rubric(options["rubric"]),
+                    judges = [j.strip() for j in (options["judge"] or "").split(",") if j.strip()]
+                    runs = services.judge_runs_create(
+                        rubric=self._rubric(options["rubric"]), judges=judges, repeats=1,
                         models=[m for m in (options["models"] or "").split(",") if m.strip()],
                         cases=options["cases"], run_label=options["run_label"], limit=options["limit"],
                         label=options["label"], base_url=base_url, budget=options["budget"],
                     )
-                self.stdout.write(f"run {run.pk}: {run.total_items} item(s), judge {run.primary_model} "
-                                  f"(fallback {run.fallback_model}, secondary {run.secondary_model}) at {run.base_url}")
-                self._print_estimate(run)
+                    firsts, run = runs, runs[0]
                 if options["repeat"] < 1:
                     raise CommandError("--repeat must be at least 1")
-                series = [run] + [services.judge_run_repeat(run=run) for _ in range(options["repeat"] - 1)]
-                if len(series) > 1:
-                    self.stdout.write(f"a series of {len(series)} runs: {', '.join(str(r.pk) for r in series)} "
-                                      f"(reports average their scores; check: manage.py judge_bias runs --series {run.pk})")
+                series = []
+                for first in firsts:
+                    self.stdout.write(f"run {first.pk}: {first.total_items} item(s), judge {first.primary_model} "
+                                      f"(fallback {first.fallback_model}, secondary {first.secondary_model}) at "
+                                      f"{first.base_url}")
+                    self._print_estimate(first)
+                    members = [first] + [services.judge_run_repeat(run=first) for _ in range(options["repeat"] - 1)]
+                    if len(members) > 1:
+                        self.stdout.write(f"a series of {len(members)} runs: {', '.join(str(r.pk) for r in members)} "
+                                          "(reports average their scores; check: manage.py judge_bias runs --series "
+                                          f"{first.pk})")
+                    series += members
+                if len(firsts) > 1:
+                    self.stdout.write(f"compare the judges: manage.py judge_bias judges "
+                                      f"{' '.join(f'--run {r.pk}' for r in firsts)}")
                 for member in series:
                     if options["wait"]:
                         self._execute(member)
@@ -119,8 +143,9 @@ class Command(BaseCommand):
         from evaluations.judge import services
 
         with transaction.atomic():
+            judges = [j.strip() for j in (options["judge"] or "").split(",") if j.strip()]
             run = services.judge_run_create(
-                rubric=self._rubric(options["rubric"]),
+                rubric=self._rubric(options["rubric"]), primary_model=judges[0] if judges else None,
                 models=[m for m in (options["models"] or "").split(",") if m.strip()],
                 cases=options["cases"], run_label=options["run_label"], limit=options["limit"],
                 label=options["label"], base_url=base_url, budget=options["budget"])

@@ -1,0 +1,77 @@
+"""Forms of the validation page (run a check) and of pairwise runs (position bias)."""
+from __future__ import annotations
+
+from typing import Any, cast
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from annotations.models import CalibrationCycle
+from evaluations.judge.config import setting
+from evaluations.judge.selectors import CASE_FILTER_FIELDS, judge_runs_finished_choices
+
+from ..models import BiasCheck
+
+
+class PairwiseStartForm(forms.Form):
+    model = forms.CharField(max_length=200, label="Judge model")
+    cases = forms.CharField(required=False, label="Case filter",
+                            help_text=f"Fields {', '.join(CASE_FILTER_FIELDS)}; e.g. dimension=doctrinal. "
+                                      "Empty: every active case.")
+    limit = forms.IntegerField(required=False, min_value=1, label="Limit (pairs)",
+                               help_text="At most this many pairs of responses to one case; each is asked in both "
+                                         "orders (2 calls).")
+
+    SERVICE_ERROR_FIELDS = {"bad_case_filter": "cases", "bad_limit": "limit"}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["model"].initial = setting("JUDGE_PRIMARY_MODEL")
+
+    def add_service_error(self, exc: ValidationError) -> None:
+        self.add_error(self.SERVICE_ERROR_FIELDS.get(str(getattr(exc, "code", ""))), exc)
+
+    def options(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {"model": data["model"].strip(), "cases": data["cases"] or None, "limit": data["limit"]}
+
+
+class CheckRunForm(forms.Form):
+    """The inputs of one check kind: a run (verbosity), several runs (judges, runs), a cycle (tradition; optional
+    expert reference for verbosity). Which fields a kind shows is `FIELDS`; the service checks the rules."""
+
+    FIELDS: dict[str, tuple[str, ...]] = {
+        BiasCheck.Kind.VERBOSITY: ("run", "cycle"),
+        BiasCheck.Kind.TRADITION: ("cycle",),
+        BiasCheck.Kind.JUDGES: ("runs",),
+        BiasCheck.Kind.RUNS: ("runs",),
+    }
+
+    run = forms.TypedChoiceField(coerce=int, required=False, empty_value=None, label="Judge run")
+    runs = forms.TypedMultipleChoiceField(coerce=int, required=False, label="Judge runs",
+                                          help_text="Two or more (Ctrl/⌘-click to choose several).")
+    cycle = forms.TypedChoiceField(coerce=int, required=False, empty_value=None, label="Cycle")
+
+    def __init__(self, *args: Any, kind: str, run_choices: list[tuple[int, str]] | None = None,
+                 cycle_choices: list[tuple[int, str]] | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("prefix", kind)
+        super().__init__(*args, **kwargs)
+        self.kind = kind
+        runs = run_choices if run_choices is not None else judge_runs_finished_choices()
+        cycles = cycle_choices if cycle_choices is not None else cycle_choices_for(kind)
+        cast(forms.ChoiceField, self.fields["run"]).choices = [("", "— choose a finished run —"), *runs]
+        cast(forms.ChoiceField, self.fields["runs"]).choices = runs
+        cast(forms.ChoiceField, self.fields["cycle"]).choices = [("", "none (judge only)" if kind == BiasCheck.Kind.VERBOSITY
+                                         else "— choose a cross-tradition cycle —"), *cycles]
+        if kind == BiasCheck.Kind.VERBOSITY:
+            self.fields["cycle"].label = "Experts of cycle (optional reference)"
+        for name in list(self.fields):
+            if name not in self.FIELDS.get(kind, ()):
+                del self.fields[name]
+
+
+def cycle_choices_for(kind: str) -> list[tuple[int, str]]:
+    cycles = CalibrationCycle.objects.order_by("-id")
+    if kind == BiasCheck.Kind.TRADITION:
+        cycles = cycles.filter(kind=CalibrationCycle.Kind.CROSS_TRADITION)
+    return [(c.pk, f"#{c.pk} {c.name}") for c in cycles[:100]]
