@@ -56,10 +56,7 @@ def calibrated_snapshot_request(
     mine.filter(status=ReportSnapshot.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER).update(
         status=ReportSnapshot.Status.FAILED, finished_at=now,
         error="The worker stopped while computing (no progress for 5 minutes).")
-    pending = mine.pending().order_by("version").first()
-    if pending is not None:
-        raise ValidationError(f"version {pending.version} is already {pending.get_status_display().lower()}: "
-                              "wait for it before asking for another", code="pending")
+    snapshot_pending_refuse(mine)
     top = mine.aggregate(top=Max("version"))["top"] or 0
     return ReportSnapshot.objects.create(
         judge_run=run, label_cycle=cycle, version=top + 1, seed=seed, n_resamples=n_resamples,

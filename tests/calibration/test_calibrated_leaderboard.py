@@ -225,7 +225,7 @@ def test_expert_truth_takes_gold_over_the_panel_mean_and_ignores_skips() -> None
 def test_snapshot_service_stores_a_reproducible_bundle_and_refuses_a_second_queue() -> None:
     world, run = judged_world()
     snapshot = calibrated_snapshot_request(run=run, cycle=world.cycle, requested_by=world.admin, n_resamples=100)
-    with pytest.raises(ValidationError, match="already queued"):
+    with pytest.raises(ValidationError, match="Version 1 is queued"):
         calibrated_snapshot_request(run=run, cycle=world.cycle, requested_by=world.admin)
     snapshot = calibrated_snapshot_compute(snapshot_id=snapshot.pk)
     assert snapshot.status == ReportSnapshot.Status.READY, snapshot.error
