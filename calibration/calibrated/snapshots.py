@@ -22,6 +22,7 @@ from ..reports.snapshots import (
     STALE_AFTER,
     ProgressReporter,
     bootstrap_option_errors,
+    snapshot_pending_refuse,
     snapshot_run,
     snapshot_store,
 )
