@@ -57,9 +57,21 @@ def _fmt(value: Any) -> str:
 
 
 def _ci(block: dict[str, Any]) -> str:
-    if block.get("lower") is None or block.get("upper") is None:
+    """'0.412–0.530', or '−0.292 to −0.100' when a bound is negative (a dash between minus signs misreads)."""
+    low, high = block.get("lower"), block.get("upper")
+    if low is None or high is None:
         return ""
-    return f"{block['lower']:.3f}–{block['upper']:.3f}"
+    if low < 0 or high < 0:
+        return f"{low:.3f} to {high:.3f}".replace("-", "−")
+    return f"{low:.3f}–{high:.3f}"
+
+
+def _skipped_summary(skipped: list[dict[str, Any]]) -> str:
+    """One line for a cell's left-out strata (the main table lists each; cells would repeat it dozens of times)."""
+    if not skipped:
+        return ""
+    names = ", ".join(s["stratum"] for s in skipped)
+    return f"left out (fewer than 2 expert labels): {names}"
 
 
 def _rank(rank: list[int] | None) -> str:
@@ -80,7 +92,7 @@ def board_rows(report: dict[str, Any], axis: tuple[float, float]) -> list[dict[s
             "calibrated": _fmt(cal["estimate"]), "calibrated_ci": _ci(cal), "lam": cal.get("lam"),
             "n": cal["n"], "covered": cal.get("covered_weight"), "skipped": cal.get("skipped") or [],
             "note": cal.get("note", ""),
-            "shift": _fmt(shift["estimate"]), "shift_ci": _ci(shift),
+            "shift": _fmt(shift["estimate"]).replace("-", "−"), "shift_ci": _ci(shift),
             "gold": _fmt(gold["estimate"]), "gold_ci": _ci(gold), "gold_n": gold["n"],
             "rank": _rank(entry.get("rank_set")),
             "more": entry["evidence"]["more_labels"], "hours": entry["evidence"]["expert_hours"],
@@ -98,8 +110,9 @@ def cell_rows(report: dict[str, Any], facet: str) -> list[dict[str, Any]]:
             rows.append({
                 "model": entry["model"], "cell": key, "judge": _fmt(cell["judge_only"]["estimate"]),
                 "judge_ci": _ci(cell["judge_only"]), "calibrated": _fmt(cal["estimate"]), "calibrated_ci": _ci(cal),
-                "n": cal["n"], "judged": cell["judge_only"].get("n"), "skipped": cal.get("skipped") or [],
-                "shift": _fmt(cell["shift"]["estimate"]), "shift_ci": _ci(cell["shift"]),
+                "n": cal["n"], "judged": cell["judge_only"].get("n"),
+                "skipped": _skipped_summary(cal.get("skipped") or []) if cal["estimate"] is not None else "",
+                "shift": _fmt(cell["shift"]["estimate"]).replace("-", "−"), "shift_ci": _ci(cell["shift"]),
                 "more": cell["evidence"]["more_labels"], "hours": cell["evidence"]["expert_hours"],
             })
     return rows
@@ -112,7 +125,8 @@ def pair_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
         if not pair["adjacent"]:
             continue
         rows.append({
-            "a": pair["model_a"], "b": pair["model_b"], "difference": _fmt(pair["estimate"]), "ci": _ci(pair),
+            "a": pair["model_a"], "b": pair["model_b"], "difference": _fmt(pair["estimate"]).replace("-", "−"),
+            "ci": _ci(pair),
             "separated": pair["separated"], "more": pair["more_labels_each"], "hours": pair["expert_hours"],
         })
     return rows

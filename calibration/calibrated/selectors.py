@@ -51,7 +51,8 @@ def calibrated_inputs(*, run: JudgeRun, cycle: CalibrationCycle) -> CalibratedIn
             inclusion_basis="" if truth is None else (truth.inclusion_basis or "unknown"),
             n_raters=0 if truth is None else truth.n_raters,
         ))
-    families = tuple(sorted({f for f in (judge_family(run.primary_model), judge_family(run.fallback_model)) if f}))
+    # self-preference is the primary judge's (methodology §8.2); the fallback answers only on its errors
+    families = tuple(f for f in (judge_family(run.primary_model),) if f)
     return CalibratedInputs(rows=rows, seconds_per_item=median_seconds_per_item(cycle=cycle), judge_families=families)
 
 
