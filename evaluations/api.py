@@ -8,6 +8,7 @@ written unless every record is valid.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, ClassVar
 
@@ -292,6 +293,23 @@ class JudgeRunResumeInSerializer(serializers.Serializer):
                                       help_text="A new, higher budget (for a run stopped at its budget).")
 
 
+def _restart(request: Request, pk: int, restart: Callable[[JudgeRun, Decimal | None], JudgeRun]) -> Response:
+    """Resume or retry a run (its optional new budget from the body) and queue it: 202, or 409 saying why not."""
+    run = get_object_or_404(JudgeRun, pk=pk)
+    serializer = JudgeRunResumeInSerializer(data=request.data)
+    if not serializer.is_valid():
+        return _errors("invalid request", [{"row": 0, "field": str(k), "message": " ".join(map(str, v))}
+                                           for k, v in serializer.errors.items()])
+    try:
+        with transaction.atomic():
+            run = restart(run, serializer.validated_data.get("budget"))
+            judge_run_enqueue(run=run)
+    except DjangoValidationError as exc:
+        return Response({"detail": " ".join(exc.messages),
+                         "errors": [{"row": 0, "field": "status", "message": m} for m in exc.messages]}, status=409)
+    return Response(_run_data(run), status=202)
+
+
 class JudgeRunResumeAPIView(APIView):
     """POST: queue a stopped, failed or cancelled run again; only its items without a result are sent. 202."""
 
@@ -301,19 +319,7 @@ class JudgeRunResumeAPIView(APIView):
     @extend_schema(operation_id="judge_run_resume", request=JudgeRunResumeInSerializer,
                    responses={202: JudgeRunSerializer, 409: MessageErrorsSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        run = get_object_or_404(JudgeRun, pk=pk)
-        serializer = JudgeRunResumeInSerializer(data=request.data)
-        if not serializer.is_valid():
-            return _errors("invalid request", [{"row": 0, "field": str(k), "message": " ".join(map(str, v))}
-                                               for k, v in serializer.errors.items()])
-        try:
-            with transaction.atomic():
-                run = judge_run_resume(run=run, budget=serializer.validated_data.get("budget"))
-                judge_run_enqueue(run=run)
-        except DjangoValidationError as exc:
-            return Response({"detail": " ".join(exc.messages),
-                             "errors": [{"row": 0, "field": "status", "message": m} for m in exc.messages]}, status=409)
-        return Response(_run_data(run), status=202)
+        return _restart(request, pk, lambda run, budget: judge_run_resume(run=run, budget=budget))
 
 
 class JudgeRunRetryAPIView(APIView):
@@ -325,16 +331,4 @@ class JudgeRunRetryAPIView(APIView):
     @extend_schema(operation_id="judge_run_retry", request=JudgeRunResumeInSerializer,
                    responses={202: JudgeRunSerializer, 409: MessageErrorsSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        run = get_object_or_404(JudgeRun, pk=pk)
-        serializer = JudgeRunResumeInSerializer(data=request.data)
-        if not serializer.is_valid():
-            return _errors("invalid request", [{"row": 0, "field": str(k), "message": " ".join(map(str, v))}
-                                               for k, v in serializer.errors.items()])
-        try:
-            with transaction.atomic():
-                run, _ = judge_run_retry_failed(run=run, budget=serializer.validated_data.get("budget"))
-                judge_run_enqueue(run=run)
-        except DjangoValidationError as exc:
-            return Response({"detail": " ".join(exc.messages),
-                             "errors": [{"row": 0, "field": "status", "message": m} for m in exc.messages]}, status=409)
-        return Response(_run_data(run), status=202)
+        return _restart(request, pk, lambda run, budget: judge_run_retry_failed(run=run, budget=budget)[0])
