@@ -84,12 +84,23 @@ def study_csv(path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def product(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Product]:
-    """A fresh clone's `make run`: migrate, load the demo, then web server + task worker (`manage.py run_local`)."""
+def endpoint() -> Iterator[str]:
+    """The local fake OpenAI-compatible endpoint, standing in for the provider the admin configured."""
+    from evaluations.judge.fake_server import FakeLLMServer
+
+    with FakeLLMServer() as server:
+        yield server.base_url
+
+
+@pytest.fixture(scope="module")
+def product(tmp_path_factory: pytest.TempPathFactory, endpoint: str) -> Iterator[Product]:
+    """A fresh clone's `make run`: migrate, load the demo, then web server + task worker (`manage.py run_local`),
+    with the judge's endpoint and key configured as an admin would (the fake endpoint)."""
     folder = tmp_path_factory.mktemp("make-run")
     database = folder / "db.sqlite3"
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.dev", "DATABASE_URL": f"sqlite:///{database}",
-           "HEALTH_WORKER_BEAT_SECONDS": "1", "PYTHONUNBUFFERED": "1"}
+           "HEALTH_WORKER_BEAT_SECONDS": "1", "PYTHONUNBUFFERED": "1",
+           "FAITHBENCH_LLM_BASE_URL": endpoint, "FAITHBENCH_LLM_API_KEY": "sk-e2e-fake"}
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     log = folder / "run_local.log"
     port = free_port()
@@ -201,6 +212,27 @@ def test_make_run_computes_a_study_report(product: Product, signed_in: dict, new
     expect(page.locator("[data-testid=snapshot-line]")).to_contain_text("Version 1", timeout=240_000)
     expect(page.locator("[data-testid=snapshot-line]")).to_contain_text("3 human raters")
     expect(page.locator("[data-testid=worker-notice]")).to_have_count(0)
+
+
+def test_make_run_finishes_a_judge_run_started_from_its_page(product: Product, signed_in: dict,  # type: ignore[no-untyped-def]
+                                                              new_context) -> None:
+    from playwright.sync_api import expect
+
+    context = new_context(storage_state=signed_in)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(f"{product.url}/judge/runs/")
+    page.get_by_role("link", name="Start a judge run").click()
+    page.get_by_label("Limit").fill("6")
+    page.get_by_role("button", name="Show the estimate").click()
+    expect(page.locator("[data-testid=judge-run-estimate]")).to_contain_text("6 items")
+    page.get_by_role("button", name=re.compile(r"^Start 1 run")).click()
+    page.wait_for_url(re.compile(r"/judge/runs/\d+/$"))
+    # make run's worker takes it: no "waiting for a worker" notice, and the page polls to the end
+    expect(page.locator("[data-testid=worker-notice]")).to_have_count(0)
+    expect(page.locator("[data-testid=run-outcome]")).to_contain_text("Finished — 6 of 6 scored", timeout=240_000)
+    run = int(page.url.rstrip("/").rsplit("/", 1)[1])
+    assert product.row_id("SELECT scored_items FROM evaluations_judgerun WHERE id = ?", run) == 6
 
 
 def test_ctrl_c_stops_the_web_server_and_the_worker(product: Product) -> None:
