@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from access.policy import Action, allowed, policy_required
 from accounts.http import AuthedRequest
+from evaluations.domain import query_whole_number
 from evaluations.judge.selectors import judge_run_latest_finished
 from evaluations.models import JudgeRun
 
@@ -35,9 +36,10 @@ def index(request: AuthedRequest) -> HttpResponse:
     """The asked-for run's calibrated leaderboard (?run=ID, the page's picker), else the newest finished run's."""
     raw = request.GET.get("run", "")
     if raw:
-        if not raw.isdigit():
-            return HttpResponseBadRequest(f"run: must be a judge run id, got {raw[:20]!r}")
-        return redirect("calibrated:board", run_id=int(raw))
+        run_id = query_whole_number(raw)
+        if run_id is None:
+            return HttpResponseBadRequest(f"run: must be a judge run id (a whole number), got {raw[:20]!r}")
+        return redirect("calibrated:board", run_id=run_id)
     run = judge_run_latest_finished()
     if run is None:
         return render(request, "calibration/calibrated/board.html", {"run": None, "runs": []})

@@ -94,7 +94,7 @@ class Command(BaseCommand):
             if cycle is None:
                 raise CommandError(f"--cycle: no standard calibration cycle on judge run {run.pk}'s rubric")
             return cycle
-        cycle = CalibrationCycle.objects.filter(pk=int(raw)).first() if raw.isdigit() else None
+        cycle = CalibrationCycle.objects.filter(pk=int(raw)).first() if raw.isascii() and raw.isdigit() else None
         cycle = cycle or CalibrationCycle.objects.filter(name=raw).first()
         if cycle is None:
             raise CommandError(f"--cycle: no calibration cycle with id or name {raw!r}")
