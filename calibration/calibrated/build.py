@@ -236,6 +236,16 @@ def _to_separate(a: dict[str, Any], b: dict[str, Any], gap: float, z: float, lim
     return low
 
 
+def _evidence_note(plan: dict[str, Any], more: int | None) -> str:
+    """Why the evidence meter shows no number: no usable labels yet, or a target more expert labels cannot reach."""
+    if more is not None:
+        return ""
+    if plan["residual_var"] is None:
+        return "fewer than 2 usable expert labels: nothing to plan from yet"
+    return ("not reachable by expert labels alone: the judged responses' own sampling error is already wider "
+            "than the target (judge more responses)")
+
+
 def _hours(items: int | None, options: Options, raters: float) -> float | None:
     if items is None or options.seconds_per_item is None:
         return None
@@ -329,6 +339,7 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
             "shift": _estimate_dict(shift),
             "gold_only": _estimate_dict(gold),
             "evidence": {"more_labels": more, "expert_hours": _hours(more, options, raters),
+                         "note": _evidence_note(plan, more),
                          "raters_per_item": raters, "target_half_width": options.target_half_width},
             "by_dimension": {}, "by_tradition": {},
         }
@@ -348,7 +359,8 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
                     _judge_only(cell, options, f"judge:{model}:{attribute}:{value}"),
                     "calibrated": _estimate_dict(cell_cal),
                     "shift": _estimate_dict(cell_shift),
-                    "evidence": {"more_labels": cell_more, "expert_hours": _hours(cell_more, options, raters)},
+                    "evidence": {"more_labels": cell_more, "expert_hours": _hours(cell_more, options, raters),
+                                 "note": _evidence_note(cell_plan, cell_more)},
                 }
                 if attribute == "dimension":
                     candidates.append((model, value, entry[facet][value]["shift"]))

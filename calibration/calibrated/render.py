@@ -96,6 +96,7 @@ def board_rows(report: dict[str, Any], axis: tuple[float, float]) -> list[dict[s
             "gold": _fmt(gold["estimate"]), "gold_ci": _ci(gold), "gold_n": gold["n"],
             "rank": _rank(entry.get("rank_set")),
             "more": entry["evidence"]["more_labels"], "hours": entry["evidence"]["expert_hours"],
+            "evidence_note": entry["evidence"].get("note", ""),
             "bars": interval_bars(judge, cal, axis, label),
         })
     return rows
@@ -114,6 +115,7 @@ def cell_rows(report: dict[str, Any], facet: str) -> list[dict[str, Any]]:
                 "skipped": _skipped_summary(cal.get("skipped") or []) if cal["estimate"] is not None else "",
                 "shift": _fmt(cell["shift"]["estimate"]).replace("-", "−"), "shift_ci": _ci(cell["shift"]),
                 "more": cell["evidence"]["more_labels"], "hours": cell["evidence"]["expert_hours"],
+                "evidence_note": cell["evidence"].get("note", ""),
             })
     return rows
 

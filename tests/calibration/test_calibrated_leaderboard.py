@@ -102,6 +102,7 @@ def test_a_model_with_no_expert_labels_gets_a_statement_not_a_number() -> None:
     assert unlabelled["calibrated"]["estimate"] is None
     assert "No expert-labelled response" in unlabelled["calibrated"]["note"]
     assert unlabelled["rank_set"] is None
+    assert unlabelled["evidence"]["more_labels"] is None and "fewer than 2" in unlabelled["evidence"]["note"]
     assert unlabelled["judge_only"]["estimate"] is not None  # the judge-only board still shows it
 
 
@@ -313,3 +314,12 @@ def test_command_computes_a_version_and_exports_its_stored_bytes(tmp_path) -> No
     assert target.read_bytes() == bytes(stored.content)
     with pytest.raises(CommandError, match="--cycle"):
         call_command("calibrated_leaderboard", str(run.pk), "--cycle", "no such cycle", stdout=io.StringIO())
+
+
+def test_the_evidence_meter_says_when_expert_labels_alone_cannot_reach_the_target() -> None:
+    rows, _ = population(models=1, per_model=40, label_share=0.5)
+    tight = calibrated_leaderboard_build(rows, Options(n_resamples=0, target_half_width=0.001))["models"][0]
+    assert tight["evidence"]["more_labels"] is None
+    assert "not reachable by expert labels alone" in tight["evidence"]["note"]
+    loose = calibrated_leaderboard_build(rows, Options(n_resamples=0, target_half_width=0.3))["models"][0]
+    assert loose["evidence"]["more_labels"] == 0 and loose["evidence"]["note"] == ""
