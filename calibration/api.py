@@ -24,17 +24,15 @@ from annotations.models import CalibrationCycle
 from calibration.adjudication.selectors import gold_labels
 from evaluations.domain import query_whole_number
 
-from .models import ReportSnapshot, SnapshotFile, Study
+from .models import ReportSnapshot, Study
+from .reports.api import snapshot_bundle_response, version_query
 from .reports.schema import Report, report_from_dict
 from .reports.snapshots import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     MAX_RESAMPLES,
-    snapshot_file,
-    snapshot_file_name,
     snapshot_for,
     snapshot_pending_error,
-    version_param,
 )
 from .reports.tasks import report_snapshot_start
 from .studies.snapshots import DEFAULT_STUDY_SEED
@@ -151,7 +149,7 @@ class ReportAPIView(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         cycle = get_object_or_404(CalibrationCycle, pk=pk)
-        version = _version(request)
+        version = version_query(request)
         snapshot = _found(snapshot_for(cycle=cycle, version=version), f"cycle {pk}", version,
                           "POST /api/v1/reports/ with its id")
         return Response(SnapshotSerializer(snapshot, context={"with_report": True}).data)
@@ -306,11 +304,6 @@ def _found(snapshot: ReportSnapshot | None, subject: str, version: int | None, h
     return snapshot
 
 
-def _version(request: Request) -> int | None:
-    try:
-        return version_param(request.query_params.get("version"))
-    except ValueError as exc:
-        raise serializers.ValidationError({"version": str(exc).removeprefix("version: ")}) from exc
 
 
 class StudyReportAPIView(APIView):
@@ -327,7 +320,7 @@ class StudyReportAPIView(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         study = get_object_or_404(Study, pk=pk)
-        version = _version(request)
+        version = version_query(request)
         snapshot = _found(snapshot_for(study=study, version=version), f"study {pk}", version,
                           "POST /api/v1/reports/ with its id")
         return Response(StudySnapshotSerializer(snapshot, context={"with_report": True}).data)
@@ -363,15 +356,7 @@ class StudyReportBundleAPIView(APIView):
 
 def _bundle_response(request: Request, subject: str, **of: Any) -> HttpResponse:
     """The citable zip of the asked-for (or newest) ready version of a cycle's or a study's report (`of`)."""
-    version = _version(request)
-    snapshot = snapshot_for(version=version, with_payload=False, **of)
-    if snapshot is None or not snapshot.is_ready:
-        raise NotFound(f"{subject} has no ready report version" + (f" {version}" if version else ""))
-    stored = snapshot_file(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)
-    if stored is None:  # pragma: no cover - a ready snapshot has every file
-        raise NotFound("the bundle is missing from this version")
-    response = HttpResponse(bytes(stored.content), content_type="application/zip")
-    response["Content-Disposition"] = (
-        f'attachment; filename="{snapshot_file_name(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)}"')
-    response["ETag"] = f'"{stored.sha256}"'
-    return response
+    version = version_query(request)
+    return snapshot_bundle_response(snapshot_for(version=version, with_payload=False, **of), subject, version)
+
+

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
-from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, GoldScore, Panel, SubScore
+from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, Panel
 from evaluations.models import Dimension, JudgeRun, ModelResponse, RubricVersion, Tradition
 
 from .active import ActiveDesign, Labelled, residual_sd_table
@@ -213,47 +213,16 @@ def cycle_assignment_completeness(*, cycle: CalibrationCycle) -> dict[str, objec
 
 
 def expert_truth_composites(*, rubric: RubricVersion | None = None) -> dict[int, float]:
-    """{response id: the experts' composite in [0, 1]} over every standard cycle, in four queries: the rule of
-    `calibration.calibrated.truth.response_truths` (per sub-dimension the current adjudicated gold score, else the
-    mean of the panel's submitted scores, withdrawn assignments left out; the judge's formula `case_composite` with
-    `rubric`'s weights — by default the active rubric) applied to all cycles at once; a newer cycle's truth for a
-    response replaces an older one. (Not `response_truths` itself: that is per cycle, four queries each, and
-    `calibration.calibrated` sits above this module.)"""
-    from evaluations.models import RubricSubDimension
-    from evaluations.selectors import case_composite, rubric_active
+    """{response id: the experts' composite in [0, 1]} over every standard cycle (four queries): the truth rule of
+    `calibration.truth` with `rubric`'s weights (by default the active rubric); a newer cycle's truth for a
+    response replaces an older one."""
+    from evaluations.selectors import rubric_active
 
-    weights: dict[str, dict[str, Any]] = defaultdict(dict)  # rubric_weights' sub-dimension weights, in one query
-    for dimension, key, weight in RubricSubDimension.objects.filter(
-            dimension__rubric=rubric or rubric_active()).values_list("dimension__key", "key", "weight"):
-        weights[dimension][key] = weight
-    standard = CalibrationCycle.Kind.STANDARD
-    panel: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    gold: dict[int, dict[str, int]] = defaultdict(dict)
-    order: dict[int, tuple[Any, int, int, str]] = {}  # item id: (cycle created, cycle id, response id, dimension)
-    for item_id, created, cycle_id, response_id, dimension, key, score in SubScore.objects.filter(
-        annotation__assignment__cycle__kind=standard, annotation__status=Annotation.Status.SUBMITTED,
-    ).exclude(annotation__assignment__status=Assignment.Status.WITHDRAWN).values_list(
-            "annotation__assignment__item_id", "annotation__assignment__cycle__created_at",
-            "annotation__assignment__cycle_id", "annotation__assignment__item__response_id",
-            "annotation__assignment__item__response__test_case__dimension", "key", "score").iterator(chunk_size=5000):
-        panel[item_id][key].append(score)
-        order[item_id] = (created, cycle_id, response_id, dimension)
-    for item_id, created, cycle_id, response_id, dimension, key, score in GoldScore.objects.filter(
-            decision__item__cycle__kind=standard, decision__is_current=True).values_list(
-            "decision__item_id", "decision__item__cycle__created_at", "decision__item__cycle_id",
-            "decision__item__response_id", "decision__item__response__test_case__dimension", "key", "score"):
-        gold[item_id][key] = score
-        order[item_id] = (created, cycle_id, response_id, dimension)
-    truths: dict[int, float] = {}
-    for item_id, (_created, _cycle, response_id, dimension) in sorted(order.items(), key=lambda e: e[1][:2]):
-        subs = weights.get(dimension)
-        if not subs:
-            continue
-        scores = {key: statistics.fmean(values) for key, values in panel[item_id].items() if values}
-        scores.update({key: float(score) for key, score in gold[item_id].items()})
-        if set(subs) <= set(scores):  # oldest cycle first: a newer truth replaces an older one
-            truths[response_id] = float(case_composite(raw_scores=scores, sub_weights=subs))  # type: ignore[arg-type]
-    return truths
+    from .truth import response_truths_over
+
+    truths = response_truths_over(cycles=CalibrationCycle.objects.filter(kind=CalibrationCycle.Kind.STANDARD),
+                                  rubric=rubric or rubric_active())
+    return {response_id: truth.composite for response_id, truth in truths.items()}
 
 
 def active_design(*, pool: list[PoolItem], run: JudgeRun | None, decisive: Mapping[int, Any],

@@ -19,11 +19,11 @@ from access.policy import PolicyPermission
 from accounts.api_auth import TokenHasScope
 from accounts.models import ApiToken
 from annotations.models import CalibrationCycle
-from evaluations.domain import query_whole_number
 from evaluations.models import JudgeRun
 
-from ..models import ReportSnapshot, SnapshotFile
-from ..reports.snapshots import MAX_RESAMPLES, snapshot_file, snapshot_file_name
+from ..models import ReportSnapshot
+from ..reports.api import snapshot_bundle_response, version_query
+from ..reports.snapshots import MAX_RESAMPLES
 from .build import DEFAULT_TARGET_HALF_WIDTH
 from .selectors import calibrated_snapshot_for, calibrated_snapshots
 from .snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -65,16 +65,6 @@ class CalibratedRequestSerializer(serializers.Serializer):
                                            max_value=MAX_RESAMPLES)
 
 
-def _version(request: Request) -> int | None:
-    raw = request.query_params.get("version", "")
-    if not raw:
-        return None
-    version = query_whole_number(raw, maximum=2**31 - 1)
-    if version is None:
-        raise serializers.ValidationError({"version": "must be a whole number ≥ 1"})
-    return version
-
-
 def _ready(run: JudgeRun, version: int | None) -> ReportSnapshot:
     snapshot = calibrated_snapshot_for(run=run, version=version)
     if snapshot is None:
@@ -91,7 +81,7 @@ class CalibratedAPIView(APIView):
 
     @extend_schema(parameters=[VERSION_PARAMETER], responses={200: CalibratedSnapshotSerializer})
     def get(self, request: Request, pk: int) -> Response:
-        snapshot = _ready(get_object_or_404(JudgeRun, pk=pk), _version(request))
+        snapshot = _ready(get_object_or_404(JudgeRun, pk=pk), version_query(request))
         return Response(CalibratedSnapshotSerializer(snapshot, context={"with_body": True}).data)
 
 
@@ -136,14 +126,6 @@ class CalibratedBundleAPIView(APIView):
                    responses={(200, "application/zip"): OpenApiTypes.BINARY})
     def get(self, request: Request, pk: int) -> HttpResponse:
         run = get_object_or_404(JudgeRun, pk=pk)
-        snapshot = _ready(run, _version(request))
-        if not snapshot.is_ready:
-            raise NotFound(f"version {snapshot.version} is {snapshot.get_status_display().lower()}")
-        stored = snapshot_file(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)
-        if stored is None:  # pragma: no cover - a ready snapshot has every file
-            raise NotFound("the bundle is missing from this version")
-        response = HttpResponse(bytes(stored.content), content_type="application/zip")
-        response["Content-Disposition"] = (
-            f'attachment; filename="{snapshot_file_name(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)}"')
-        response["ETag"] = f'"{stored.sha256}"'
-        return response
+        version = version_query(request)
+        return snapshot_bundle_response(calibrated_snapshot_for(run=run, version=version),
+                                        f"judge run {pk}'s calibrated leaderboard", version)

@@ -3,7 +3,6 @@ tables.csv (long format), report.pdf and the citable zip bundle — each rendere
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 from dataclasses import fields
@@ -25,7 +24,7 @@ from ..reports.pdf import (
     page_decoration,
     report_fonts,
 )
-from ..reports.snapshots import zip_bundle
+from ..reports.snapshots import citable_bundle
 from .build import InputRow
 
 INPUT_FIELDS = [f.name for f in fields(InputRow)]
@@ -209,10 +208,6 @@ def files_render(*, report: dict[str, Any], inputs: bytes, title: str, version: 
     meta = report["meta"]
     readme = BUNDLE_README.format(version=version, input_hash=input_hash, alpha=meta["alpha"],
                                   n_resamples=meta["n_resamples"], seed=meta["seed"], **context)
-    sums = "".join(f"{hashlib.sha256(files[fmt]).hexdigest()}  {name}\n" for fmt, name in FILE_NAMES.items())
-    entries = [("README.txt", readme.encode("utf-8"))]
-    entries += [(name, files[fmt]) for fmt, name in FILE_NAMES.items()]
-    entries.append(("SHA256SUMS", sums.encode("utf-8")))
-    files[SnapshotFile.Format.BUNDLE] = zip_bundle(
-        folder=f"faithbench-calibrated-run-{context['run']}-v{version}", entries=entries)
+    files[SnapshotFile.Format.BUNDLE] = citable_bundle(
+        files=files, names=FILE_NAMES, readme=readme, folder=f"faithbench-calibrated-run-{context['run']}-v{version}")
     return files

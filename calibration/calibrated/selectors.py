@@ -12,8 +12,8 @@ from evaluations.judge.selectors import judge_decisive_scored
 from evaluations.models import JudgeResult, JudgeRun, ModelResponse
 
 from ..models import ReportSnapshot
+from ..truth import median_seconds_per_item, response_truths
 from .build import InputRow
-from .truth import median_seconds_per_item, response_truths
 
 NO_TRADITION = "none"
 

@@ -12,7 +12,7 @@ import io
 import logging
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -271,6 +271,16 @@ def zip_bundle(*, folder: str, entries: list[tuple[str, bytes]]) -> bytes:
     return buffer.getvalue()
 
 
+def citable_bundle(*, files: Mapping[str, bytes], names: Mapping[SnapshotFile.Format, str], readme: str, folder: str) -> bytes:
+    """The zip every snapshot is cited by: README.txt, each rendered file under its name (`names`: format → file
+    name, in bundle order) and SHA256SUMS of those files."""
+    sums = "".join(f"{hashlib.sha256(files[fmt]).hexdigest()}  {name}\n" for fmt, name in names.items())
+    entries = [("README.txt", readme.encode("utf-8"))]
+    entries += [(name, files[fmt]) for fmt, name in names.items()]
+    entries.append(("SHA256SUMS", sums.encode("utf-8")))
+    return zip_bundle(folder=folder, entries=entries)
+
+
 class ProgressReporter:
     """Writes progress to the row at most twice a second, and passes it on (to a CLI progress bar)."""
 
@@ -381,12 +391,9 @@ def snapshot_files_render(*, report: dict[str, Any], ratings: bytes, snapshot: R
         judge_run=f"#{meta['judge_run']} ({meta['judge_models']['primary']})" if meta.get("judge_run") else "none",
         software=", ".join(f"{k} {v}" for k, v in sorted(meta["software"].items())),
     )
-    sums = "".join(f"{hashlib.sha256(files[fmt]).hexdigest()}  {name}\n" for fmt, name in FILE_NAMES.items())
-    entries = [("README.txt", readme.encode("utf-8"))]
-    entries += [(name, files[fmt]) for fmt, name in FILE_NAMES.items()]
-    entries.append(("SHA256SUMS", sums.encode("utf-8")))
-    folder = f"faithbench-report-cycle-{meta['cycle_id']}-v{snapshot.version}"
-    files[SnapshotFile.Format.BUNDLE] = zip_bundle(folder=folder, entries=entries)
+    files[SnapshotFile.Format.BUNDLE] = citable_bundle(
+        files=files, names=FILE_NAMES, readme=readme,
+        folder=f"faithbench-report-cycle-{meta['cycle_id']}-v{snapshot.version}")
     return files
 
 

@@ -23,10 +23,10 @@ from ..reports.snapshots import (
     STALE_AFTER,
     ProgressReporter,
     bootstrap_option_errors,
+    citable_bundle,
     snapshot_pending_refuse,
     snapshot_run,
     snapshot_store,
-    zip_bundle,
 )
 from .pdf import study_report_pdf
 from .report import study_ratings_csv, study_report_build, study_tables_csv
@@ -142,10 +142,7 @@ def study_files_render(*, report: dict[str, Any], ratings: bytes, snapshot: Repo
         input_hash=input_hash, n_resamples=meta["n_resamples"], seed=meta["seed"],
         software=", ".join(f"{k} {v}" for k, v in sorted(meta["software"].items())),
     )
-    sums = "".join(f"{hashlib.sha256(files[fmt]).hexdigest()}  {name}\n" for fmt, name in FILE_NAMES.items())
-    entries = [("README.txt", readme.encode("utf-8"))]
-    entries += [(name, files[fmt]) for fmt, name in FILE_NAMES.items()]
-    entries.append(("SHA256SUMS", sums.encode("utf-8")))
-    files[SnapshotFile.Format.BUNDLE] = zip_bundle(
-        folder=f"faithbench-report-study-{meta['study_id']}-v{snapshot.version}", entries=entries)
+    files[SnapshotFile.Format.BUNDLE] = citable_bundle(
+        files=files, names=FILE_NAMES, readme=readme,
+        folder=f"faithbench-report-study-{meta['study_id']}-v{snapshot.version}")
     return files

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from decimal import Decimal
 from statistics import median
-from typing import Literal
+from typing import Any, Literal
 
-from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, GoldScore, SubScore
-from evaluations.selectors import rubric_weights
+from django.db.models import QuerySet
+
+from annotations.models import Annotation, Assignment, CalibrationCycle, GoldScore, SubScore
+from evaluations.models import RubricSubDimension, RubricVersion
 
 Basis = Literal["panel", "gold"]
 SOURCE_GOLD = "gold"
@@ -38,7 +41,7 @@ class ResponseTruth:
     item_source: str  # the cycle item's source (random, edge_…, carried, cross)
 
 
-def composite_of(scores: dict[str, float], sub_weights: dict) -> float | None:
+def composite_of(scores: dict[str, float], sub_weights: dict[str, Decimal]) -> float | None:
     """Methodology §5.4.1 on (possibly fractional) 0–3 scores; None when a sub-dimension is missing."""
     if set(sub_weights) - set(scores):
         return None
@@ -46,31 +49,45 @@ def composite_of(scores: dict[str, float], sub_weights: dict) -> float | None:
 
 
 def response_truths(*, cycle: CalibrationCycle, basis: Basis = "panel") -> dict[int, ResponseTruth]:
-    """{response id: its expert truth} for the cycle's items that have one (four queries)."""
-    weights = {key: subs for key, (_weight, subs) in rubric_weights(rubric=cycle.rubric).items()}
-    items = {
-        item_id: (response_id, dimension, source, probability, basis_)
-        for item_id, response_id, dimension, source, probability, basis_ in CycleItem.objects.filter(cycle=cycle)
-        .values_list("id", "response_id", "response__test_case__dimension", "source",
-                     "inclusion_probability", "inclusion_basis")
-    }
+    """{response id: its expert truth} for the cycle's items that have one (three queries)."""
+    return response_truths_over(cycles=CalibrationCycle.objects.filter(pk=cycle.pk), rubric=cycle.rubric,
+                                basis=basis)
+
+
+def response_truths_over(*, cycles: QuerySet[CalibrationCycle], rubric: RubricVersion,
+                         basis: Basis = "panel") -> dict[int, ResponseTruth]:
+    """The same rule over several cycles at once (three queries): a response scored in more than one cycle takes
+    its newest cycle's truth (by creation, then id); `rubric` gives the sub-dimension weights."""
+    weights: dict[str, dict[str, Decimal]] = defaultdict(dict)
+    for dimension, key, weight in RubricSubDimension.objects.filter(dimension__rubric=rubric).values_list(
+            "dimension__key", "key", "weight"):
+        weights[dimension][key] = weight
+    # An item without a submitted score or a gold score has no truth: the items come with those rows (no query of
+    # their own), each row carrying its item's cycle order, response, dimension, source and inclusion probability.
+    item_fields = ("cycle__created_at", "cycle_id", "id", "response_id", "response__test_case__dimension", "source",
+                   "inclusion_probability", "inclusion_basis")
+    items: dict[int, tuple[Any, ...]] = {}
     panel: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     raters: dict[int, set[int]] = defaultdict(set)
-    for item_id, expert_id, key, score in SubScore.objects.filter(
-        annotation__assignment__cycle=cycle, annotation__status=Annotation.Status.SUBMITTED,
+    via_assignment = [f"annotation__assignment__item__{name}" for name in item_fields]
+    for *item, expert_id, key, score in SubScore.objects.filter(
+        annotation__assignment__cycle__in=cycles, annotation__status=Annotation.Status.SUBMITTED,
     ).exclude(annotation__assignment__status=Assignment.Status.WITHDRAWN).values_list(
-        "annotation__assignment__item_id", "annotation__assignment__expert_id", "key", "score"
-    ):
-        panel[item_id][key].append(score)
-        raters[item_id].add(expert_id)
+        *via_assignment, "annotation__assignment__expert_id", "key", "score"
+    ).iterator(chunk_size=5000):
+        items[item[2]] = tuple(item)
+        panel[item[2]][key].append(score)
+        raters[item[2]].add(expert_id)
     gold: dict[int, dict[str, int]] = defaultdict(dict)
-    for item_id, key, score in GoldScore.objects.filter(
-        decision__item__cycle=cycle, decision__is_current=True
-    ).values_list("decision__item_id", "key", "score"):
-        gold[item_id][key] = score
+    for *item, key, score in GoldScore.objects.filter(
+        decision__item__cycle__in=cycles, decision__is_current=True
+    ).values_list(*[f"decision__item__{name}" for name in item_fields], "key", "score"):
+        items[item[2]] = tuple(item)
+        gold[item[2]][key] = score
 
     truths: dict[int, ResponseTruth] = {}
-    for item_id, (response_id, dimension, source, probability, inclusion_basis) in items.items():
+    for _created, _cycle_id, item_id, response_id, dimension, source, probability, inclusion_basis in sorted(
+            items.values(), key=lambda row: row[:3]):
         subs = weights.get(dimension)
         if not subs:
             continue
@@ -87,7 +104,7 @@ def response_truths(*, cycle: CalibrationCycle, basis: Basis = "panel") -> dict[
         composite = composite_of(scores, subs)
         if composite is None:
             continue
-        truths[response_id] = ResponseTruth(
+        truths[response_id] = ResponseTruth(  # items in cycle order: a newer cycle's truth replaces an older one
             response_id=response_id, item_id=item_id, dimension=dimension, scores=scores, composite=composite,
             source=SOURCE_MIXED if len(kinds) > 1 else kinds.pop(), n_raters=len(raters[item_id]),
             inclusion_probability=probability, inclusion_basis=inclusion_basis, item_source=source,
