@@ -160,7 +160,7 @@ def test_undo_after_submit_brings_the_item_back_as_a_draft(live_server, monkeypa
         expect(page.locator("[data-testid=item-message]")).to_contain_text("Submitted.")
         # A failing request outside the scoring form is not swallowed either: a banner says so. (Wait for the
         # swapped-in item to settle — htmx binds the new undo button then — before pressing it.)
-        page.wait_for_function("document.activeElement && document.activeElement.closest('#score-form') !== null")
+        page.wait_for_function("() => document.activeElement && document.activeElement.closest('#score-form') !== null")
         page.route("**/undo/", lambda route: route.fulfill(status=500, body="boom"))
         page.focus("#undo-button")
         page.keyboard.press("Enter")
@@ -175,7 +175,7 @@ def test_undo_after_submit_brings_the_item_back_as_a_draft(live_server, monkeypa
         assert page.url.endswith(f"/scoring/a/{first.public_id}/")
         expect(page.locator("fieldset.subdim input:checked")).to_have_count(4)  # the scores are kept
         # the swapped-in item takes focus when it settles (20 ms after the swap): keys pressed before go nowhere
-        page.wait_for_function("document.activeElement && document.activeElement.closest('#score-form') !== null")
+        page.wait_for_function("() => document.activeElement && document.activeElement.closest('#score-form') !== null")
         page.keyboard.press("2")  # correct the mistyped first score and submit again
         expect(page.locator("#save-status")).to_contain_text("Draft saved")
         page.keyboard.press("Enter")
@@ -219,6 +219,9 @@ def test_rationale_typed_just_before_leaving_is_saved_and_an_offline_draft_is_re
         page.keyboard.type("Written on a train")
         expect(page.locator("#save-status")).to_contain_text("Not saved — no connection", timeout=15_000)
         page.close()
+        # The closing tab's beacon is handed to the browser, which may send it a moment later: stay offline until it
+        # has failed, or a loaded machine delivers it after reconnecting (CI saw that once).
+        time.sleep(1.5)
         context.set_offline(False)
         assert not read(lambda: Annotation.objects.filter(assignment=second, rationale__contains="train").exists())
 
@@ -230,7 +233,8 @@ def test_rationale_typed_just_before_leaving_is_saved_and_an_offline_draft_is_re
         assert wait_for(lambda: Annotation.objects.filter(assignment=second, rationale="Written on a train").exists())
         assert page.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('faithbench:'))") == []
     except BaseException:
-        page.screenshot(path=str(ARTIFACTS / "failure-beacon.png"), full_page=True)
+        if not page.is_closed():  # a closed page cannot be photographed: keep the real error, not the screenshot's
+            page.screenshot(path=str(ARTIFACTS / "failure-beacon.png"), full_page=True)
         raise
     finally:
         for context in browser.contexts:  # the session's browser (pytest-playwright) stays open
