@@ -15,10 +15,10 @@ from django.urls import reverse
 from annotations.models import Assignment, CalibrationCycle, CycleItem
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
 from calibration.active import Labelled, residual_sd_table
-from calibration.truth import response_truths
 from calibration.sampling import STRATEGY_ACTIVE, DrawParams
 from calibration.selectors import active_design, draw_pool, expert_truth_composites
 from calibration.services import cycle_commit, cycle_draw_compute, cycle_items_mark_anchor
+from calibration.truth import response_truths
 from calibration.validation.tradition import cross_tradition_cycle_commit
 from evaluations.judge.selectors import judge_decisive_scored
 from evaluations.models import JudgeResult, JudgeRun, ModelResponse, RubricVersion
