@@ -209,8 +209,8 @@ URL_ACTIONS: dict[str, Action] = {
     "help": A.USE_ACCOUNT,
     "help_topic": A.USE_ACCOUNT,
     "admin_login_via_allauth": A.PUBLIC,
-    "api-schema": A.PUBLIC,  # the API's description (no data): tools fetch it before they authenticate
-    "api-docs": A.PUBLIC,
+    "api-schema": A.USE_API,  # the API's description: for those who may use the API (a token of theirs reads it)
+    "api-docs": A.USE_API,
     "api-gold-labels": A.USE_API,
     "api-cases": A.USE_API,
     "api-responses": A.USE_API,

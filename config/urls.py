@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from access.policy import Action, policy_required
 from accounts import views as account_views
 from config import help as help_views
 from config import home as home_views
@@ -23,7 +24,9 @@ urlpatterns = [
     # Swagger UI is drf-spectacular-sidecar's static files (SPECTACULAR_SETTINGS): nothing from the internet. Its
     # inline script and style carry the nonce (templates/drf_spectacular/swagger_ui.html). No Redoc: its bundle
     # always loads a logo from cdn.redoc.ly and needs inline styles and blob: workers, which the policy refuses.
-    path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # Both are for those who may use the API (admins): the description names every report field and endpoint.
+    path("api/v1/docs/", policy_required(Action.USE_API)(SpectacularSwaggerView.as_view(url_name="api-schema")),
+         name="api-docs"),
     path("evaluations/", include("evaluations.urls")),
     path("judge/", include(judge_urls)),  # evaluations/urls.py (its start/retry views enqueue: above judge/)
     path("accounts/", include("accounts.urls")),

@@ -11,7 +11,7 @@ from xml.sax.saxutils import escape
 
 from reportlab.platypus import Paragraph, SimpleDocTemplate
 
-from evaluations.spreadsheet import csv_row_protect, csv_row_unprotect
+from evaluations.spreadsheet import csv_row_unprotect, csv_writer
 
 from ..models import SnapshotFile
 from ..reports.pdf import (
@@ -44,10 +44,10 @@ def _cell(value: Any) -> Any:
 def inputs_csv(rows: list[InputRow]) -> bytes:
     """The input rows, one per judged response, in response order."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_writer(out)
     writer.writerow(INPUT_FIELDS)
     for row in sorted(rows, key=lambda r: r.response_id):
-        writer.writerow(csv_row_protect(_cell(getattr(row, name)) for name in INPUT_FIELDS))
+        writer.writerow(_cell(getattr(row, name)) for name in INPUT_FIELDS)
     return out.getvalue().encode("utf-8")
 
 
@@ -113,10 +113,10 @@ def _table_rows(report: dict[str, Any]) -> list[list[Any]]:
 
 def tables_csv(report: dict[str, Any]) -> bytes:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_writer(out)
     writer.writerow(TABLE_FIELDS)
     for row in _table_rows(report):
-        writer.writerow(csv_row_protect(_cell(v) for v in row))
+        writer.writerow(_cell(v) for v in row)
     return out.getvalue().encode("utf-8")
 
 

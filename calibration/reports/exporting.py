@@ -6,14 +6,13 @@ exporter by format and sends its bytes with `accounts.http.download_response`.
 """
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from evaluations.spreadsheet import csv_dict_protect
+from evaluations.spreadsheet import csv_dict_writer
 
 from .pdf import report_pdf
 from .render import report_csv, report_json
@@ -80,9 +79,9 @@ class GoldLabelSet:
 def gold_labels_csv(labels: GoldLabelSet) -> bytes:
     """One row per item × sub-dimension, the columns of GOLD_FIELDS."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=GOLD_FIELDS, lineterminator="\n")
+    writer = csv_dict_writer(buffer, GOLD_FIELDS)
     writer.writeheader()
-    writer.writerows(csv_dict_protect(row) for row in labels.rows)
+    writer.writerows(labels.rows)
     return buffer.getvalue().encode("utf-8")
 
 

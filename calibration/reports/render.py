@@ -1,7 +1,6 @@
 """Server-side renderings of a calibration report: SVG charts, long-format CSV, JSON and PDF."""
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Callable, Iterator
@@ -10,7 +9,7 @@ from typing import Any
 from django.template.defaultfilters import floatformat
 from django.utils.html import escape
 
-from evaluations.spreadsheet import csv_row_protect
+from evaluations.spreadsheet import csv_writer
 
 from .build import TARGETS
 
@@ -214,11 +213,11 @@ def _method_cells(interval: dict[str, Any] | None) -> list[Any]:
 def report_csv(report: dict[str, Any]) -> str:
     """Long format: one row per group × comparison × metric."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(csv_row_protect(CSV_HEADER))
+    writer = csv_writer(buffer)
+    writer.writerow(CSV_HEADER)
     for group in report["groups"]:
         for row in _metric_rows(group):
-            writer.writerow(csv_row_protect("" if v is None else (f"{v:.6f}" if isinstance(v, float) else v) for v in row))
+            writer.writerow("" if v is None else (f"{v:.6f}" if isinstance(v, float) else v) for v in row)
     return buffer.getvalue()
 
 

@@ -28,7 +28,7 @@ from accounts.notifications import notify
 from annotations.models import AdjudicationDecision, AnnotationEvent, CalibrationCycle
 from evaluations.domain import query_whole_number
 from evaluations.models import JudgeRun
-from evaluations.spreadsheet import csv_cell_unprotect, csv_row_protect
+from evaluations.spreadsheet import csv_cell_unprotect, csv_writer
 
 from ..models import ReportSnapshot, SnapshotFile, Study
 from ..models.snapshots import ReportSnapshotQuerySet
@@ -84,9 +84,9 @@ def ratings_csv(inputs: ReportInputs) -> bytes:
     order = {"unit": 0, "expert": 1, "judge": 2, "gold": 3}
     rows.sort(key=lambda r: (r[2], _natural(r[0]), r[1], order[r[5]], r[6]))
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     writer.writerow(RATINGS_FIELDS)
-    writer.writerows(csv_row_protect(row) for row in rows)
+    writer.writerows(rows)
     return buffer.getvalue().encode("utf-8")
 
 

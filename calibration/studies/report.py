@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from scipy import stats as scipy_stats
 
-from evaluations.spreadsheet import csv_cell_unprotect, csv_row_protect
+from evaluations.spreadsheet import csv_cell_unprotect, csv_writer
 from stats.alpha import check_level
 from stats.bootstrap import named_seed_sequence
 from stats.reliability import reliability_summary
@@ -57,9 +57,9 @@ def study_ratings_csv(*, study: str, rows: Sequence[StudyRow]) -> bytes:
     """The exact input rows in a fixed order (dimension, item, rater), in the long import format."""
     ordered = sorted(rows, key=lambda r: (r.dimension, _natural(r.item), r.kind, r.rater))
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     writer.writerow(RATINGS_FIELDS)
-    writer.writerows(csv_row_protect((study, r.item, r.dimension, r.rater, r.kind, _number(r.value), r.group))
+    writer.writerows((study, r.item, r.dimension, r.rater, r.kind, _number(r.value), r.group)
                      for r in ordered)
     return buffer.getvalue().encode("utf-8")
 
@@ -254,9 +254,8 @@ def study_table_rows(report: dict[str, Any]) -> list[list[Any]]:
 
 def study_tables_csv(report: dict[str, Any]) -> bytes:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     writer.writerow(TABLE_FIELDS)
     for row in study_table_rows(report):
-        writer.writerow(csv_row_protect(tuple("" if v is None else (repr(v) if isinstance(v, float) else str(v))
-                                              for v in row)))
+        writer.writerow("" if v is None else (repr(v) if isinstance(v, float) else str(v)) for v in row)
     return buffer.getvalue().encode("utf-8")

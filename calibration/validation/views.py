@@ -1,7 +1,6 @@
 """The validation status page and its exports (admins: it shows judge output)."""
 from __future__ import annotations
 
-import csv
 import io
 import json
 
@@ -21,7 +20,7 @@ from evaluations.judge.pairwise import pairwise_run_retry
 from evaluations.judge.selectors import judge_runs_finished_choices
 from evaluations.judge.status import api_key_configured, endpoint_is_local, pairwise_run_outcome
 from evaluations.models import JudgeRun, PairwiseRun
-from evaluations.spreadsheet import csv_dict_protect
+from evaluations.spreadsheet import csv_dict_writer
 
 from ..models import BiasCheck
 from .checks import RUNNABLE
@@ -172,9 +171,9 @@ def validation_export(request: AuthedRequest, fmt: str) -> HttpResponse:
         content_type = "application/json"
     else:
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=FIELDS, lineterminator="\n")
+        writer = csv_dict_writer(buffer, FIELDS)
         writer.writeheader()
-        writer.writerows(csv_dict_protect({k: "" if v is None else v for k, v in row.items()}) for row in rows)
+        writer.writerows({k: "" if v is None else v for k, v in row.items()} for row in rows)
         body, content_type = buffer.getvalue().encode(), "text/csv"
     response = HttpResponse(body, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="validation-status.{fmt}"'

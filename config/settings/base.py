@@ -200,8 +200,10 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "FaithBench Calibration API",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    # The schema and its docs page are public (access.policy: "api-schema", "api-docs"): they hold no data.
-    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    # The schema and its docs page are for those who may use the API (access.policy: "api-schema", "api-docs" need
+    # USE_API; a token of theirs with any scope reads the schema): experts and visitors get 403, the docs page
+    # sends a visitor to sign in.
+    "SERVE_PERMISSIONS": ["access.policy.PolicyPermission"],
     # Swagger UI from drf-spectacular-sidecar's static files, not a CDN: /api/v1/docs/ renders without internet
     # access and under the site's Content-Security-Policy. No validator badge (it would load an image from
     # validator.swagger.io).

@@ -5,7 +5,6 @@ Held-out test cases, and responses to them, are left out unless the caller expli
 """
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterator
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..models import ModelResponse, TestCase, TheoBertCase, Visibility
-from ..spreadsheet import csv_cell_protect, csv_row_protect
+from ..spreadsheet import csv_writer
 from .readers import format_for
 from .schemas import SCHEMAS
 
@@ -106,10 +105,10 @@ def export_records(*, kind: str, fmt: str, queryset: Any = None, include_held_ou
     elif fmt == "csv":
         names = SCHEMAS[kind].names
         buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(csv_row_protect(names))
+        writer = csv_writer(buffer)
+        writer.writerow(names)
         for record in records:
-            writer.writerow([csv_cell_protect(_csv_cell(record[n])) for n in names])
+            writer.writerow([_csv_cell(record[n]) for n in names])
             if buffer.tell() > 1 << 16:
                 yield buffer.getvalue()
                 buffer.seek(0)

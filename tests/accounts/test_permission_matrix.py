@@ -98,8 +98,8 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("help", reverse("help"), signed_in),
         Case("help_topic", reverse("help_topic", args=["judge-pipeline"]), signed_in),
         Case("evaluations:index", reverse("evaluations:index"), roles("allow", "allow", "allow", "allow", "allow")),
-        Case("api-schema", reverse("api-schema"), roles("allow", "allow", "allow", "allow", "allow")),
-        Case("api-docs", reverse("api-docs"), roles("allow", "allow", "allow", "allow", "allow")),
+        Case("api-schema", reverse("api-schema"), roles("403", "403", "403", "403", "allow")),
+        Case("api-docs", reverse("api-docs"), staff_only),
         # signed-in non-admins get 403 rather than a sign-in loop; admins go on to the admin site
         Case("admin_login_via_allauth", reverse("admin_login_via_allauth"),
              roles("login", "403", "403", "403", "allow")),

@@ -70,3 +70,28 @@ def test_gold_labels_csv_writes_formulas_as_text() -> None:
     written = cells(data)
     assert not [cell for cell in written if dangerous(cell)]
     assert "'=1+1" in written and "'@SUM(A1)" in written and "2" in written and "7" in written
+
+
+def test_formula_after_whitespace_in_ratings_report_and_gold_csvs() -> None:
+    """Cells that start with whitespace before = + - @, or with a carriage return, are text in every calibration
+    CSV; no row of what a spreadsheet reads starts with a formula; ratings.csv still round-trips byte for byte."""
+    from tests.evaluations.test_spreadsheet import spreadsheet_rows
+
+    units = [UnitInfo(str(i), " =lexical", "\n@textual", "\r=1+1" if i % 2 else "  +cmd", "\t =hard")
+             for i in range(1, 7)]
+    ratings = [Rating(unit, name, (i + k) % 4) for i, unit in enumerate(units)
+               for k, name in enumerate(("\r\n=rater|calc", " -rater"))]
+    given = ReportInputs(units=units, ratings=ratings, judge={}, gold={}, rater_key={})
+    data = ratings_csv(given)
+    report = calibration_report_build(given.ratings, judge={}, gold={}, units=units, n_resamples=0, seed=1)
+    row = dict.fromkeys(GOLD_FIELDS, "")
+    row.update(cycle="\r=1+1", case=" @SUM(A1)", model="\n+evil/model", reason=" =HYPERLINK(\"x\")")
+    gold = gold_labels_csv(GoldLabelSet(cycle="c", rubric_version="1", rows=[row]))
+    for written in (data, report_csv(report).encode(), gold):
+        rows = spreadsheet_rows(written)
+        assert not [cell for r in rows for cell in r if dangerous(cell)]
+        assert len({len(r) for r in rows}) == 1  # no row was cut in two by a bare carriage return
+    parsed = ratings_csv_parse(data)
+    assert sorted(u.tradition for u in parsed.units) == sorted(u.tradition for u in units)
+    assert ratings_csv(ReportInputs(units=parsed.units, ratings=parsed.ratings, judge={}, gold={},
+                                    rater_key={})) == data

@@ -33,9 +33,16 @@ def offline_page(new_context):  # type: ignore[no-untyped-def]
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
 def test_api_docs_swagger_ui_renders_the_operations_offline(live_server, new_context) -> None:  # type: ignore[no-untyped-def]
+    from django.test import Client
     from playwright.sync_api import expect
 
+    from tests.annotations.factories import person
+
     page, remote = offline_page(new_context)
+    client = Client()
+    client.force_login(person("admin"))  # the docs are for those who may use the API
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
+                               "url": live_server.url}])
     failed: list[str] = []
     page.on("requestfailed", lambda request: failed.append(request.url))
     page.goto(f"{live_server.url}/api/v1/docs/")

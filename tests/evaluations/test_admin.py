@@ -119,3 +119,28 @@ def test_held_out_text_is_read_only_for_staff_who_are_not_superusers(db, client,
     # Staff cannot search held-out text either.
     listing = client.get(reverse("admin:evaluations_testcase_changelist"), {"q": "Romans"})
     assert listing.context["cl"].result_count == 0
+
+
+def test_formula_after_whitespace_cases_export_by_admin_action_and_command(db, client, tmp_path):
+    """A prompt stored as "\\r=1+1" left the cases export as a row starting "=1+1": the carriage return was
+    written unquoted, and a spreadsheet (like csv.reader) ends the row there."""
+    from django.core.management import call_command
+
+    from tests.evaluations.test_spreadsheet import dangerous, spreadsheet_rows
+
+    superuser(client)
+    import_file(path=write_json(tmp_path / "c.json", [case("W-1", prompt="\r=1+1", reference_answer=" @SUM(1)")]),
+                kind="cases")
+    chosen = TestCase.objects.get(external_id="W-1")
+    assert chosen.prompt == "\r=1+1"
+    response = client.post(reverse("admin:evaluations_testcase_changelist"),
+                           {"action": "export_csv", "_selected_action": [chosen.pk]})
+    from_admin = b"".join(response.streaming_content)
+    call_command("export_data", "cases", str(tmp_path / "cases.csv"), "--format", "csv")
+    from_command = (tmp_path / "cases.csv").read_bytes()
+    for data in (from_admin, from_command):
+        rows = spreadsheet_rows(data)
+        assert len(rows) == 2, rows
+        assert not [cell for row in rows for cell in row if dangerous(cell)], rows
+        record = dict(zip(rows[0], rows[1], strict=True))
+        assert record["prompt"] == "'\r=1+1" and record["reference_answer"] == "' @SUM(1)"

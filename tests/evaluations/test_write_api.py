@@ -112,7 +112,7 @@ def test_not_json_and_too_many_records(admin, monkeypatch) -> None:  # type: ign
 
 
 def test_the_schema_describes_request_and_response_bodies(admin) -> None:  # type: ignore[no-untyped-def]
-    schema = Client().get("/api/v1/schema/?format=json").json()
+    schema = signed_in(admin).get("/api/v1/schema/?format=json").json()
     components = schema["components"]["schemas"]
     for path, record in (("/api/v1/cases/", "CasesRecord"), ("/api/v1/responses/", "ResponsesRecord")):
         operation = schema["paths"][path]["post"]

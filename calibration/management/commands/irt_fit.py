@@ -2,7 +2,6 @@
 cases (graded response model), compared with the assigned tiers; anchor-item equating of a rotation onto another."""
 from __future__ import annotations
 
-import csv
 import json
 from typing import Any
 
@@ -17,7 +16,7 @@ from calibration.casereview.difficulty import (
 from calibration.models import DifficultyFit
 from evaluations.domain import Dimension
 from evaluations.models import JudgeRun
-from evaluations.spreadsheet import csv_row_protect
+from evaluations.spreadsheet import csv_writer
 
 
 class Command(BaseCommand):
@@ -62,14 +61,14 @@ class Command(BaseCommand):
         payload = fit.payload
         if options["items_csv"]:
             with open(options["items_csv"], "w", newline="", encoding="utf-8") as handle:
-                writer = csv.writer(handle)  # cells escaped like every CSV of ours (evaluations/spreadsheet.py)
+                writer = csv_writer(handle)  # cells escaped like every CSV of ours (evaluations/spreadsheet.py)
                 writer.writerow(["case", "tier", "anchor", "n", "a", "a_se", "b1", "b2", "b3", "difficulty",
                                  "difficulty_se", "infit", "outfit", "misfit", "expert_cells", "judge_cells"])
                 for item in payload["items"]:
-                    writer.writerow(csv_row_protect([
+                    writer.writerow([
                         item["case"], item["tier"], item["anchor"], item["n"], item["a"], item["a_se"], *item["b"],
                         item["difficulty"], item["difficulty_se"], item["infit"], item["outfit"], item["misfit"],
-                        item["sources"]["expert"], item["sources"]["judge"]]))
+                        item["sources"]["expert"], item["sources"]["judge"]])
         if options["json"]:
             self.stdout.write(json.dumps(payload, indent=2))
             return
