@@ -68,7 +68,9 @@ def profile(request: AuthedRequest) -> HttpResponse:
         profile_update(user=request.user, **form.cleaned_data)
         messages.success(request, "Profile saved.")
         return redirect("accounts:profile")
-    return render(request, "account/profile.html", {"form": form, "profile": instance})
+    # A refused form is a 422 with its errors (like every form of ours), never a 200 that looks saved.
+    return render(request, "account/profile.html", {"form": form, "profile": instance},
+                  status=422 if request.method == "POST" else 200)
 
 
 @never_cache

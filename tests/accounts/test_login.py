@@ -39,6 +39,44 @@ def test_failed_sign_ins_are_rate_limited_per_account(client) -> None:  # type: 
     assert b"Too many failed login attempts" in response.content
 
 
+def test_failed_sign_ins_from_one_address_are_limited_at_30_a_minute_whatever_the_accounts(client) -> None:  # type: ignore[no-untyped-def]
+    """The per-IP rule ("30/m/ip" in DJANGO_LOGIN_FAILED_RATE_LIMIT): one address may fail 30 times a minute over
+    any accounts (one guess each, so the per-account rule never fires); the 31st attempt from it is refused, even
+    with a right password; another address is not affected."""
+    from django.core.cache import cache
+
+    cache.clear()
+    person(email="victim@faithbench.test", password="pw-correct-123")
+    attacker = {"REMOTE_ADDR": "203.0.113.7"}
+    for i in range(30):
+        response = client.post(reverse("account_login"), {"login": f"guess{i}@faithbench.test", "password": "x"},
+                               **attacker)
+        assert b"Too many failed login attempts" not in response.content, i
+    refused = client.post(reverse("account_login"), {"login": "victim@faithbench.test", "password": "pw-correct-123"},
+                          **attacker)
+    assert not refused.wsgi_request.user.is_authenticated
+    assert b"Too many failed login attempts" in refused.content
+    elsewhere = client.post(reverse("account_login"), {"login": "victim@faithbench.test", "password": "pw-correct-123"},
+                            REMOTE_ADDR="198.51.100.20")
+    assert elsewhere.status_code == 302 and elsewhere.wsgi_request.user.is_authenticated
+
+
+def test_failed_sign_ins_from_many_addresses_against_one_account_meet_the_per_account_rule(client) -> None:  # type: ignore[no-untyped-def]
+    """Spreading guesses over many addresses does not get past the per-account rule ("5/5m/key"): five failures
+    from five addresses lock the account for the window, whichever address tries next."""
+    from django.core.cache import cache
+
+    cache.clear()
+    person(email="spread@faithbench.test", password="pw-correct-123")
+    for i in range(5):
+        client.post(reverse("account_login"), {"login": "spread@faithbench.test", "password": "wrong"},
+                    REMOTE_ADDR=f"192.0.2.{10 + i}")
+    refused = client.post(reverse("account_login"), {"login": "spread@faithbench.test", "password": "pw-correct-123"},
+                          REMOTE_ADDR="192.0.2.99")
+    assert not refused.wsgi_request.user.is_authenticated
+    assert b"Too many failed login attempts" in refused.content
+
+
 def test_password_reset_sends_a_link(client) -> None:  # type: ignore[no-untyped-def]
     person(email="forgetful@faithbench.test")
     response = client.post(reverse("account_reset_password"), {"email": "forgetful@faithbench.test"})

@@ -39,3 +39,21 @@ def test_an_expert_token_is_refused_and_an_admin_token_of_any_scope_reads_the_sc
         answer = Client().get(reverse("api-schema"), {"format": "json"}, **token_auth(admin, scope))
         assert answer.status_code == 200 and answer.json()["openapi"].startswith("3.")
     assert signed_in(admin).get(reverse("api-docs")).status_code == 200
+
+
+def test_a_profile_field_too_long_is_refused_with_its_error_as_422_and_nothing_stored() -> None:
+    """A 5,000-character degree used to answer 200 with nothing stored, which looked like a save."""
+    from accounts.models import ExpertProfile
+
+    expert = person("expert")
+    client = signed_in(expert)
+    before = list(ExpertProfile.objects.filter(user=expert).values_list("degree", flat=True))
+    response = client.post(reverse("accounts:profile"), {"degree": "x" * 5000, "institution": "Tyndale House",
+                                                         "languages": "Greek", "qualifications": ""})
+    assert response.status_code == 422
+    assert "at most 200 characters" in response.content.decode()
+    assert list(ExpertProfile.objects.filter(user=expert).values_list("degree", flat=True)) == before
+    saved = client.post(reverse("accounts:profile"), {"degree": "Th.D.", "institution": "", "languages": "",
+                                                      "qualifications": ""})
+    assert saved.status_code == 302
+    assert ExpertProfile.objects.get(user=expert).degree == "Th.D."
