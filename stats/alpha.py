@@ -29,6 +29,9 @@ _LOO_CELLS = 4_000_000  # raters × units × categories held at once by leave_on
 # Above this many units × distinct values, α is computed from the values themselves (memory O(raters × units))
 # instead of the units × values count table and its values × values coincidences (continuous data).
 _COUNT_CELLS = 2_000_000
+# The ``krippendorff`` package builds a units × values × values float array from the count table (29.8 GiB at
+# 1,000 units × 2,000 distinct values): above this many cells α comes from the values instead.
+_PACKAGE_CELLS = 4_000_000
 _RATIO_CHUNK = 2_048  # pooled distinct values per block of the ratio level's expected disagreement
 
 
@@ -146,7 +149,7 @@ def krippendorff_alpha(
     cats = resolve_categories(data, categories)
     if level == "ratio" and (cats < 0).any():
         raise ValueError("the ratio level needs non-negative values (a true zero)")
-    if cats.size * data.shape[1] > _COUNT_CELLS:
+    if cats.size * data.shape[1] > _COUNT_CELLS or cats.size**2 * data.shape[1] > _PACKAGE_CELLS:
         return _alpha_from_values(data, level)
     counts = value_counts(data, cats)
     return _alpha_result(data, counts, cats, level)
