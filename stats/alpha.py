@@ -32,7 +32,7 @@ _COUNT_CELLS = 2_000_000
 # The ``krippendorff`` package builds a units × values × values float array from the count table (29.8 GiB at
 # 1,000 units × 2,000 distinct values): above this many cells α comes from the values instead.
 _PACKAGE_CELLS = 4_000_000
-_RATIO_CHUNK = 2_048  # pooled distinct values per block of the ratio level's expected disagreement
+_RATIO_CELLS = 1_000_000  # pooled value pairs per block of the ratio level's expected disagreement (8 MB each)
 
 
 @dataclass(frozen=True)
@@ -255,9 +255,10 @@ def _alpha_from_values(data: FloatArray, level: Level) -> AlphaResult:
             expected = n * n - float((counts * counts).sum())
         else:
             expected = 0.0
-            for first in range(0, pooled.size, _RATIO_CHUNK):
-                block = pooled[first:first + _RATIO_CHUNK]
-                weights = counts[first:first + _RATIO_CHUNK]
+            step = max(1, _RATIO_CELLS // pooled.size)
+            for first in range(0, pooled.size, step):
+                block = pooled[first:first + step]
+                weights = counts[first:first + step]
                 expected += float((weights[:, np.newaxis] * counts[np.newaxis, :]
                                    * _delta(block[:, np.newaxis], pooled[np.newaxis, :], level)).sum())
     observed = float((within / (m - 1.0)).sum())

@@ -127,7 +127,9 @@ def bootstrap_alpha(
     patterns, weights_iter = _pattern_resampler(counts, stratum_codes, n_resamples, rng)
     per_pattern = unit_coincidences(patterns).reshape(len(patterns), -1)
     v = cats.size
-    chunks = [alpha_from_coincidences((w @ per_pattern).reshape(-1, v, v), cats, level) for w in weights_iter]
+    rows = max(1, _CHUNK_CELLS // (v * v))  # replicates whose V × V coincidences are held at once
+    chunks = [alpha_from_coincidences((w[first:first + rows] @ per_pattern).reshape(-1, v, v), cats, level)
+              for w in weights_iter for first in range(0, len(w), rows)]
     replicates = np.concatenate(chunks)
     return _summarise(point.alpha, replicates, confidence, int(stratum_codes.max()) + 1, alpha_min)
 
