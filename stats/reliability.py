@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from stats.agreement import weighted_observed_agreement
 from stats.alpha import DEFAULT_ALPHA_MIN, Level, check_level, krippendorff_alpha, leave_one_rater_out
+from stats.alpha_continuous import RATIO_MAX_PAIRS
 from stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from stats.gwet import gwet_ac_from_counts
 from stats.icc import IccPair, icc
@@ -227,7 +228,14 @@ def _continuous_summary(
         summary["spearman_rho"], summary["kendall_tau_b"] = _scipy_rank(pair[:, both], warnings)
     summary["leave_one_rater_out"] = []
     full = summary["krippendorff_alpha"]
-    for i in rated if rated.size >= 3 else ():  # α without each rater, each from the value-pair form
+    loo = rated if rated.size >= 3 else np.empty(0, dtype=np.int64)
+    n_values = float(summary["n_values_pairable"])
+    if level == "ratio" and loo.size and n_values * n_values > RATIO_MAX_PAIRS:
+        # Each rater left out needs its own sum over every pair of values (no decomposition exists for ratio).
+        warnings.append(f"leave_one_rater_out: not computed for ratio alpha over {int(n_values)} values (each would "
+                        "sum every pair of values again); the interval level gives it")
+        loo = np.empty(0, dtype=np.int64)
+    for i in loo:  # α without each rater, each from the value-pair form
         without = krippendorff_alpha(np.delete(data, i, axis=0), level).alpha
         summary["leave_one_rater_out"].append({
             "rater": labels[i], "alpha_without": without,

@@ -18,6 +18,7 @@ import pytest
 
 from stats import alpha as alpha_module
 from stats import bootstrap as bootstrap_module
+from stats import reliability as reliability_module
 from stats.alpha import krippendorff_alpha
 from stats.alpha_continuous import alpha_of_weights, jackknife_alphas, resampled_alphas, unit_terms
 from stats.bootstrap import bootstrap_alpha
@@ -158,3 +159,27 @@ def test_1000_units_2_raters_of_continuous_values_run_in_1_5_gb() -> None:
     assert low < out["alpha"] < high and high - low < 0.2
     assert out["entry"]["low"] == low and out["entry"]["method"] in ("percentile", "bca")
     assert out["boot"][0] < out["boot"][1]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_report_summary_of_continuous_scores_gives_alpha_an_interval(level: str, monkeypatch) -> None:
+    monkeypatch.setattr(reliability_module, "MAX_CATEGORIES", 50)  # 60 units × 2 raters: ~110 values, continuous
+    data = continuous(np.random.default_rng(4), 2, 60, missing=0.05)
+    summary = reliability_module.reliability_summary(data, level=level, n_resamples=300, seed=2,
+                                                     strata=["a", "b"] * 30)
+    reference = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
+    assert summary["krippendorff_alpha"] == pytest.approx(reference, abs=1e-9)
+    assert summary["percent_agreement"] is None  # values are not categories here
+    entry = summary["intervals"]["krippendorff_alpha"]
+    assert entry["low"] < summary["krippendorff_alpha"] < entry["high"]
+    assert summary["alpha_ci"] == [entry["low"], entry["high"]]
+    assert summary["bootstrap"]["n_resamples"] == 300 and summary["bootstrap"]["n_strata"] == 2
+    assert 0.0 <= summary["alpha_below_min_probability"] <= 1.0
+
+
+def test_report_summary_of_continuous_scores_at_the_ordinal_level_says_why_there_is_no_interval(monkeypatch) -> None:
+    monkeypatch.setattr(reliability_module, "MAX_CATEGORIES", 50)
+    data = continuous(np.random.default_rng(4), 2, 60, missing=0.05)
+    summary = reliability_module.reliability_summary(data, level="ordinal", n_resamples=100, seed=2)
+    assert summary["krippendorff_alpha"] is not None and summary["alpha_ci"] is None
+    assert "interval level" in summary["intervals"]["krippendorff_alpha"]["reason"]
