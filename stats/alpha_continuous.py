@@ -77,6 +77,8 @@ def unit_terms(data: FloatArray, level: Level, *, with_gram: bool = True) -> Uni
         mp = m[pairable]
         observed[pairable] = 2.0 * (mp * s2[pairable] - s1[pairable] ** 2) / (mp - 1.0)
         return UnitTerms(level, m, observed, s1, s2, None, pairable.astype(np.int64))
+    if (data[present] < 0).any():
+        raise ValueError("the ratio level needs non-negative values (a true zero)")
     n_values = float(m.sum())
     if not with_gram or pairable.size > RATIO_MAX_UNITS or n_values * n_values > RATIO_MAX_PAIRS:
         note = (f"{pairable.size} pairable units with {int(n_values)} values: no bootstrap for ratio alpha at this "

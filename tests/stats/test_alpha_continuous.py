@@ -183,3 +183,18 @@ def test_report_summary_of_continuous_scores_at_the_ordinal_level_says_why_there
     summary = reliability_module.reliability_summary(data, level="ordinal", n_resamples=100, seed=2)
     assert summary["krippendorff_alpha"] is not None and summary["alpha_ci"] is None
     assert "interval level" in summary["intervals"]["krippendorff_alpha"]["reason"]
+
+
+def test_bootstrap_alpha_at_the_ordinal_level_on_continuous_data_gives_the_estimate_and_says_why_no_interval(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(bootstrap_module, "_PATTERN_CELLS", 0)  # what 1,000 × 5 continuous values reach (186 GiB)
+    data = continuous(np.random.default_rng(6), 3, 40)
+    result = bootstrap_alpha(data, "ordinal", n_resamples=50, seed=1)
+    assert result.estimate == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal"))
+    assert result.ci_low is None and any("interval level" in w for w in result.warnings)
+
+
+def test_ratio_terms_refuse_negative_values() -> None:
+    with pytest.raises(ValueError, match="non-negative"):
+        unit_terms(np.array([[1.0, -2.0], [1.5, 3.0]]), "ratio")
