@@ -256,11 +256,14 @@ def _alpha_from_values(data: FloatArray, level: Level) -> AlphaResult:
         else:
             expected = 0.0
             step = max(1, _RATIO_CELLS // pooled.size)
-            for first in range(0, pooled.size, step):
-                block = pooled[first:first + step]
-                weights = counts[first:first + step]
-                expected += float((weights[:, np.newaxis] * counts[np.newaxis, :]
-                                   * _delta(block[:, np.newaxis], pooled[np.newaxis, :], level)).sum())
+            for first in range(0, pooled.size, step):  # δ² is symmetric: each block against the values after it, twice
+                block = pooled[first:first + step, np.newaxis]
+                weights = counts[first:first + step, np.newaxis]
+                rest = slice(first + block.shape[0], None)
+                expected += float((weights * counts[np.newaxis, first:first + step]
+                                   * _delta(block, block.T, level)).sum())
+                expected += 2.0 * float((weights * counts[np.newaxis, rest]
+                                         * _delta(block, pooled[np.newaxis, rest], level)).sum())
     observed = float((within / (m - 1.0)).sum())
     if expected <= 1e-12 * max(n * n, 1.0):
         notes.append("alpha undefined: expected disagreement is 0")
