@@ -29,7 +29,10 @@ _LOO_CELLS = 4_000_000  # raters × units × categories held at once by leave_on
 # Above this many units × distinct values, α is computed from the values themselves (memory O(raters × units))
 # instead of the units × values count table and its values × values coincidences (continuous data).
 _COUNT_CELLS = 2_000_000
-_RATIO_CHUNK = 2_048  # pooled distinct values per block of the ratio level's expected disagreement
+# The ``krippendorff`` package builds a units × values × values float array from the count table (29.8 GiB at
+# 1,000 units × 2,000 distinct values): above this many cells α comes from the values instead.
+_PACKAGE_CELLS = 4_000_000
+_RATIO_CELLS = 1_000_000  # pooled value pairs per block of the ratio level's expected disagreement (8 MB each)
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,7 @@ def krippendorff_alpha(
     cats = resolve_categories(data, categories)
     if level == "ratio" and (cats < 0).any():
         raise ValueError("the ratio level needs non-negative values (a true zero)")
-    if cats.size * data.shape[1] > _COUNT_CELLS:
+    if cats.size * data.shape[1] > _COUNT_CELLS or cats.size**2 * data.shape[1] > _PACKAGE_CELLS:
         return _alpha_from_values(data, level)
     counts = value_counts(data, cats)
     return _alpha_result(data, counts, cats, level)
@@ -252,11 +255,15 @@ def _alpha_from_values(data: FloatArray, level: Level) -> AlphaResult:
             expected = n * n - float((counts * counts).sum())
         else:
             expected = 0.0
-            for first in range(0, pooled.size, _RATIO_CHUNK):
-                block = pooled[first:first + _RATIO_CHUNK]
-                weights = counts[first:first + _RATIO_CHUNK]
-                expected += float((weights[:, np.newaxis] * counts[np.newaxis, :]
-                                   * _delta(block[:, np.newaxis], pooled[np.newaxis, :], level)).sum())
+            step = max(1, _RATIO_CELLS // pooled.size)
+            for first in range(0, pooled.size, step):  # δ² is symmetric: each block against the values after it, twice
+                block = pooled[first:first + step, np.newaxis]
+                weights = counts[first:first + step, np.newaxis]
+                rest = slice(first + block.shape[0], None)
+                expected += float((weights * counts[np.newaxis, first:first + step]
+                                   * _delta(block, block.T, level)).sum())
+                expected += 2.0 * float((weights * counts[np.newaxis, rest]
+                                         * _delta(block, pooled[np.newaxis, rest], level)).sum())
     observed = float((within / (m - 1.0)).sum())
     if expected <= 1e-12 * max(n * n, 1.0):
         notes.append("alpha undefined: expected disagreement is 0")

@@ -24,6 +24,11 @@ one row of ``weights @ pattern_coincidences`` (B × G times G × V²), and α fo
 with the level's distance function — no call to ``krippendorff.alpha`` per replicate. A replicate whose
 expected disagreement is 0 (one value only) has no α: it is skipped, counted in ``n_degenerate``, and
 the percentiles use the remaining replicates.
+
+Continuous data (α). With many distinct values the per-pattern coincidence matrices (patterns × V²) do not fit
+(186 GiB at 1,000 units × 5 raters): above ``_PATTERN_CELLS`` interval and ratio α are bootstrapped from
+per-unit sums instead (:mod:`stats.alpha_continuous`, the same unit resampling, O(units) memory per replicate);
+nominal and ordinal α, which have no such sums, get the point estimate and a note instead of an interval.
 """
 from __future__ import annotations
 
@@ -44,6 +49,7 @@ from stats.alpha import (
     krippendorff_alpha,
     unit_coincidences,
 )
+from stats.alpha_continuous import CONTINUOUS_LEVELS, resampled_alphas, unit_terms
 from stats.matrix import (
     FloatArray,
     IntArray,
@@ -58,6 +64,8 @@ DEFAULT_RESAMPLES = 1000
 _NORMAL = NormalDist()
 DEFAULT_CONFIDENCE = 0.95
 _CHUNK_CELLS = 2_000_000  # replicates × patterns held in memory at once
+# units × V² above which α is not bootstrapped from per-pattern coincidence matrices (32 MB of them)
+_PATTERN_CELLS = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -101,13 +109,27 @@ def bootstrap_alpha(
     point = krippendorff_alpha(data, level, cats.tolist())
     if point.alpha is None:
         return _empty(None, confidence, n_resamples, alpha_min, point.warnings)
-    counts = value_counts(data, cats)
     stratum_codes = _stratum_codes(strata, data.shape[1])
     rng = np.random.default_rng(seed)
+    if cats.size**2 * data.shape[1] > _PATTERN_CELLS:
+        n_strata = int(stratum_codes.max()) + 1
+        if level not in CONTINUOUS_LEVELS:
+            note = (f"{cats.size} distinct values: no bootstrap for {level} alpha (its cost grows with the square "
+                    "of the number of values); use the interval level for continuous data")
+            return _empty(point.alpha, confidence, n_resamples, alpha_min, (*point.warnings, note), n_strata=n_strata)
+        terms = unit_terms(data, level)
+        if terms.note is not None:
+            return _empty(point.alpha, confidence, n_resamples, alpha_min, (*point.warnings, terms.note),
+                          n_strata=n_strata)
+        return _summarise(point.alpha, resampled_alphas(terms, stratum_codes, n_resamples, rng), confidence,
+                          n_strata, alpha_min)
+    counts = value_counts(data, cats)
     patterns, weights_iter = _pattern_resampler(counts, stratum_codes, n_resamples, rng)
     per_pattern = unit_coincidences(patterns).reshape(len(patterns), -1)
     v = cats.size
-    chunks = [alpha_from_coincidences((w @ per_pattern).reshape(-1, v, v), cats, level) for w in weights_iter]
+    rows = max(1, _CHUNK_CELLS // (v * v))  # replicates whose V × V coincidences are held at once
+    chunks = [alpha_from_coincidences((w[first:first + rows] @ per_pattern).reshape(-1, v, v), cats, level)
+              for w in weights_iter for first in range(0, len(w), rows)]
     replicates = np.concatenate(chunks)
     return _summarise(point.alpha, replicates, confidence, int(stratum_codes.max()) + 1, alpha_min)
 

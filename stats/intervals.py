@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from stats.alpha import Level, alpha_from_coincidences
+from stats.alpha_continuous import alpha_of_weights, jackknife_alphas, resampled_alphas, unit_terms
 from stats.bootstrap import DEFAULT_CONFIDENCE, bca_interval, percentile_interval
 from stats.matrix import FloatArray, IntArray, value_counts
 from stats.pairwise import disagreement_weights
@@ -447,6 +448,40 @@ def bootstrap_coefficients(
             note=note,
         )
     return out
+
+
+def bootstrap_continuous_alpha(
+    data: FloatArray,
+    level: Level,
+    *,
+    stratum_codes: IntArray,
+    n_resamples: int,
+    rng: np.random.Generator,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> CoefficientReplicates:
+    """Interval or ratio α of continuous ratings with percentile and BCa intervals, from per-unit sums.
+
+    The same unit bootstrap as :func:`bootstrap_coefficients` (units drawn with replacement within strata) without
+    collapsing units into value-count patterns, which for continuous data would be units × values wide: each
+    replicate is α of the draw counts (:func:`stats.alpha_continuous.alpha_of_weights`), the jackknife leaves one
+    unit out. Source: Efron & Tibshirani (1993) ch. 13–14; Krippendorff (2011). Example:
+    ``bootstrap_continuous_alpha(data, "interval", stratum_codes=np.zeros(units, int), n_resamples=1000,
+    rng=np.random.default_rng(1)).percentile`` → (low, high).
+    """
+    terms = unit_terms(data, level)
+    if terms.note is not None:
+        return CoefficientReplicates(None, np.full(n_resamples, np.nan), None, None, n_resamples, terms.note)
+    estimate = float(alpha_of_weights(terms, np.ones((1, terms.m.size)))[0])
+    reps = resampled_alphas(terms, stratum_codes, n_resamples, rng)
+    if not math.isfinite(estimate):
+        return CoefficientReplicates(None, reps, None, None, int(np.isnan(reps).sum()))
+    return CoefficientReplicates(
+        estimate=estimate,
+        replicates=reps,
+        percentile=percentile_interval(reps, confidence),
+        bca=bca_interval(reps, estimate, jackknife_alphas(terms), confidence),
+        n_degenerate=int(np.isnan(reps).sum()),
+    )
 
 
 def _jackknife(functions: CoefficientFunctions, freq: FloatArray) -> dict[str, FloatArray]:

@@ -15,7 +15,9 @@ resampled unit sets); the method — percentile or BCa — is the one whose simu
 design reaches 0.93 (:mod:`stats.interval_choice`), else ``reliable`` is false and ``reason`` says why.
 ``alpha_ci`` is the interval reported for α (the chosen method's). ICC(2,1) and ICC(3,1) (:mod:`stats.icc`,
 units every rater scored) carry their F-based intervals (method "F"). Data with too many distinct values for a
-units × values table (continuous scores at scale) get α, ICC and rank correlations only, with a warning.
+units × values table (continuous scores: more than ``MAX_CATEGORIES`` distinct values, or more than
+``MAX_COUNT_CELLS`` units × values) get α with its interval (interval and ratio levels, from per-unit sums:
+:func:`stats.intervals.bootstrap_continuous_alpha`), ICC and rank correlations only, with a warning.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ import numpy.typing as npt
 
 from stats.agreement import weighted_observed_agreement
 from stats.alpha import DEFAULT_ALPHA_MIN, Level, check_level, krippendorff_alpha, leave_one_rater_out
+from stats.alpha_continuous import RATIO_MAX_PAIRS
 from stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from stats.gwet import gwet_ac_from_counts
 from stats.icc import IccPair, icc
@@ -36,6 +39,7 @@ from stats.intervals import (
     CoefficientFunctions,
     CoefficientReplicates,
     bootstrap_coefficients,
+    bootstrap_continuous_alpha,
     stratum_codes_of,
     unit_patterns,
 )
@@ -53,6 +57,9 @@ from stats.weights import tolerance_weights
 
 # Above this many units × distinct values the categorical coefficients are not computed (continuous data).
 MAX_COUNT_CELLS = 2_000_000
+# More distinct values than this are continuous scores: treated as categories they would cost values × values
+# weights and per-pattern coincidences (12 s and 430 MB at 1,000 units × 2 raters) for meaningless coefficients.
+MAX_CATEGORIES = 400
 
 
 def reliability_summary(
@@ -111,8 +118,11 @@ def reliability_summary(
         return value
 
     warnings.extend(level_warnings(data, level))
-    if cats.size * data.shape[1] > MAX_COUNT_CELLS:
-        return _continuous_summary(summary, data, rated_rows, labels, level, warnings)
+    if cats.size * data.shape[1] > MAX_COUNT_CELLS or cats.size > MAX_CATEGORIES:
+        _continuous_summary(summary, data, rated_rows, labels, level, warnings)
+        _add_continuous_interval(summary, data[rated_rows], level, n_resamples=n_resamples, confidence=confidence,
+                                 alpha_min=alpha_min, strata=strata, seed=seed, warnings=warnings)
+        return summary
 
     # The same functions as percent_agreement, fleiss_kappa and gwet_ac, on one table of value counts.
     counts = value_counts(data, cats)
@@ -198,13 +208,14 @@ def _continuous_summary(
 ) -> dict[str, Any]:
     """Data with too many distinct values for a units × values table: α, ICC and rank correlations only.
 
-    The categorical coefficients (agreement, Fleiss' κ, AC1/AC2, Cohen's κ) and the bootstrap need that
-    table; they are left out with one warning instead of exhausting memory.
+    The categorical coefficients (agreement, Fleiss' κ, AC1/AC2, Cohen's κ) and their bootstrap need that
+    table; they are left out with one warning instead of exhausting memory. α's interval is added by
+    :func:`_add_continuous_interval`.
     """
     distinct = int(np.unique(data[~np.isnan(data)]).size)
     warnings.append(f"{distinct} distinct values over {data.shape[1]} units: agreement, Fleiss' kappa, AC1/AC2, "
-                    "Cohen's kappa and the bootstrap intervals are not computed (they treat values as categories); "
-                    "alpha, ICC and rank correlations are")
+                    "Cohen's kappa and their intervals are not computed (they treat values as categories); "
+                    "alpha (with its interval at the interval and ratio levels), ICC and rank correlations are")
     for name in ("percent_agreement", "within_one_agreement", "fleiss_kappa", "gwet_ac1"):
         summary[name] = None
     summary["gwet_ac2"] = {"linear": None, "quadratic": None}
@@ -217,7 +228,14 @@ def _continuous_summary(
         summary["spearman_rho"], summary["kendall_tau_b"] = _scipy_rank(pair[:, both], warnings)
     summary["leave_one_rater_out"] = []
     full = summary["krippendorff_alpha"]
-    for i in rated if rated.size >= 3 else ():  # α without each rater, each from the value-pair form
+    loo = rated if rated.size >= 3 else np.empty(0, dtype=np.int64)
+    n_values = float(summary["n_values_pairable"])
+    if level == "ratio" and loo.size and n_values * n_values > RATIO_MAX_PAIRS:
+        # Each rater left out needs its own sum over every pair of values (no decomposition exists for ratio).
+        warnings.append(f"leave_one_rater_out: not computed for ratio alpha over {int(n_values)} values (each would "
+                        "sum every pair of values again); the interval level gives it")
+        loo = np.empty(0, dtype=np.int64)
+    for i in loo:  # α without each rater, each from the value-pair form
         without = krippendorff_alpha(np.delete(data, i, axis=0), level).alpha
         summary["leave_one_rater_out"].append({
             "rater": labels[i], "alpha_without": without,
@@ -231,6 +249,81 @@ def _continuous_summary(
     } | _icc_intervals(icc_pair)
     summary["warnings"] = warnings
     return summary
+
+
+def _add_continuous_interval(
+    summary: dict[str, Any],
+    data: FloatArray,
+    level: Level,
+    *,
+    n_resamples: int,
+    confidence: float,
+    alpha_min: float,
+    strata: Sequence[object] | None,
+    seed: int | np.random.Generator | np.random.SeedSequence | None,
+    warnings: list[str],
+) -> None:
+    """α's interval for continuous data (interval and ratio levels), from the unit bootstrap over per-unit sums."""
+    if summary["krippendorff_alpha"] is None:
+        return
+    if n_resamples <= 0:
+        warnings.append("alpha_ci: bootstrap turned off (0 resamples)")
+        summary["intervals"]["krippendorff_alpha"] = _no_interval("bootstrap turned off (0 resamples)")
+        return
+    if level not in ("interval", "ratio"):
+        why = (f"no bootstrap for {level} alpha with this many distinct values (its cost grows with their square); "
+               "use the interval level for continuous data")
+        warnings.append(f"alpha_ci: {why}")
+        summary["intervals"]["krippendorff_alpha"] = _no_interval(why)
+        return
+    codes = stratum_codes_of(strata, data.shape[1])
+    result = bootstrap_continuous_alpha(data, level, stratum_codes=codes, n_resamples=n_resamples,
+                                        rng=np.random.default_rng(seed), confidence=confidence)
+    _record_alpha_bootstrap(summary, result, n_resamples=n_resamples, confidence=confidence, alpha_min=alpha_min,
+                            strata=strata, codes=codes, seed=seed, warnings=warnings)
+    entry = _interval_entry("krippendorff_alpha", result, n_units=summary["n_pairable_units"],
+                            n_raters=data.shape[0], skew="balanced")  # continuous: no value holds 55 % of ratings
+    if entry["low"] is None:
+        warnings.append(f"intervals: krippendorff_alpha: {entry['reason']}")
+    else:
+        summary["alpha_ci"] = [entry["low"], entry["high"]]
+    summary["intervals"]["krippendorff_alpha"] = entry
+
+
+def _record_alpha_bootstrap(
+    summary: dict[str, Any],
+    alpha_boot: CoefficientReplicates,
+    *,
+    n_resamples: int,
+    confidence: float,
+    alpha_min: float,
+    strata: Sequence[object] | None,
+    codes: npt.NDArray[np.int64],
+    seed: int | np.random.Generator | np.random.SeedSequence | None,
+    warnings: list[str],
+) -> None:
+    """Fill ``alpha_ci`` (percentile), ``alpha_below_min_probability`` and ``bootstrap`` from α's replicates."""
+    valid = alpha_boot.replicates[np.isfinite(alpha_boot.replicates)]
+    if alpha_boot.n_degenerate:
+        warnings.append(
+            f"bootstrap: {alpha_boot.n_degenerate} of {n_resamples} bootstrap replicates had a single value only "
+            "(no expected disagreement) and were skipped"
+        )
+    if alpha_boot.percentile is None:
+        warnings.append("bootstrap: no bootstrap replicate had a defined value, so there is no interval")
+    else:
+        summary["alpha_ci"] = list(alpha_boot.percentile)
+    summary["alpha_below_min_probability"] = float((valid < alpha_min).mean()) if valid.size else None
+    summary["bootstrap"] = {
+        "n_resamples": n_resamples,
+        "n_degenerate": alpha_boot.n_degenerate,
+        "confidence": confidence,
+        "method": "percentile and BCa; units resampled with replacement"
+        + (" within strata" if strata is not None else "")
+        + "; alpha_ci is the interval reported for alpha (its method in intervals)",
+        "n_strata": int(codes.max()) + 1 if codes.size else 1,
+        "seed": seed if isinstance(seed, int) else None,
+    }
 
 
 def _scipy_rank(pair: FloatArray, warnings: list[str]) -> tuple[float | None, float | None]:
@@ -291,31 +384,12 @@ def _add_intervals(
         data, cats, level, stratum_codes=stratum_codes_of(strata, data.shape[1]), n_resamples=n_resamples,
         rng=np.random.default_rng(seed), confidence=confidence, two_raters=data.shape[0] == 2,
     )
-    alpha_boot = replicates["krippendorff_alpha"]
     if summary["krippendorff_alpha"] is None:
         warnings.append("alpha_ci: no bootstrap because alpha itself is undefined")
     else:
-        valid = alpha_boot.replicates[np.isfinite(alpha_boot.replicates)]
-        if alpha_boot.n_degenerate:
-            warnings.append(
-                f"bootstrap: {alpha_boot.n_degenerate} of {n_resamples} bootstrap replicates had a single value only "
-                "(no expected disagreement) and were skipped"
-            )
-        if alpha_boot.percentile is None:
-            warnings.append("bootstrap: no bootstrap replicate had a defined value, so there is no interval")
-        else:
-            summary["alpha_ci"] = list(alpha_boot.percentile)
-        summary["alpha_below_min_probability"] = float((valid < alpha_min).mean()) if valid.size else None
-        summary["bootstrap"] = {
-            "n_resamples": n_resamples,
-            "n_degenerate": alpha_boot.n_degenerate,
-            "confidence": confidence,
-            "method": "percentile and BCa; units resampled with replacement"
-            + (" within strata" if strata is not None else "")
-            + "; alpha_ci is the interval reported for alpha (its method in intervals)",
-            "n_strata": int(stratum_codes_of(strata, data.shape[1]).max()) + 1 if data.shape[1] else 1,
-            "seed": seed if isinstance(seed, int) else None,
-        }
+        _record_alpha_bootstrap(summary, replicates["krippendorff_alpha"], n_resamples=n_resamples,
+                                confidence=confidence, alpha_min=alpha_min, strata=strata,
+                                codes=stratum_codes_of(strata, data.shape[1]), seed=seed, warnings=warnings)
     skew = marginal_skew(counts)
     for name, value in values.items():
         if value is None:

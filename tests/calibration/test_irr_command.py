@@ -8,6 +8,7 @@ import sys
 from io import StringIO
 from pathlib import Path
 
+import numpy as np
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -190,3 +191,25 @@ def test_icc_and_intervals_for_a_two_rater_continuous_file(tmp_path: Path) -> No
         assert report[key] is not None and report["intervals"][key]["method"] == "F"
         assert report["intervals"][key]["low"] < report[key] < report["intervals"][key]["high"]
     assert any("distinct values" in w for w in report["warnings"])
+
+
+def test_irr_on_1000_units_of_continuous_two_rater_scores_prints_alpha_with_a_bootstrap_interval(tmp_path: Path) -> None:
+    """Issue 25: 2,000 distinct values made the coincidence form ask for 29.8 GiB; now α and its interval come from
+    per-unit sums. α is checked against the definition written out pair by pair (the package cannot run here)."""
+    rng = np.random.default_rng(25)
+    pair = np.round(rng.normal(size=(1, 1000)) + rng.normal(scale=0.8, size=(2, 1000)), 6)
+    path = tmp_path / "continuous.csv"
+    path.write_text("unit,rater,value\n" + "".join(f"u{u},A,{float(pair[0, u])!r}\nu{u},B,{float(pair[1, u])!r}\n"
+                                                   for u in range(1000)))
+    report = json.loads(run_irr(str(path), "--level", "interval", "--seed", "1", "--format", "json"))
+    pooled = pair.ravel()
+    definition = 1.0 - (pooled.size - 1.0) * (2.0 * (pair[0] - pair[1]) ** 2).sum() \
+        / ((pooled[:, None] - pooled[None, :]) ** 2).sum()
+    assert report["krippendorff_alpha"] == pytest.approx(definition, abs=1e-9)
+    low, high = report["alpha_ci"]
+    assert low < report["krippendorff_alpha"] < high and high - low < 0.15
+    assert report["intervals"]["krippendorff_alpha"]["low"] == low
+    assert report["bootstrap"]["n_resamples"] == 1000
+    table = run_irr(str(path), "--level", "interval", "--seed", "1")
+    line = next(row for row in table.splitlines() if "Krippendorff's alpha" in row)
+    assert f"{report['krippendorff_alpha']:.3f}" in line and f"{low:.3f}" in line

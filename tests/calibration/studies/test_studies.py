@@ -142,3 +142,23 @@ def test_wide_csv_and_the_commands(tmp_path) -> None:  # type: ignore[no-untyped
         call_command("import_ratings", str(wide), "--study", "w2", "--format", "wide", "--no-progress")
     with pytest.raises(CommandError, match="no such file"):
         call_command("import_ratings", str(tmp_path / "missing.csv"), "--study", "w3", "--no-progress")
+
+
+def test_study_report_of_1000_items_of_continuous_scores_prints_alpha_with_an_interval(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 25: 1,000 items × 2 humans of continuous scores made α ask for 29.8 GiB; now α has its interval."""
+    rng = random.Random(25)
+    rows = []
+    for item in range(1000):
+        truth = rng.gauss(0.0, 1.0)
+        rows.append(f"i{item},{truth + rng.gauss(0.0, 0.8)!r},{truth + rng.gauss(0.0, 0.8)!r}\n")
+    wide = tmp_path / "continuous.csv"
+    wide.write_text("id,h1,h2\n" + "".join(rows))
+    call_command("import_ratings", str(wide), "--study", "cont", "--format", "wide", "--id-column", "id",
+                 "--rater-columns", "h1,h2", "--dimension", "quality", "--level", "interval", "--no-progress",
+                 stdout=io.StringIO())
+    out = io.StringIO()
+    call_command("study_report", "cont", "--bootstrap", "300", "--format", "json", stdout=out)
+    humans = json.loads(out.getvalue())["dimensions"]["quality"]["humans"]
+    low, high = humans["alpha_ci"]
+    assert low < humans["krippendorff_alpha"] < high
+    assert 0.45 < humans["krippendorff_alpha"] < 0.75  # true α = 1 / (1 + 0.64) ≈ 0.61
