@@ -43,8 +43,8 @@ T = TypeVar("T")
 class Backoff:
     """Waits that double from MIN_BACKOFF to MAX_BACKOFF while the database stays away; reset once it answers."""
 
-    def __init__(self, *, sleep: Callable[[float], None] = time.sleep) -> None:
-        self.sleep = sleep
+    def __init__(self, *, sleep: Callable[[float], None] | None = None) -> None:
+        self.sleep = sleep or time.sleep  # looked up now, so a test's patched time.sleep is used
         self.delay = MIN_BACKOFF
         self.failures = 0
 
@@ -89,7 +89,7 @@ def until_database(call: Callable[[], T], *, what: str, backoff: Backoff | None 
 class ResilientWorker(Worker):
     """django-tasks-db's worker, surviving database outages (see the module's docstring)."""
 
-    def __init__(self, *, sleep: Callable[[float], None] = time.sleep, **kwargs: Any) -> None:
+    def __init__(self, *, sleep: Callable[[float], None] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.backoff = Backoff(sleep=sleep)
         self.release_due = False
