@@ -119,7 +119,7 @@ def study_csv(path: Path) -> Path:
     return path
 
 
-QUEUE = """
+QUEUE = f"""
 import os
 from calibration.models import Study
 from calibration.studies.importing import study_import
@@ -130,10 +130,10 @@ from evaluations.tasks import judge_run_start
 cases, responses, ratings, base_url = (os.environ["RESTART_" + k] for k in ("CASES", "RESPONSES", "RATINGS", "URL"))
 import_file(path=cases, kind="cases", progress=False)
 import_file(path=responses, kind="responses", progress=False)
-study_import(path=ratings, study="{study}", level="ordinal")
+study_import(path=ratings, study="{STUDY}", level="ordinal")
 judge_run_start(rubric=rubric_active(), base_url=base_url, label="restart")
-study_snapshot_start(study=Study.objects.get(name="{study}"), requested_by=None, n_resamples=200)
-""".format(study=STUDY)
+study_snapshot_start(study=Study.objects.get(name="{STUDY}"), requested_by=None, n_resamples=200)
+"""
 
 
 def test_postgres_restarts_under_a_judge_run_and_a_queued_report_and_both_finish(
