@@ -144,7 +144,7 @@ bench: install
 
 ## make serve: the production processes on this machine, against PostgreSQL (docs/deployment.md):
 ## migrate, create the cache table, collect static files, then the task worker and gunicorn side by side, supervised
-## (`manage.py run_production`: a worker that stops is restarted; docs/worker-resilience.md).
+## (`manage.py run_production`: a worker that stops is restarted; docs/deployment.md, "The task worker through database outages").
 ## Needs DATABASE_URL, DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS; compose.yaml runs the same two commands.
 SERVE_SETTINGS ?= config.settings.prod
 SERVE_WEB      := gunicorn -c config/gunicorn.conf.py config.wsgi

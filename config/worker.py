@@ -1,5 +1,5 @@
 """The task worker's resilience: it rides out database restarts and network blips instead of dying, and the queue
-records of workers that did die are ended (docs/worker-resilience.md).
+records of workers that did die are ended (docs/deployment.md, "The task worker through database outages").
 
 - `ResilientWorker` is django-tasks-db's `Worker` with one change of behaviour: a lost database connection
   (`OperationalError`, `InterfaceError`) while claiming a task or recording its outcome is not fatal. The worker

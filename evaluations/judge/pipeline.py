@@ -13,7 +13,7 @@ Database outages: a write that loses its connection (the database restarting, a 
 backoff, for as long as the run's lease lasts (``STALE_RUN_SECONDS`` since the run's last write, less a margin);
 meanwhile the requests go on and their outcomes wait in memory. A batch whose commit may have gone through before the
 error is stored again without the items that already have results, so nothing is stored twice. Past the lease,
-another worker may take the run back, so this one stops (the error is raised; docs/worker-resilience.md).
+another worker may take the run back, so this one stops (the error is raised; docs/deployment.md, "The task worker through database outages").
 """
 from __future__ import annotations
 

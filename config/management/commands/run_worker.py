@@ -38,7 +38,7 @@ class Command(DbWorkerCommand):
             return
         # A worker started while the database is down waits for it instead of exiting.
         until_database(worker_heartbeats_prune, what="starting")
-        stop = worker_heartbeat_start(worker_id=options["worker_id"])
+        stop = until_database(lambda: worker_heartbeat_start(worker_id=options["worker_id"]), what="starting")
         recovery = recovery_start()
         try:
             self.work(**options)
