@@ -167,6 +167,8 @@ def test_postgres_restarts_under_a_judge_run_and_a_queued_report_and_both_finish
                 assert time.monotonic() < deadline, f"the judge run did not start: {log.read_text()}"
                 time.sleep(0.1)
             before = stored()
+            (waiting,), = cluster.query("fb", "SELECT status FROM calibration_reportsnapshot")
+            assert waiting == "queued"  # the report waits behind the run through the outage
             cluster.pg_ctl("-m", "fast", "stop")  # every connection is terminated ("shutting down")
             time.sleep(3)  # an outage, not only a restart: connections are refused meanwhile
             restarted = time.time()
