@@ -143,7 +143,8 @@ bench: install
 	$(BIN)/python benchmarks/load.py --database-url $(BENCH_DATABASE_URL) --seconds 15
 
 ## make serve: the production processes on this machine, against PostgreSQL (docs/deployment.md):
-## migrate, create the cache table, collect static files, then the task worker and gunicorn side by side.
+## migrate, create the cache table, collect static files, then the task worker and gunicorn side by side, supervised
+## (`manage.py run_production`: a worker that stops is restarted; docs/deployment.md, "The task worker through database outages").
 ## Needs DATABASE_URL, DJANGO_SECRET_KEY and DJANGO_ALLOWED_HOSTS; compose.yaml runs the same two commands.
 SERVE_SETTINGS ?= config.settings.prod
 SERVE_WEB      := gunicorn -c config/gunicorn.conf.py config.wsgi
@@ -156,8 +157,7 @@ serve-prepare: install
 
 serve: serve-prepare
 	export DJANGO_SETTINGS_MODULE=$(SERVE_SETTINGS) PATH="$(CURDIR)/$(BIN):$$PATH"; \
-	$(SERVE_WORKER) & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
-	$(SERVE_WEB)
+	exec python manage.py run_production --web "$(SERVE_WEB)" --worker "$(SERVE_WORKER)"
 
 ## make load: benchmarks/load.py — experts against `make serve`'s processes on a throwaway PostgreSQL database
 ## (closed loop, 50 experts with think time, a database outage); LOAD_ARGS to change the defaults

@@ -1,4 +1,5 @@
-"""Run the web server and the task worker side by side on one machine, as `make run` does (`manage.py run_local`; `make run` runs that).
+"""Run the web server and the task worker side by side on one machine, as `make run` does (`manage.py run_local`,
+with Django's development server) and `make serve` does (`manage.py run_production`, with gunicorn).
 
 The web process is the one that matters: when it stops, everything stops (with its exit code). The worker is
 restarted whenever it stops on its own, with a line on the console saying so and why (its exit code or signal),
@@ -63,14 +64,15 @@ class Supervisor:
 
     def __init__(self, *, web: Sequence[str], worker: Sequence[str], out: TextIO | None = None,
                  env: dict[str, str] | None = None, clock: Callable[[], float] = time.monotonic,
-                 poll: float = 0.2) -> None:
+                 poll: float = 0.2, name: str = "run_local") -> None:
         self.web, self.worker = Child("web server", web, env=env), Child("task worker", worker, env=env)
         self.out = out or sys.stderr
         self.clock, self.poll = clock, poll
         self.stopping = False
+        self.name = name
 
     def say(self, message: str) -> None:
-        print(f"[run_local] {message}", file=self.out, flush=True)
+        print(f"[{self.name}] {message}", file=self.out, flush=True)
 
     def request_stop(self, signum: int, frame: object = None) -> None:
         if not self.stopping:

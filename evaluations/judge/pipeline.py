@@ -8,6 +8,12 @@ items or ``WRITE_FLUSH_SECONDS``, whichever comes first), checks for cancellatio
 
 Crash safety: an item's results are committed together, so after a crash an item either has results
 (finished; never sent again) or none (sent again on resume). At most one unflushed batch is lost.
+
+Database outages: a write that loses its connection (the database restarting, a network blip) is tried again, with
+backoff, for as long as the run's lease lasts (``STALE_RUN_SECONDS`` since the run's last write, less a margin);
+meanwhile the requests go on and their outcomes wait in memory. A batch whose commit may have gone through before the
+error is stored again without the items that already have results, so nothing is stored twice. Past the lease,
+another worker may take the run back, so this one stops (the error is raised; docs/deployment.md, "The task worker through database outages").
 """
 from __future__ import annotations
 
@@ -19,12 +25,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
+
+from django.db import InterfaceError, OperationalError, connections
 
 from ..models import JudgeResult, JudgeRun
 from ..selectors import case_composite
 from .client import CallResult, LLMClient
-from .config import PipelineConfig, judge_family, judge_payload, money
+from .config import PipelineConfig, judge_family, judge_payload, money, setting
 from .consistency import contradiction
 from .errors import FALLBACK_TRIGGERS, ErrorClass
 from .outcomes import ItemOutcome, ResultRecord, ScoreRecord
@@ -41,6 +49,40 @@ CANCEL_CHECK_SECONDS = 1.0
 _DONE = object()
 
 Progress = Callable[[int, int], None]
+DISCONNECTS = (OperationalError, InterfaceError)  # what a restarting or unreachable database raises
+LEASE_MARGIN = 0.8  # stop retrying once 80 % of the lease has passed since the run's last write
+MAX_RETRY_WAIT = 2.0
+T = TypeVar("T")
+
+
+class RunLease:
+    """The run's database writes, tried again through a lost connection while the run's lease lasts."""
+
+    def __init__(self, *, seconds: float, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.seconds, self.sleep, self.clock = seconds, sleep, clock
+        self.renewed = clock()
+        self.outages = 0
+
+    def call(self, write: Callable[[int], T], *, what: str) -> T:
+        """`write(attempt)` (attempt 0 first), again after each lost connection until the lease runs out."""
+        delay, attempt = 0.25, 0
+        while True:
+            try:
+                result = write(attempt)
+            except DISCONNECTS as exc:
+                in_transaction = any(c.in_atomic_block for c in connections.all(initialized_only=True))
+                if in_transaction or self.clock() + delay > self.renewed + self.seconds * LEASE_MARGIN:
+                    raise
+                logger.warning("judge run: the database is unreachable while %s (%s); trying again in %.2f s",
+                               what, type(exc).__name__, delay)
+                self.outages += attempt == 0
+                connections.close_all()  # this thread's broken connection; the next query reconnects
+                self.sleep(delay)
+                delay, attempt = min(MAX_RETRY_WAIT, delay * 2), attempt + 1
+                continue
+            self.renewed = self.clock()
+            return result
 
 
 @dataclass(frozen=True)
@@ -215,7 +257,8 @@ def judge_run_execute(
     client_options go to LLMClient (tests inject ``sleep``, ``now`` or an httpx ``transport``);
     after_store(stored_so_far) is called after every committed batch (tests use it to simulate a crash).
     """
-    if not judge_run_mark_running(run=run):
+    lease = RunLease(seconds=float(setting("STALE_RUN_SECONDS")))
+    if not lease.call(lambda _: judge_run_mark_running(run=run), what="starting the run"):
         logger.info("judge run %s is %s, not queued: nothing to do", run.pk, run.status)
         return judge_run_summary(run=run)
     try:
@@ -243,10 +286,11 @@ def judge_run_execute(
         nonlocal buffer, flush_at, stored
         nonlocal over_budget
         if buffer:
-            judge_results_store(run=run, outcomes=buffer)
+            lease.call(lambda attempt: _store(run=run, outcomes=buffer, retry=attempt > 0), what="storing results")
             stored += len(buffer)
             if run.budget is not None and not over_budget:  # stop sending once the budget is spent
-                spent = JudgeRun.objects.filter(pk=run.pk).values_list("cost", flat=True).get()
+                spent = lease.call(lambda _: JudgeRun.objects.filter(pk=run.pk).values_list("cost", flat=True).get(),
+                                   what="reading the cost")
                 if spent >= run.budget:
                     over_budget = True
                     stop.set()
@@ -282,7 +326,8 @@ def judge_run_execute(
                 flush()
             if now >= next_check:
                 next_check = now + CANCEL_CHECK_SECONDS
-                if judge_run_heartbeat(run=run) == JudgeRun.Status.CANCELLING and not stop.is_set():
+                status = lease.call(lambda _: judge_run_heartbeat(run=run), what="renewing the lease")
+                if status == JudgeRun.Status.CANCELLING and not stop.is_set():
                     cancelled = True
                     stop.set()
     except KeyboardInterrupt:
@@ -320,13 +365,25 @@ def judge_run_execute(
         judge_run_finish(run=run, status=JudgeRun.Status.CANCELLED,
                          error_message="Interrupted (Ctrl-C)." if interrupted else "")
     else:
-        run.refresh_from_db()
+        lease.call(lambda _: run.refresh_from_db(), what="finishing the run")
         if run.scored_items == 0 and run.failed_items > 0:  # nothing to show for it: a failure, with its reason
             failure = judge_run_failure(run=run, has_key=bool(config.api_key))
             judge_run_finish(run=run, status=JudgeRun.Status.FAILED, error_message=f"{failure.reason} {failure.fix}")
         else:
-            judge_run_finish(run=run, status=JudgeRun.Status.FINISHED)
+            lease.call(lambda _: judge_run_finish(run=run, status=JudgeRun.Status.FINISHED), what="finishing the run")
     return judge_run_summary(run=run)
+
+
+def _store(*, run: JudgeRun, outcomes: Sequence[ItemOutcome], retry: bool) -> None:
+    """Store a batch; on a retry, without the items that have results already (the lost commit went through)."""
+    if retry:
+        done = set(JudgeResult.objects.filter(run=run, response_id__in=[o.response_id for o in outcomes])
+                   .values_list("response_id", flat=True))
+        if done:
+            logger.warning("judge run %s: %d item(s) of the batch were stored before the connection was lost",
+                           run.pk, len(done))
+        outcomes = [o for o in outcomes if o.response_id not in done]
+    judge_results_store(run=run, outcomes=outcomes)
 
 
 def _drain_into(out: queue.SimpleQueue, buffer: list[ItemOutcome], thread: threading.Thread) -> None:

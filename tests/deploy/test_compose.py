@@ -62,3 +62,14 @@ def test_gunicorn_config_reads_its_sizes_from_the_environment(monkeypatch) -> No
     conf = runpy.run_path(path)
     assert conf["workers"] == conf["cores"] + 1 and conf["worker_class"] == "gthread"
     assert conf["preload_app"] is True and conf["timeout"] == 30
+
+
+def test_the_worker_is_supervised_wherever_it_runs() -> None:
+    """Compose restarts the worker and checks its heartbeat; `make serve` runs it under the same supervisor as
+    `make run` (config/supervise.py), with the same two commands."""
+    worker = compose()["services"]["worker"]
+    assert worker["restart"] == "unless-stopped"
+    assert worker["healthcheck"]["test"] == ["CMD", "python", "manage.py", "worker_health"]
+    recipe = re.search(r"^serve: serve-prepare\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(), re.MULTILINE)
+    assert recipe, "the Makefile has no serve recipe"
+    assert 'manage.py run_production --web "$(SERVE_WEB)" --worker "$(SERVE_WORKER)"' in recipe.group(1)

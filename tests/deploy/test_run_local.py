@@ -108,3 +108,14 @@ def test_ctrl_c_stops_both_children_once(tmp_path, signum) -> None:
         (pid,) = map(int, pids.read_text().split())
         assert not alive(pid)
         assert Path(str(pids) + ".signals").read_text().split() == ["INT"]  # exactly one signal each
+
+
+def test_make_serve_restarts_a_worker_that_stops(capsys) -> None:  # type: ignore[no-untyped-def]
+    """`make serve` = `manage.py run_production --web SERVE_WEB --worker SERVE_WORKER`: the same supervisor."""
+    from django.core.management import call_command
+
+    call_command("run_production", "--web", f"{PY} -c 'import time; time.sleep(2.5)'",
+                 "--worker", f"{PY} -c 'import sys; sys.exit(3)'")
+    err = capsys.readouterr().err
+    assert "[run_production] the task worker stopped (exit code 3)" in err
+    assert "[run_production] task worker restarted" in err
