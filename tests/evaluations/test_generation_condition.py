@@ -65,3 +65,42 @@ def test_generation_condition_differs_in_names_the_axes():
     assert routed.differs_in(standard) == ["route"]
     assert german.differs_in(standard) == ["language"]
     assert german.differs_in(routed) == ["route", "language"]
+
+
+def _row(case: str, **extra: object) -> dict:
+    return {"case": case, "model": "openai/gpt-4o", "provider": "OpenAI", "family": "gpt", "text": f"answer {extra}",
+            **extra}
+
+
+def test_generation_condition_and_repetition_import_and_export_round_trip(tmp_path):
+    from evaluations.importing import import_records
+    from evaluations.importing.exporting import _response_records
+    from tests.annotations.factories import CaseFactory
+
+    CaseFactory(external_id="C-1")
+    GenerationCondition.objects.create(name="reasoning-high", reasoning=True, reasoning_effort="high")
+    report = import_records(kind="responses", records=[
+        _row("C-1"), _row("C-1", repetition=2), _row("C-1", condition="reasoning-high", repetition=2),
+    ])
+    assert report.created == 3
+    got = sorted((r.condition.name, r.repetition) for r in ModelResponse.objects.select_related("condition"))
+    assert got == [("reasoning-high", 2), ("standard", 1), ("standard", 2)]
+    exported = sorted((r["condition"], r["repetition"]) for r in _response_records(None, True))
+    assert exported == got
+    # Importing the same rows again changes nothing (the key includes condition and repetition).
+    again = import_records(kind="responses", records=[_row("C-1", condition="reasoning-high", repetition=2)])
+    assert (again.created, again.updated) == (0, 0)
+
+
+def test_generation_condition_unknown_in_import_names_line_and_field_and_writes_nothing():
+    from evaluations.importing import ImportFailed, import_records
+    from tests.annotations.factories import CaseFactory
+
+    CaseFactory(external_id="C-1")
+    with pytest.raises(ImportFailed) as failed:
+        import_records(kind="responses", records=[_row("C-1"), _row("C-1", condition="thinking", repetition=2),
+                                                  _row("C-1", repetition=0)])
+    errors = {(e.line, e.field): e.message for e in failed.value.errors}
+    assert "no generation condition named 'thinking'" in errors[(2, "condition")]
+    assert (3, "repetition") in errors
+    assert not ModelResponse.objects.exists()
