@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from django.core.cache import cache
+from django.db.models import Count
+from django.utils.html import escape
 
 from ..models import GenerationCondition, JudgeResult, JudgeRun
 from ..spreadsheet import csv_row_protect
@@ -52,6 +54,21 @@ class ConditionReport:
     @property
     def has_deltas(self) -> bool:
         return any(d.n_cases for d in self.deltas)
+
+
+def judge_runs_finished_recent(*, limit: int = 20) -> list[JudgeRun]:
+    """The newest finished runs (the condition page's run picker)."""
+    return list(JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED).order_by("-created_at", "-id")[:limit])
+
+
+def judge_run_latest_with_conditions() -> JudgeRun | None:
+    """The newest finished run that judged responses of more than one condition (else the newest finished run)."""
+    runs = JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED).order_by("-created_at", "-id")
+    several = runs.annotate(n_conditions=Count("results__response__condition", distinct=True)).filter(n_conditions__gt=1)
+    found = several.first()
+    if found is not None:
+        return found
+    return runs.first()
 
 
 def condition_pair_orient(a: GenerationCondition, b: GenerationCondition, standard: GenerationCondition
@@ -142,3 +159,51 @@ def condition_report_csv(report: ConditionReport) -> str:
                                   _number(d.ci_low), _number(d.ci_high), d.n_cases, _number(d.p_value),
                                   _number(d.cohens_d), "yes" if d.distinguishable else "no"]))
     return out.getvalue()
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:+.{digits}f}"
+
+
+def condition_delta_svg(deltas: list[ConditionDelta], *, title: str) -> str:
+    """A forest plot of the paired deltas with their intervals, against a solid line at 0 (the style of the IRR
+    report's forest plots: a labelled row per delta, a dot and its interval, the figures at the right)."""
+    rows = [d for d in deltas if d.delta is not None]
+    row_h, left, width, top = 22, 300, 320, 34
+    ends = [v for d in rows for v in (d.ci_low, d.ci_high, d.delta) if v is not None]
+    span = max([0.1, *(abs(v) for v in ends)])
+    x_min, x_max = -span * 1.1, span * 1.1
+
+    def x(value: float) -> float:
+        return left + (value - x_min) / (x_max - x_min) * width
+
+    height = top + row_h * max(1, len(rows)) + 36
+    colour = {True: "#27507a", False: "#5b6573"}
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {left + width + 250} {height}" '
+        f'width="100%" aria-label="{escape(title)}">',
+        f"<title>{escape(title)}</title>",
+        f'<text x="{left}" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
+        f'<line x1="{x(0):.1f}" y1="{top - 8}" x2="{x(0):.1f}" y2="{height - 30}" stroke="#333"/>',
+        f'<text x="{x(0) + 3:.1f}" y="{top - 10}" font-size="11">0</text>',
+        f'<line x1="{left}" y1="{height - 30}" x2="{left + width}" y2="{height - 30}" stroke="#555"/>',
+    ]
+    for tick in (x_min, x_min / 2, 0.0, x_max / 2, x_max):
+        parts.append(f'<line x1="{x(tick):.1f}" y1="{height - 30}" x2="{x(tick):.1f}" y2="{height - 26}" stroke="#555"/>')
+        parts.append(f'<text x="{x(tick):.1f}" y="{height - 14}" font-size="10" text-anchor="middle">{tick:+.2f}</text>')
+    if not rows:
+        parts.append(f'<text x="{left}" y="{top + 14}" font-size="11">No pair of conditions shares a model.</text>')
+    for i, d in enumerate(rows):
+        y = top + i * row_h + row_h / 2
+        fill = colour[d.distinguishable]
+        label = f"{d.model} · {d.condition} − {d.baseline}"
+        parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" font-size="11" text-anchor="end">{escape(label)}</text>')
+        if d.ci_low is not None and d.ci_high is not None:
+            parts.append(f'<line x1="{x(d.ci_low):.1f}" y1="{y:.1f}" x2="{x(d.ci_high):.1f}" y2="{y:.1f}" '
+                         f'stroke="{fill}" stroke-width="2"/>')
+        parts.append(f'<circle cx="{x(d.delta):.1f}" cy="{y:.1f}" r="4" fill="{fill}"/>')  # type: ignore[arg-type]
+        verdict = "differs from 0" if d.distinguishable else "not distinguishable from 0"
+        parts.append(f'<text x="{left + width + 8}" y="{y + 4:.1f}" font-size="10">{_fmt(d.delta)} '
+                     f'[{_fmt(d.ci_low, 2)}, {_fmt(d.ci_high, 2)}] n={d.n_cases} {verdict}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

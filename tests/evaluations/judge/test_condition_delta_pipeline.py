@@ -62,3 +62,25 @@ def test_condition_delta_leaderboard_of_a_condition_counts_cases_not_repetitions
     reasoning = next(b for b in report.boards if b.condition.name == "reasoning")
     for row in reasoning.board.models:
         assert row.items == 24  # 24 cases, each the mean of 2 repetitions
+
+
+def test_condition_delta_page_and_csv_for_a_lead(judged, client, django_assert_max_num_queries):
+    from django.urls import reverse
+
+    from accounts.models import User
+    from annotations.models import Panel
+    from tests.annotations.factories import person
+
+    lead = person(User.Role.EXPERT, email="lead@example.org")
+    Panel.objects.create(name="Lead's panel", lead=lead)
+    client.force_login(lead)
+    page = client.get(reverse("judge:conditions"))  # the newest run with several conditions: this one
+    assert page.status_code == 200 and page.context["run"].pk == judged.pk
+    html = page.content.decode()
+    assert html.count('data-testid="condition-board"') == 3
+    assert "<svg" in html and "not distinguishable from zero" in html and "differs from zero" in html
+    with django_assert_max_num_queries(16):  # cached: the same whatever the number of items
+        client.get(reverse("judge:conditions") + f"?run={judged.pk}")
+    csv_response = client.get(reverse("judge:conditions_export", args=[judged.pk]))
+    assert csv_response["Content-Type"] == "text/csv"
+    assert "route,route-b,standard" in csv_response.content.decode()
