@@ -80,3 +80,13 @@ def test_condition_delta_uses_only_cases_both_conditions_scored():
     assert delta.delta == pytest.approx((1.5 * 0.3 + 2.0 * 0.1) / 3.5)  # cases 1 (w 1.5) and 2 (w 2.0)
     empty = condition_delta(a, b, model="other", names=("on", "off"), axis="reasoning", n_resamples=100)
     assert empty.n_cases == 0 and empty.delta is None and not empty.distinguishable
+
+
+@pytest.mark.parametrize("effect", [0.2, -0.1, 0.0])
+def test_condition_delta_fake_judge_effect_moves_the_mean_score_by_three_times_the_effect(effect):
+    from evaluations.judge.fake_server import fake_score_with_effect
+
+    scores = [fake_score_with_effect(f"text-{i}", "lexicalAccuracy", "judge", effect) for i in range(20_000)]
+    # Uniform 0–3 has mean 1.5 and SD 1.118: the mean of 20,000 is within ±0.03 (≈ 4 SE) of 1.5 + 3 × effect.
+    assert np.mean(scores) == pytest.approx(1.5 + 3 * effect, abs=0.03)
+    assert set(scores) <= {0, 1, 2, 3}
