@@ -234,6 +234,7 @@ URL_ACTIONS: dict[str, Action] = {
     "api-cycle-report-versions": A.USE_API,
     "api-cycle-report-bundle": A.USE_API,
     "api-leaderboard": A.USE_API,
+    "api-judge-run-conditions": A.USE_API,
     "evaluations:index": A.PUBLIC,  # the home page again
     "judge:run_list": A.VIEW_JUDGE_OUTPUT,
     "judge:run_detail": A.VIEW_JUDGE_OUTPUT,

@@ -3,8 +3,6 @@ on the demo's conditions, as a panel lead — axe-clean (no serious or critical 
 sideways. Also checks the demo's conditions: every table and the chart have something to show."""
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from django.test import Client
 

@@ -84,3 +84,17 @@ def test_condition_delta_page_and_csv_for_a_lead(judged, client, django_assert_m
     csv_response = client.get(reverse("judge:conditions_export", args=[judged.pk]))
     assert csv_response["Content-Type"] == "text/csv"
     assert "route,route-b,standard" in csv_response.content.decode()
+
+
+def test_condition_delta_api_for_an_admin(judged, client):
+    from django.urls import reverse
+
+    from accounts.models import User
+    from tests.annotations.factories import person
+
+    client.force_login(person(User.Role.ADMIN, email="admin.conditions@example.org"))
+    data = client.get(reverse("api-judge-run-conditions", kwargs={"pk": judged.pk})).json()
+    assert [b["condition"] for b in data["boards"]] == ["standard", "reasoning", "route-b"]
+    assert data["boards"][1]["settings"]["reasoning"] is True and data["boards"][1]["repetitions"] == 2
+    reasoning = [d for d in data["deltas"] if d["axis"] == "reasoning"]
+    assert len(reasoning) == 2 and all(d["distinguishable"] and d["ci_low"] <= 0.2 <= d["ci_high"] for d in reasoning)
