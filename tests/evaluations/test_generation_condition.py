@@ -104,3 +104,17 @@ def test_generation_condition_unknown_in_import_names_line_and_field_and_writes_
     assert "no generation condition named 'thinking'" in errors[(2, "condition")]
     assert (3, "repetition") in errors
     assert not ModelResponse.objects.exists()
+
+
+def test_generation_condition_standard_settings_are_read_only_in_the_admin(client):
+    from django.urls import reverse
+
+    from accounts.models import User
+    from tests.annotations.factories import person
+
+    client.force_login(person(User.Role.ADMIN, email="admin.gc@example.org"))
+    standard = GenerationCondition.objects.standard()
+    other = GenerationCondition.objects.create(name="de", language="de")
+    locked = client.get(reverse("admin:evaluations_generationcondition_change", args=[standard.pk])).content.decode()
+    editable = client.get(reverse("admin:evaluations_generationcondition_change", args=[other.pk])).content.decode()
+    assert 'name="temperature"' not in locked and 'name="temperature"' in editable
