@@ -85,6 +85,8 @@ def responses_for_selection(*, selection: dict[str, Any]) -> QuerySet[ModelRespo
         qs = qs.filter(model__name__in=selection["models"])
     if selection.get("run_label"):
         qs = qs.filter(run_label=selection["run_label"])
+    if selection.get("conditions"):  # generation conditions by name (runs made before conditions have none)
+        qs = qs.filter(condition__name__in=selection["conditions"])
     if selection.get("cases"):
         qs = qs.filter(_case_q(selection["cases"]))
     if selection.get("max_response_id") is not None:

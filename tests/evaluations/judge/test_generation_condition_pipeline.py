@@ -71,3 +71,19 @@ def test_generation_condition_stops_at_the_budget_and_goes_on_when_run_again(ben
     assert 1 <= first < 12
     generate("--repetitions", "4")
     assert ModelResponse.objects.filter(run_label="gen").count() == 12
+
+
+def test_generation_condition_selects_what_a_judge_run_judges(benchmark, fake_server):
+    from django.core.exceptions import ValidationError
+
+    from evaluations.judge.selectors import judge_run_responses
+    from evaluations.judge.services import judge_run_create
+
+    GenerationCondition.objects.create(name="reasoning", reasoning=True)
+    generate("--condition", "reasoning", "--repetitions", "2")
+    everything = judge_run_create(rubric=benchmark, base_url=fake_server.base_url)
+    only = judge_run_create(rubric=benchmark, base_url=fake_server.base_url, conditions=["reasoning"])
+    assert everything.total_items == 9 + 6 and only.total_items == 6  # 3 cases × 3 models standard; 3 × 2 reasoning
+    assert {r.condition.name for r in judge_run_responses(run=only)} == {"reasoning"}
+    with pytest.raises(ValidationError, match="unknown generation condition"):
+        judge_run_create(rubric=benchmark, base_url=fake_server.base_url, conditions=["nope"])
