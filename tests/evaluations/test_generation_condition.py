@@ -118,3 +118,24 @@ def test_generation_condition_standard_settings_are_read_only_in_the_admin(clien
     locked = client.get(reverse("admin:evaluations_generationcondition_change", args=[standard.pk])).content.decode()
     editable = client.get(reverse("admin:evaluations_generationcondition_change", args=[other.pk])).content.decode()
     assert 'name="temperature"' not in locked and 'name="temperature"' in editable
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_generation_condition_migration_assigns_existing_responses_to_the_standard_condition():
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [("evaluations", "0010_theobert_run_stored_figures")]  # the migration before conditions
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    case = old.get_model("evaluations", "TestCase").objects.create(
+        external_id="MIG-1", dimension="textual", difficulty="easy", question_type="factual_recall", prompt="Q?")
+    model = old.get_model("evaluations", "EvaluatedModel").objects.create(name="m/x", provider="P", family="x")
+    old.get_model("evaluations", "ModelResponse").objects.create(test_case=case, model=model, text="an answer")
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())  # forward again, through every later migration
+    response = ModelResponse.objects.get(test_case__external_id="MIG-1")
+    assert response.condition.is_standard and response.condition.name == "standard" and response.repetition == 1
+    assert GenerationCondition.objects.filter(is_standard=True).count() == 1
