@@ -16,6 +16,7 @@ from access.policy import Action, allowed
 from ..importing import ImportFailed, export_records, import_file
 from ..models import (
     EvaluatedModel,
+    GenerationCondition,
     ModelResponse,
     RubricDimension,
     RubricSubDimension,
@@ -194,17 +195,33 @@ class EvaluatedModelAdmin(admin.ModelAdmin):
 @admin.register(ModelResponse)
 class ModelResponseAdmin(ImportExportAdmin):
     import_kind = "responses"
-    list_display = ["test_case", "model", "run_label", "completion_tokens", "created_at"]
-    list_filter = ["model", "run_label", "test_case__dimension", "test_case__difficulty", "test_case__tradition",
+    list_display = ["test_case", "model", "run_label", "condition", "repetition", "completion_tokens", "created_at"]
+    list_filter = ["model", "run_label", "condition", "test_case__dimension", "test_case__difficulty", "test_case__tradition",
                    "test_case__visibility"]
     search_fields = ["test_case__external_id", "model__name", "run_label", "text"]
-    list_select_related = ["test_case", "model"]
+    list_select_related = ["test_case", "model", "condition"]
     raw_id_fields = ["test_case"]
 
     def get_search_fields(self, request: HttpRequest) -> list[str]:
         if allowed(request.user, Action.VIEW_HELD_OUT):
             return self.search_fields
         return ["test_case__external_id", "model__name", "run_label"]
+
+
+@admin.register(GenerationCondition)
+class GenerationConditionAdmin(admin.ModelAdmin):
+    """Generation conditions (docs/conditions.md). The standard one is made by migration and cannot be deleted while
+    responses use it (PROTECT); its defining settings are read-only, so "standard" keeps meaning §9.1."""
+
+    list_display = ["name", "is_standard", "route", "reasoning", "reasoning_effort", "temperature", "max_tokens",
+                    "language"]
+    list_filter = ["reasoning", "language", "is_standard"]
+    search_fields = ["name", "route", "description"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: GenerationCondition | None = None) -> list[str]:
+        if obj is not None and obj.is_standard:
+            return ["name", "is_standard", *GenerationCondition.AXES]
+        return ["is_standard"]
 
 
 @admin.register(TheoBertCase)

@@ -11,7 +11,7 @@ from django.db import connections, models, router, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from ..models import EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, RubricVersion
+from ..models import EvaluatedModel, GenerationCondition, JudgeResult, JudgeRun, JudgeScore, RubricVersion
 from .config import PipelineConfig, setting
 from .outcomes import ItemOutcome
 from .selectors import case_filter_parse, decisive_role, judge_run_stale, responses_for_selection
@@ -32,9 +32,11 @@ def judge_run_create(
     fallback_model: str | None = None,
     secondary_model: str | None = None,
     budget: Decimal | None = None,
+    conditions: Sequence[str] | None = None,
 ) -> JudgeRun:
     """Create a queued run over the selected responses; the selection is frozen by the highest response id.
-    With a `budget`, the run stops sending calls once it has cost that much (see the pipeline)."""
+    With a `budget`, the run stops sending calls once it has cost that much (see the pipeline); with `conditions`
+    (generation condition names), only responses generated under them."""
     try:
         case_filters = case_filter_parse(cases) if isinstance(cases, str) or cases is None else dict(cases)
     except ValueError as exc:
@@ -43,12 +45,20 @@ def judge_run_create(
     unknown = set(model_names) - set(EvaluatedModel.objects.filter(name__in=model_names).values_list("name", flat=True))
     if unknown:
         raise ValidationError(f"unknown model(s): {', '.join(sorted(unknown))}", code="unknown_model")
+    condition_names = sorted({c.strip() for c in conditions or [] if c.strip()})
+    unknown = set(condition_names) - set(
+        GenerationCondition.objects.filter(name__in=condition_names).values_list("name", flat=True))
+    if unknown:
+        raise ValidationError(f"unknown generation condition(s): {', '.join(sorted(unknown))}",
+                              code="unknown_condition")
     if limit is not None and limit < 1:
         raise ValidationError("limit must be at least 1", code="bad_limit")
     if budget is not None and budget <= 0:
         raise ValidationError("budget must be more than 0", code="bad_budget")
     selection: dict[str, Any] = {"models": model_names, "cases": case_filters, "run_label": run_label or "",
                                  "limit": limit}
+    if condition_names:
+        selection["conditions"] = condition_names
     ids = responses_for_selection(selection=selection).values_list("id", flat=True)
     if limit is not None:
         ids = ids[:limit]

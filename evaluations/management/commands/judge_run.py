@@ -36,6 +36,8 @@ class Command(BaseCommand):
         parser.add_argument("--cases", help='case filter, e.g. "dimension=textual|doctrinal,difficulty=hard,'
                                             'tradition=reformed|none,visibility=public,external_id=TXT-*"')
         parser.add_argument("--run-label", help="only responses with this run label")
+        parser.add_argument("--condition", help="only responses of these generation conditions (comma-separated names; "
+                                                "default: every condition)")
         parser.add_argument("--limit", type=int, help="at most this many responses (lowest ids first)")
         parser.add_argument("--label", default="", help="a name for the run")
         parser.add_argument("--base-url", help="override FAITHBENCH_LLM_BASE_URL for this run")
@@ -106,6 +108,7 @@ class Command(BaseCommand):
                         models=[m for m in (options["models"] or "").split(",") if m.strip()],
                         cases=options["cases"], run_label=options["run_label"], limit=options["limit"],
                         label=options["label"], base_url=base_url, budget=options["budget"],
+                        conditions=[c for c in (options["condition"] or "").split(",") if c.strip()],
                     )
                     firsts, run = runs, runs[0]
                 if options["repeat"] < 1:
@@ -148,7 +151,8 @@ class Command(BaseCommand):
                 rubric=self._rubric(options["rubric"]), primary_model=judges[0] if judges else None,
                 models=[m for m in (options["models"] or "").split(",") if m.strip()],
                 cases=options["cases"], run_label=options["run_label"], limit=options["limit"],
-                label=options["label"], base_url=base_url, budget=options["budget"])
+                label=options["label"], base_url=base_url, budget=options["budget"],
+                conditions=[c for c in (options["condition"] or "").split(",") if c.strip()])
             self._print_estimate(run)
             transaction.set_rollback(True)
         self.stdout.write("nothing was created (--estimate)")
