@@ -146,3 +146,14 @@ TRADITIONS: tuple[TraditionSpec, ...] = (
     TraditionSpec("evangelical", "Evangelical", False, 3),
     TraditionSpec("pentecostal", "Pentecostal", True, 2),
 )
+
+
+# §9.1 (and §5.2.1, §15.2): the standard generation condition every model is first evaluated under. The data
+# migration creating it carries its own frozen copy (tests/evaluations/test_generation_condition.py keeps them equal).
+STANDARD_CONDITION_NAME = "standard"
+STANDARD_TEMPERATURE = Decimal("0.70")
+STANDARD_MAX_TOKENS = 2000
+STANDARD_SYSTEM_PROMPT = "Answer the question."
+STANDARD_LANGUAGE = "en"
+# §8.4: single runs are noisy (Epoch AI recommends 4–32); a condition is generated this many times by default.
+DEFAULT_REPETITIONS = 4

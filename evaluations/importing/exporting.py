@@ -49,7 +49,8 @@ def _response_records(queryset: Any, include_held_out: bool) -> Iterator[dict]:
     qs = queryset if queryset is not None else ModelResponse.objects.all()
     if not include_held_out:
         qs = qs.filter(test_case__visibility=Visibility.PUBLIC)
-    qs = qs.select_related("test_case", "model").order_by("test_case__external_id", "model__name", "run_label")
+    qs = qs.select_related("test_case", "model", "condition").order_by(
+        "test_case__external_id", "model__name", "run_label", "condition__name", "repetition")
     for response in qs.iterator(chunk_size=2000):
         yield {
             "case": response.test_case.external_id,
@@ -57,6 +58,8 @@ def _response_records(queryset: Any, include_held_out: bool) -> Iterator[dict]:
             "provider": response.model.provider,
             "family": response.model.family,
             "run_label": response.run_label,
+            "condition": response.condition.name,
+            "repetition": response.repetition,
             "text": response.text,
             "temperature": _number(response.temperature),
             "max_tokens": response.max_tokens,

@@ -28,6 +28,7 @@ from ..domain import (
     external_id_validator,
     theobert_semantic_errors,
 )
+from ..methodology import STANDARD_CONDITION_NAME
 
 Problem = tuple[str, str]
 _MISSING = object()
@@ -235,13 +236,16 @@ CASES = Schema(
 
 RESPONSES = Schema(
     kind="responses",
-    key=("case", "model", "run_label"),
+    key=("case", "model", "run_label", "condition", "repetition"),
     fields=(
         Field("case", parse_code),
         Field("model", parse_short, max_length=120),
         Field("provider", parse_short, required=False, default="", max_length=80),
         Field("family", parse_short, required=False, default="", max_length=40),
         Field("run_label", parse_code, required=False, default="default"),
+        # A generation condition by name (it must exist); missing: the standard condition (§9.1).
+        Field("condition", parse_code, required=False, default=STANDARD_CONDITION_NAME),
+        Field("repetition", parse_int, required=False, default=1, min_value=1, max_value=1000),
         Field("text", parse_text),
         Field("temperature", parse_decimal, required=False, min_value=Decimal(0), max_value=Decimal(2), decimal_places=2),
         Field("max_tokens", parse_int, required=False, min_value=1),

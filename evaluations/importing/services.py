@@ -18,7 +18,9 @@ from django.db import transaction
 from django.utils import timezone
 from tqdm import tqdm
 
-from ..models import EvaluatedModel, ModelResponse, TestCase, TheoBertCase, Tradition
+from ..methodology import STANDARD_CONDITION_NAME
+from ..models import EvaluatedModel, GenerationCondition, ModelResponse, TestCase, TheoBertCase, Tradition
+from ..models.conditions import standard_condition_id
 from .errors import ImportFailed, RowError
 from .readers import Item, check_readable, format_for, read_records
 from .schemas import SCHEMAS, Schema
@@ -223,12 +225,29 @@ class _ResponseImporter(_Importer):
         self.cases: dict[str, int] = {}
         self.models: dict[str, EvaluatedModel] = {}
         self.new_models: dict[str, EvaluatedModel] = {}
+        self.condition_lines: dict[str, int] = {}  # condition name → first line naming it
+        self.conditions: dict[str, int] = {}
 
     def observe(self, line: int, row: dict) -> None:
         self.refs.append((line, row["case"], row["model"], row["provider"], row["family"].lower()))
+        self.condition_lines.setdefault(row["condition"], line)
+
+    def _resolve_conditions(self) -> list[RowError]:
+        """Condition names → ids; "standard" is the standard condition whatever it is called now."""
+        self.conditions = dict(GenerationCondition.objects.filter(name__in=list(self.condition_lines))
+                               .values_list("name", "pk"))
+        if STANDARD_CONDITION_NAME in self.condition_lines and STANDARD_CONDITION_NAME not in self.conditions:
+            self.conditions[STANDARD_CONDITION_NAME] = standard_condition_id()
+        missing = [(line, name) for name, line in self.condition_lines.items() if name not in self.conditions]
+        if not missing:
+            return []
+        known = ", ".join(GenerationCondition.objects.values_list("name", flat=True)) or "none"
+        return [RowError(self.label, line, "condition",
+                         f"no generation condition named {name!r} (known: {known}); create it first")
+                for line, name in missing]
 
     def resolve(self) -> list[RowError]:
-        errors: list[RowError] = []
+        errors: list[RowError] = self._resolve_conditions()
         for chunk in _chunks(sorted({ref[1] for ref in self.refs})):
             self.cases.update(TestCase.objects.filter(external_id__in=chunk).values_list("external_id", "pk"))
         self.models = {m.name: m for m in EvaluatedModel.objects.filter(name__in={ref[2] for ref in self.refs})}
@@ -257,9 +276,10 @@ class _ResponseImporter(_Importer):
             self.models[model.name] = model
 
     def write(self, rows: list[dict], report: ImportReport) -> None:
-        keys = [(self.cases[r["case"]], self.models[r["model"]].pk, r["run_label"]) for r in rows]
+        keys = [(self.cases[r["case"]], self.models[r["model"]].pk, r["run_label"], self.conditions[r["condition"]],
+                 r["repetition"]) for r in rows]
         existing = {
-            (r.test_case_id, r.model_id, r.run_label): r
+            (r.test_case_id, r.model_id, r.run_label, r.condition_id, r.repetition): r
             for r in ModelResponse.objects.filter(
                 test_case_id__in={k[0] for k in keys}, model_id__in={k[1] for k in keys}
             )
@@ -269,7 +289,8 @@ class _ResponseImporter(_Importer):
             values = {f: row[f] for f in self.fields}
             response = existing.get(key)
             if response is None:
-                to_create.append(ModelResponse(test_case_id=key[0], model_id=key[1], run_label=key[2], **values))
+                to_create.append(ModelResponse(test_case_id=key[0], model_id=key[1], run_label=key[2],
+                                               condition_id=key[3], repetition=key[4], **values))
             elif _changed(response, values):
                 to_update.append(response)
         ModelResponse.objects.bulk_create(to_create)

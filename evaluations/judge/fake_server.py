@@ -26,6 +26,15 @@ connection for ``hang_seconds`` and close it without answering); ``malformed`` (
 ``partial`` (JSON cut in half), ``missing`` (one sub-dimension dropped), ``float_score`` (a 2.5),
 ``contradiction`` (3s whose reasoning says "incorrect"), ``bad_envelope`` (a 200 whose body is not JSON).
 
+Conditions (issue 26): a test-model answer carries a marker for each condition setting it was asked with —
+``REASONING_MARKER`` when the request turned reasoning on, ``route_marker(name)`` when it routed to a provider — and
+repeated questions (call 2, 3, … for the same question) get different answers, as repetitions at temperature > 0 do.
+``condition_effects`` ({marker: effect}) moves the fake judge's scores of texts containing a marker: the expected
+composite of such a text is 0.5 + effect instead of 0.5 (effect in [−0.5, 0.5]; effects of several markers add up,
+clipped to that range). Each sub-dimension score is drawn as usual (uniform 0–3, mean 1.5) and, with probability
+2 × |effect|, replaced by 3 (effect > 0) or 0 (effect < 0): its mean becomes 1.5 + 3 × effect, so the composite's
+mean (Σ raw/3 × weight) moves by exactly `effect`. Tests and the demo know the true delta between conditions.
+
 Every call is recorded (``log``) and counted per text hash (``calls_for(text)``), so tests can assert
 that an item is never sent again after it succeeded.
 """
@@ -40,6 +49,7 @@ import re
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from email.utils import formatdate
 from typing import Any
@@ -122,6 +132,7 @@ class FakeLLMServer:
     retry_after: str | None = "1"
     api_key: str | None = None  # when set, requests without "Bearer <api_key>" get 401
     position_bias: float = 0.0  # pairwise requests: the share of them answered "A" whatever the answers say
+    condition_effects: dict[str, float] = field(default_factory=dict)  # marker → composite shift (module docstring)
     log: list[CallRecord] = field(default_factory=list)
     calls: Counter = field(default_factory=Counter)
 
@@ -131,6 +142,8 @@ class FakeLLMServer:
             raise ValueError(f"unknown fault(s): {', '.join(sorted(unknown))}; expected some of {', '.join(FAULTS)}")
         if sum(self.fault_rates.values()) > 1:
             raise ValueError("fault rates add up to more than 1")
+        if any(abs(effect) > 0.5 for effect in self.condition_effects.values()):
+            raise ValueError("a condition effect is a composite shift in [-0.5, 0.5]")
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -308,9 +321,10 @@ class FakeLLMServer:
         elif is_judge and _STUDY_SCALE.search(system):
             content = _study_content(system=system, key=key, model=model, fault=fault)
         elif is_judge:
-            content = _judge_content(system=system, key=key, model=model, fault=fault)
+            content = _judge_content(system=system, key=key, model=model, fault=fault,
+                                     effect=condition_effect(text, self.condition_effects))
         else:
-            content = _test_answer(question=user, model=model)
+            content = _test_answer(question=user, model=model, markers=request_markers(request), call_no=call_no)
         completion_tokens = max(1, len(content) // 4)
         prompt_tokens = max(1, (len(system) + len(user)) // 4)
         reply = {
@@ -400,11 +414,44 @@ def _study_content(*, system: str, key: str, model: str, fault: str | None) -> s
     return json.dumps({"score": score})
 
 
-def _judge_content(*, system: str, key: str, model: str, fault: str | None) -> str:
+REASONING_MARKER = "[reasoning]"
+
+
+def route_marker(route: str) -> str:
+    """The marker a fake answer carries when the request was routed to provider `route`."""
+    return f"[route:{route}]"
+
+
+def request_markers(request: dict[str, Any]) -> list[str]:
+    """The condition markers of a test-model request: reasoning on, provider route."""
+    markers = []
+    reasoning = request.get("reasoning")
+    if isinstance(reasoning, dict) and (reasoning.get("effort") or reasoning.get("enabled")):
+        markers.append(REASONING_MARKER)
+    provider = request.get("provider")
+    if isinstance(provider, dict) and provider.get("order"):
+        markers.append(route_marker(str(provider["order"][0])))
+    return markers
+
+
+def condition_effect(text: str, effects: dict[str, float]) -> float:
+    """The composite shift of a text: the sum of the effects of the markers it contains, clipped to [−0.5, 0.5]."""
+    total = sum(effect for marker, effect in effects.items() if marker in text)
+    return max(-0.5, min(0.5, total))
+
+
+def fake_score_with_effect(key: str, sub_dimension: str, judge_model: str = "", effect: float = 0.0) -> int:
+    """`fake_score`, replaced by 3 (effect > 0) or 0 (effect < 0) with probability 2 × |effect|: mean 1.5 + 3 × effect."""
+    if effect and _unit("effect", key, sub_dimension, judge_model) < 2 * abs(effect):
+        return 3 if effect > 0 else 0
+    return fake_score(key, sub_dimension, judge_model)
+
+
+def _judge_content(*, system: str, key: str, model: str, fault: str | None, effect: float = 0.0) -> str:
     names = _SUB_LINE.findall(system)
     scores: list[dict[str, Any]] = []
     for name in names:
-        score = fake_score(key, name, model)
+        score = fake_score_with_effect(key, name, model, effect)
         reasoning = f"Deterministic fake assessment of {name}: level {score} of 3."
         if fault == "contradiction":
             score, reasoning = 3, f"The treatment of {name} is incorrect and misleading."
@@ -423,11 +470,14 @@ def _judge_content(*, system: str, key: str, model: str, fault: str | None) -> s
     return text
 
 
-def _test_answer(*, question: str, model: str) -> str:
-    key = text_key(f"{model}\x1f{question}")
+def _test_answer(*, question: str, model: str, markers: Sequence[str] = (), call_no: int = 1) -> str:
+    # The first call's answer is the historical one; later calls (repetitions) and conditions differ.
+    variant = "" if call_no == 1 and not markers else f"\x1f{call_no}\x1f{' '.join(markers)}"
+    key = text_key(f"{model}\x1f{question}{variant}")
     words = [_WORDS[int(_unit(key, i) * len(_WORDS))] for i in range(40 + int(_unit(key, "n") * 80))]
+    tail = (" " + " ".join(markers)) if markers else ""
     return (f"In answer to the question, {model or 'the model'} would say: "
-            + " ".join(words) + ". This is a deterministic offline answer from the fake server.")
+            + " ".join(words) + f". This is a deterministic offline answer from the fake server.{tail}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -22,6 +22,7 @@ from evaluations.domain import (
     external_id_validator,
     theobert_semantic_errors,
 )
+from evaluations.models.conditions import GenerationCondition, standard_condition_id
 
 HUNDRED = Decimal("100")
 
@@ -266,11 +267,23 @@ class EvaluatedModel(models.Model):
 
 
 class ModelResponse(models.Model):
-    """One model's answer to one test case in one run."""
+    """One model's answer to one test case in one run, under one generation condition, as one repetition (1…k).
+
+    `run_label` names the batch (e.g. 2026-03); the condition says how the model was asked, the repetition which of
+    the k answers under that condition this is. The temperature, token limit and system prompt fields record what
+    was actually sent (they normally equal the condition's)."""
 
     test_case = models.ForeignKey(TestCase, on_delete=models.CASCADE, related_name="responses")
     model = models.ForeignKey(EvaluatedModel, on_delete=models.PROTECT, related_name="responses")
     run_label = models.CharField(max_length=64, default="default", validators=[external_id_validator])
+    condition = models.ForeignKey(
+        GenerationCondition, on_delete=models.PROTECT, related_name="responses", default=standard_condition_id,
+        help_text="The generation condition this answer was produced under (default: the standard condition, §9.1).",
+    )
+    repetition = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1)],
+        help_text="Which of the k answers under this condition (1…k; §8.4 recommends k ≥ 4).",
+    )
     text = models.TextField()
     temperature = models.DecimalField(max_digits=4, decimal_places=2, null=True, blank=True)
     max_tokens = models.PositiveIntegerField(null=True, blank=True)
@@ -281,10 +294,12 @@ class ModelResponse(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["test_case", "model", "run_label"]
+        ordering = ["test_case", "model", "run_label", "condition", "repetition"]
         verbose_name = "model response"
         constraints = [
-            models.UniqueConstraint(fields=["test_case", "model", "run_label"], name="response_one_per_case_model_run"),
+            models.UniqueConstraint(fields=["test_case", "model", "run_label", "condition", "repetition"],
+                                    name="response_one_per_case_model_run_condition_repetition"),
+            models.CheckConstraint(condition=Q(repetition__gte=1), name="response_repetition_positive"),
             models.CheckConstraint(
                 condition=Q(temperature__isnull=True) | Q(temperature__gte=0, temperature__lte=2),
                 name="response_temperature_0_2",
@@ -292,7 +307,8 @@ class ModelResponse(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.test_case_id}/{self.model_id}/{self.run_label}"
+        suffix = "" if self.repetition == 1 else f"#{self.repetition}"
+        return f"{self.test_case_id}/{self.model_id}/{self.run_label}{suffix}"
 
 
 class TheoBertCase(models.Model):

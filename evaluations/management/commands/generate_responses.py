@@ -1,27 +1,32 @@
-"""Ask test models to answer the benchmark's cases (methodology §5.2.1, §15.2) and import their answers.
+"""Ask test models to answer the benchmark's cases under a generation condition, k times each (methodology §5.2.1,
+§8.4, §9.1, §15.2), and import their answers.
 
     manage.py generate_responses --models openai/gpt-4o=OpenAI:gpt,anthropic/claude-sonnet-4.5=Anthropic:claude \\
-        --cases "dimension=textual" --run-label 2026-03 [--limit 20] [--fake-server]
+        --cases "dimension=textual" --run-label 2026-03 [--condition reasoning-high] [--repetitions 4] \\
+        [--budget 5.00] [--limit 20] [--fake-server]
 
-Each request uses the test-model configuration: temperature 0.7, at most 2,000 tokens, a minimal system
-prompt, with the judge pipeline's client (retries, Retry-After, at most MAX_IN_FLIGHT in flight). The
-answers are written to a JSONL file and imported with the ordinary responses importer (all or nothing).
-A model already known needs no "=provider:family"; a new one does.
+The condition (default: the standard condition — temperature 0.7, reasoning off, minimal system prompt, 2,000
+tokens) says how each request is made (`evaluations.judge.generation.condition_payload`); each case is asked
+`--repetitions` times (default 4, §8.4). It is resumable: what already has a response under the condition and run
+label is not asked again, and answers are imported in batches as they arrive (each batch all or nothing), so
+running the same command again after an interruption, a failure or a spent budget finishes the job. Requests use
+the judge pipeline's client (retries, Retry-After, at most MAX_IN_FLIGHT in flight). A model already known needs
+no "=provider:family"; a new one does.
 """
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
-import tempfile
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluations.importing import ImportFailed, import_file
-from evaluations.models import EvaluatedModel
+from evaluations.importing import ImportFailed, import_records
+from evaluations.methodology import DEFAULT_REPETITIONS, STANDARD_CONDITION_NAME
+from evaluations.models import EvaluatedModel, GenerationCondition, standard_condition_id
 
 
 class Command(BaseCommand):
@@ -32,6 +37,12 @@ class Command(BaseCommand):
                             help="comma-separated model names, each optionally =Provider:family for new models")
         parser.add_argument("--cases", help="case filter, as for judge_run")
         parser.add_argument("--run-label", default="default")
+        parser.add_argument("--condition", default=STANDARD_CONDITION_NAME,
+                            help="generation condition by name (default: the standard condition, §9.1)")
+        parser.add_argument("--repetitions", type=int, default=DEFAULT_REPETITIONS,
+                            help=f"answers per case and model under the condition (default {DEFAULT_REPETITIONS}, §8.4)")
+        parser.add_argument("--budget", type=Decimal, metavar="AMOUNT",
+                            help="stop sending once the answers received cost this much (run again to go on)")
         parser.add_argument("--limit", type=int, help="at most this many cases")
         parser.add_argument("--base-url", help="override FAITHBENCH_LLM_BASE_URL")
         parser.add_argument("--fake-server", action="store_true", help="answer with the in-process fake endpoint")
@@ -39,6 +50,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         from evaluations.judge.config import PipelineConfig
+        from evaluations.judge.generation import generation_pending, generation_run
         from evaluations.judge.selectors import case_filter_parse, cases_for_filter
 
         try:
@@ -50,23 +62,53 @@ class Command(BaseCommand):
                      else cases_for_filter(filters=filters))
         if not cases:
             raise CommandError("no active case matches the filter")
+        condition = self._condition(options["condition"])
+        if options["repetitions"] < 1:
+            raise CommandError("--repetitions must be at least 1")
+        items = generation_pending(condition=condition, cases=cases, models=models, run_label=options["run_label"],
+                                   repetitions=options["repetitions"])
+        if not items:
+            self.stdout.write(f"nothing to do: every case already has {options['repetitions']} response(s) per model "
+                              f"under condition {condition.name!r} and run label {options['run_label']!r}")
+            return
+        created = 0
+        keep = Path(options["output"]) if options["output"] else None
+        if keep is not None:
+            keep.write_text("", encoding="utf-8")
         with self._endpoint(options) as base_url:
             config = PipelineConfig.from_settings(base_url=base_url)
-            rows, failures = asyncio.run(self._generate(config, cases, models, options["run_label"]))
-        for (name, error_class), count in sorted(failures.items()):
+            for outcome in generation_run(items=items, condition=condition, run_label=options["run_label"],
+                                          config=config, budget=options["budget"]):
+                if outcome.rows:
+                    if keep is not None:
+                        with keep.open("a", encoding="utf-8") as out:
+                            out.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in outcome.rows)
+                    try:
+                        created += import_records(records=outcome.rows, kind="responses", label="generated").created
+                    except (ImportFailed, ValidationError) as exc:
+                        raise CommandError(str(exc)) from exc
+        for (name, error_class), count in sorted(outcome.failures.items()):
             self.stderr.write(f"{name}: {count} failed ({error_class})")
-        if not rows:
+        if outcome.auth_failed:
+            raise CommandError("the endpoint answered 401 Unauthorized: check FAITHBENCH_LLM_API_KEY "
+                               f"({created} response(s) were imported before it)")
+        self.stdout.write(f"{created} created under condition {condition.name!r}, {len(items)} asked; "
+                          f"cost {outcome.cost}")
+        if outcome.over_budget:
+            self.stdout.write(f"stopped at the budget ({options['budget']}); run the same command again to go on")
+        elif created < len(items):
+            self.stdout.write("some requests failed; run the same command again to ask only for those")
+        if not created:
             raise CommandError("no response was generated")
-        path = Path(options["output"] or tempfile.mkstemp(suffix=".jsonl", prefix="responses-")[1])
-        path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+
+    def _condition(self, name: str) -> GenerationCondition:
+        if name == STANDARD_CONDITION_NAME:
+            return GenerationCondition.objects.get(pk=standard_condition_id())
         try:
-            report = import_file(path=path, kind="responses", progress=False)
-        except (ImportFailed, ValidationError) as exc:
-            raise CommandError(str(exc)) from exc
-        finally:
-            if not options["output"]:
-                path.unlink(missing_ok=True)
-        self.stdout.write(str(report))
+            return GenerationCondition.objects.get(name=name)
+        except GenerationCondition.DoesNotExist:
+            known = ", ".join(GenerationCondition.objects.values_list("name", flat=True))
+            raise CommandError(f"--condition: no generation condition named {name!r} (known: {known})") from None
 
     def _models(self, spec: str) -> list[tuple[str, str, str]]:
         known = {m.name: m for m in EvaluatedModel.objects.all()}
@@ -88,33 +130,3 @@ class Command(BaseCommand):
 
         with FakeLLMServer() as server:
             yield server.base_url
-
-    async def _generate(self, config: Any, cases: list, models: list[tuple[str, str, str]], run_label: str
-                        ) -> tuple[list[dict], dict[tuple[str, str], int]]:
-        from evaluations.judge.client import LLMClient
-        from evaluations.judge.config import test_model_payload
-        from evaluations.judge.errors import ErrorClass
-
-        rows: list[dict] = []
-        failures: dict[tuple[str, str], int] = {}
-        async with LLMClient(base_url=config.base_url, api_key=config.api_key, max_in_flight=config.max_in_flight,
-                             retry=config.retry, timeout=config.timeout) as client:
-
-            async def one(case: Any, name: str, provider: str, family: str) -> None:
-                payload = test_model_payload(model=name, question=case.prompt)
-                result = await client.chat(payload)
-                if result.error_class == ErrorClass.AUTH:
-                    raise CommandError("the endpoint answered 401 Unauthorized: check FAITHBENCH_LLM_API_KEY")
-                if not result.ok:
-                    failures[(name, result.error_class)] = failures.get((name, result.error_class), 0) + 1
-                    return
-                rows.append({
-                    "case": case.external_id, "model": name, "provider": provider, "family": family,
-                    "run_label": run_label, "text": result.content, "temperature": payload["temperature"],
-                    "max_tokens": payload["max_tokens"], "system_prompt": payload["messages"][0]["content"],
-                    "settings": {"served_by": result.model, "cost": str(result.cost) if result.cost is not None else None},
-                    "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
-                })
-
-            await asyncio.gather(*(one(case, *model) for case in cases for model in models))
-        return rows, failures
