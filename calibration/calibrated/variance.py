@@ -1,0 +1,169 @@
+"""The variance budget per model (issue 26 item 3): rows from a judge run's series, arithmetic in
+`stats/variance_budget.py`, judge error from the run's newest calibrated leaderboard version.
+
+The table per model is case × provider route × repetition × judge run:
+
+- judge runs: the run and its finished repeats (`judge_run_series`, methodology §8.4) — each scores the same
+  responses again;
+- provider routes: the generation conditions of the model's judged responses that differ from each other in
+  `route` only (the group holding the standard condition, else the largest); conditions that differ in anything
+  else (reasoning, temperature, language…) are a different estimand and are left out, with a note;
+- repetitions: 1…k, k the most common number of complete repetitions per case and route;
+- a cell is the decisive composite of that response in that run; a case enters only when every cell is there (the
+  method needs a balanced table), and the cases left out are counted.
+
+Judge error: the newest ready calibrated version of the run (`ReportSnapshot` with `label_cycle`) stores, per model,
+the calibrated shift θ̂(expert − judge) with its standard error (a stratified PPI estimate with λ = 0 on Y − Ŷ);
+its variance is the judge-error term and its estimate moves the total interval's centre to the judge mean plus
+the shift (the plain-PPI calibrated score of this table). Without a ready version, judge error is left out and
+the page says so.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from evaluations.judge.selectors import judge_decisive_scored, judge_run_series
+from evaluations.models import Difficulty, GenerationCondition, JudgeResult, JudgeRun, ModelResponse
+from evaluations.selectors import difficulty_weight
+from evaluations.spreadsheet import csv_row_protect
+from stats.variance_budget import GROUP_LABELS, GROUPS, VarianceBudget, variance_budget
+
+from ..models import ReportSnapshot
+
+
+@dataclass
+class ModelBudget:
+    model: str
+    budget: VarianceBudget | None
+    cases_used: int
+    cases_left_out: int
+    routes: list[str]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BudgetPage:
+    run: JudgeRun
+    series: list[JudgeRun]
+    calibrated_version: int | None
+    models: list[ModelBudget]
+
+
+def _route_conditions(condition_ids: set[int]) -> tuple[list[GenerationCondition], list[GenerationCondition]]:
+    """(the conditions used as routes, the ones left out): grouped by every setting but the route."""
+    conditions = list(GenerationCondition.objects.filter(pk__in=condition_ids).order_by("name"))
+    groups: dict[tuple, list[GenerationCondition]] = defaultdict(list)
+    for c in conditions:
+        settings = c.settings_dict()
+        settings.pop("route")
+        groups[tuple(sorted(settings.items()))].append(c)
+    if not groups:
+        return [], []
+    chosen = max(groups.values(), key=lambda g: (any(c.is_standard for c in g), len(g)))
+    return chosen, [c for c in conditions if c not in chosen]
+
+
+def _model_table(cells: dict[tuple[int, int, int], list[float]], routes: list[int], n_runs: int
+                 ) -> tuple[np.ndarray, list[int], int]:
+    """(table, its cases in order, cases left out) for one model; cells: (case, route, repetition) → a score per run."""
+    complete = {key for key, scores in cells.items() if len(scores) == n_runs}
+    cases = sorted({case for case, _, _ in cells})
+    reps_per: Counter[int] = Counter()
+    for case in cases:
+        for route in routes:
+            k = 0
+            while (case, route, k + 1) in complete:
+                k += 1
+            reps_per[k] += 1
+    k = max((n for n, _ in reps_per.most_common() if n > 0), key=lambda n: (reps_per[n], n), default=0)
+    if k == 0:
+        return np.empty((0, len(routes), 0, n_runs)), [], len(cases)
+    kept = [c for c in cases if all((c, r, rep) in complete for r in routes for rep in range(1, k + 1))]
+    table = np.array([[[cells[(c, r, rep)] for rep in range(1, k + 1)] for r in routes] for c in kept], dtype=float)
+    return table.reshape(len(kept), len(routes), k, n_runs), kept, len(cases) - len(kept)
+
+
+def variance_budget_page(*, run: JudgeRun) -> BudgetPage:
+    """Every model's variance budget over the run's series (module docstring)."""
+    series = judge_run_series(run=run) or [run]
+    if run not in series:
+        series = [run, *series]
+    judged = set(JudgeResult.objects.filter(run=run).values_list("response_id", flat=True))
+    responses = list(ModelResponse.objects.filter(pk__in=judged).values_list(
+        "pk", "model__name", "test_case_id", "test_case__difficulty", "condition_id", "repetition"))
+    routes, left_out = _route_conditions({r[4] for r in responses})
+    route_ids = [c.pk for c in routes]
+    route_names = [c.route or f"{c.name} (default routing)" for c in routes]
+    scores = [judge_decisive_scored(run=member, response_ids=judged) for member in series]
+    cells: dict[str, dict[tuple[int, int, int], list[float]]] = defaultdict(dict)
+    weights: dict[int, float] = {}
+    weight_of = {d: float(difficulty_weight(d)) for d in Difficulty.values}
+    for pk, model, case, difficulty, condition, repetition in responses:
+        if condition not in route_ids:
+            continue
+        weights[case] = weight_of[difficulty]
+        values = [float(s[pk].composite) for s in scores if pk in s and s[pk].composite is not None]
+        cells[model][(case, condition, repetition)] = values
+
+    snapshot = (ReportSnapshot.objects.ready().filter(judge_run=run, label_cycle__isnull=False)
+                .order_by("-version").first())
+    shifts: dict[str, dict[str, Any]] = {}
+    if snapshot is not None:
+        shifts = {e["model"]: e.get("shift") or {} for e in (snapshot.payload or {}).get("models", [])}
+    out = []
+    for model in sorted(cells):
+        table, kept, dropped = _model_table(cells[model], route_ids, len(series))
+        notes = []
+        if left_out:
+            notes.append("left out: responses under conditions that differ in more than the route ("
+                         + ", ".join(c.name for c in left_out) + ")")
+        if dropped:
+            notes.append(f"{dropped} case(s) left out: not every route × repetition × judge run scored")
+        if len(kept) < 2:
+            out.append(ModelBudget(model, None, len(kept), dropped, route_names,
+                                   [*notes, "fewer than 2 complete cases: no budget"]))
+            continue
+        shift = shifts.get(model) or {}
+        se = shift.get("se")
+        budget = variance_budget(table, case_weights=[weights[c] for c in kept],
+                                 judge_error_var=None if se is None else float(se) ** 2,
+                                 judge_shift=float(shift.get("estimate") or 0.0))
+        out.append(ModelBudget(model, budget, len(kept), dropped, route_names, notes + budget.notes))
+    return BudgetPage(run, series, snapshot.version if snapshot else None, out)
+
+
+BUDGET_FIELDS = ["model", "cases", "cases_left_out", "routes", "repetitions", "judge_runs", "score",
+                 "total_lower", "total_upper", "total_se", "total_df", "cases_only_lower", "cases_only_upper",
+                 "cases_only_se", *[f"{g}_term" for g in GROUPS], *[f"{g}_share" for g in GROUPS], "notes"]
+
+
+def _num(value: float | None) -> str:
+    return "" if value is None else f"{value:.6g}"
+
+
+def variance_budget_csv(page: BudgetPage) -> bytes:
+    """One row per model: the shape, both intervals, each line's term of Var(score) and its share."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(BUDGET_FIELDS)
+    for m in page.models:
+        b = m.budget
+        if b is None:
+            writer.writerow(csv_row_protect([m.model, m.cases_used, m.cases_left_out, "", "", "", *[""] * 8,
+                                             *[""] * (2 * len(GROUPS)), "; ".join(m.notes)]))
+            continue
+        writer.writerow(csv_row_protect([
+            m.model, m.cases_used, m.cases_left_out, b.shape[1], b.shape[2], b.shape[3], _num(b.total.estimate),
+            _num(b.total.lower), _num(b.total.upper), _num(b.total.se), _num(b.total.df), _num(b.cases_only.lower),
+            _num(b.cases_only.upper), _num(b.cases_only.se), *[_num(b.terms[g]) for g in GROUPS],
+            *[_num(b.shares[g]) for g in GROUPS], "; ".join(m.notes)]))
+    return out.getvalue().encode("utf-8")
+
+
+__all__ = ["GROUP_LABELS", "BudgetPage", "ModelBudget", "variance_budget_csv", "variance_budget_page"]
