@@ -91,6 +91,7 @@ def score_history(*, rubric_id: int | None = None, limit: int = HISTORY_LIMIT) -
         rubric_id = newest.rubric_id
     runs = list(reversed(runs_qs.filter(rubric_id=rubric_id).order_by("-finished_at", "-id")[:limit]))
     calibrated: dict[int, ReportSnapshot] = {}
+    snap: ReportSnapshot | None
     for snap in (ReportSnapshot.objects.ready().filter(judge_run__in=runs, label_cycle__isnull=False)
                  .order_by("judge_run_id", "-version")):
         calibrated.setdefault(snap.judge_run_id, snap)  # type: ignore[arg-type]

@@ -35,6 +35,7 @@ from evaluations.spreadsheet import csv_row_protect
 from stats.variance_budget import GROUP_LABELS, GROUPS, VarianceBudget, variance_budget
 
 from ..models import ReportSnapshot
+from .charts import stacked_bar
 
 
 @dataclass
@@ -108,7 +109,7 @@ def variance_budget_page(*, run: JudgeRun) -> BudgetPage:
         if condition not in route_ids:
             continue
         weights[case] = weight_of[difficulty]
-        values = [float(s[pk].composite) for s in scores if pk in s and s[pk].composite is not None]
+        values = [float(c) for s in scores if pk in s and (c := s[pk].composite) is not None]
         cells[model][(case, condition, repetition)] = values
 
     snapshot = (ReportSnapshot.objects.ready().filter(judge_run=run, label_cycle__isnull=False)
@@ -136,6 +137,23 @@ def variance_budget_page(*, run: JudgeRun) -> BudgetPage:
                                  judge_shift=float(shift.get("estimate") or 0.0))
         out.append(ModelBudget(model, budget, len(kept), dropped, route_names, notes + budget.notes))
     return BudgetPage(run, series, snapshot.version if snapshot else None, out)
+
+
+def budget_rows(page: BudgetPage) -> list[dict[str, Any]]:
+    """Per model, what the page shows: the budget, its stacked bar and one line per source (share in %, SD)."""
+    rows = []
+    for m in page.models:
+        b = m.budget
+        lines = []
+        if b is not None:
+            for g in GROUPS:
+                term, share = b.terms[g], b.shares[g]
+                lines.append({"key": g, "label": GROUP_LABELS[g], "term": term,
+                              "share": None if share is None else round(100 * share, 1),
+                              "sd": None if term is None else term ** 0.5})
+        rows.append({"m": m, "b": b, "lines": lines,
+                     "bar": stacked_bar(b.shares, f"Variance shares of {m.model}") if b is not None else ""})
+    return rows
 
 
 BUDGET_FIELDS = ["model", "cases", "cases_left_out", "routes", "repetitions", "judge_runs", "score",
@@ -166,4 +184,4 @@ def variance_budget_csv(page: BudgetPage) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-__all__ = ["GROUP_LABELS", "BudgetPage", "ModelBudget", "variance_budget_csv", "variance_budget_page"]
+__all__ = ["GROUP_LABELS", "BudgetPage", "ModelBudget", "budget_rows", "variance_budget_csv", "variance_budget_page"]

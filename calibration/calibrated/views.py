@@ -20,13 +20,13 @@ from evaluations.models import JudgeRun
 from ..models import ReportSnapshot
 from ..reports.snapshots import snapshot_is_stale, version_param
 from ..reports.views import snapshot_download_response, snapshot_progress_response
-from .charts import GROUP_COLOURS, history_chart, stacked_bar
+from .charts import GROUP_COLOURS, history_chart
 from .forms import CalibratedRequestForm
 from .history import score_history, score_history_csv
 from .render import board_rows, cell_rows, interval_axis, pair_rows
 from .selectors import calibrated_snapshot_for, calibrated_snapshots
 from .tasks import calibrated_snapshot_start
-from .variance import GROUP_LABELS, variance_budget_csv, variance_budget_page
+from .variance import GROUP_LABELS, budget_rows, variance_budget_csv, variance_budget_page
 
 
 def _run(run_id: int) -> JudgeRun:
@@ -130,14 +130,7 @@ def download(request: AuthedRequest, run_id: int, fmt: str) -> HttpResponse:
 def budget(request: AuthedRequest, run_id: int) -> HttpResponse:
     """Each model's variance budget over the run's series (case, route, generation, judge run, judge error)."""
     page = variance_budget_page(run=_run(run_id))
-    rows = []
-    for m in page.models:
-        b = m.budget
-        rows.append({"m": m, "b": b, "bar": stacked_bar(b.shares, f"Variance shares of {m.model}") if b else "",
-                     "lines": [] if b is None else [
-                         {"key": g, "label": GROUP_LABELS[g], "term": b.terms[g],
-                          "share": None if b.shares[g] is None else round(100 * b.shares[g], 1),
-                          "sd": None if b.terms[g] is None else b.terms[g] ** 0.5} for g in GROUP_LABELS]})
+    rows = budget_rows(page)
     legend = [{"label": GROUP_LABELS[g], "key": g} for g in GROUP_LABELS]
     return render(request, "calibration/calibrated/budget.html",
                   {"page": page, "run": page.run, "rows": rows, "legend": legend, "colours": GROUP_COLOURS})
