@@ -23,7 +23,8 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ import numpy as np
 from evaluations.judge.selectors import judge_decisive_scored, judge_run_series
 from evaluations.models import Difficulty, GenerationCondition, JudgeResult, JudgeRun, ModelResponse
 from evaluations.selectors import difficulty_weight
-from evaluations.spreadsheet import csv_row_protect
+from evaluations.spreadsheet import csv_row_protect, csv_row_unprotect
 from stats.variance_budget import GROUP_LABELS, GROUPS, VarianceBudget, variance_budget
 
 from ..models import ReportSnapshot
@@ -56,6 +57,27 @@ class BudgetPage:
     models: list[ModelBudget]
 
 
+@dataclass(frozen=True)
+class BudgetRow:
+    """One judge run's decisive composite of one response: the budget's input, as variance_budget_inputs.csv."""
+
+    model: str
+    case_id: int
+    weight: float  # the case's difficulty weight
+    route: str  # the generation condition's name (conditions in one budget differ only in route)
+    repetition: int
+    judge_run: int
+    composite: float
+
+
+@dataclass(frozen=True)
+class BudgetInputs:
+    series: list[JudgeRun]
+    rows: list[BudgetRow]
+    routes: list[str]  # condition names, each with its route: "standard (default routing)", "route-b (provider-b)"
+    left_out: list[str]  # conditions that differ in more than the route
+
+
 def _route_conditions(condition_ids: set[int]) -> tuple[list[GenerationCondition], list[GenerationCondition]]:
     """(the conditions used as routes, the ones left out): grouped by every setting but the route."""
     conditions = list(GenerationCondition.objects.filter(pk__in=condition_ids).order_by("name"))
@@ -70,10 +92,33 @@ def _route_conditions(condition_ids: set[int]) -> tuple[list[GenerationCondition
     return chosen, [c for c in conditions if c not in chosen]
 
 
-def _model_table(cells: dict[tuple[int, int, int], list[float]], routes: list[int], n_runs: int
+def budget_inputs_read(*, run: JudgeRun) -> BudgetInputs:
+    """The rows of the run's series for the budget (module docstring): one query per judge run plus three."""
+    series = judge_run_series(run=run)
+    if run not in series:
+        series = [run, *series]
+    judged = set(JudgeResult.objects.filter(run=run).values_list("response_id", flat=True))
+    responses = list(ModelResponse.objects.filter(pk__in=judged).order_by("pk").values_list(
+        "pk", "model__name", "test_case_id", "test_case__difficulty", "condition_id", "repetition"))
+    routes, left_out = _route_conditions({r[4] for r in responses})
+    name_of = {c.pk: c.name for c in routes}
+    weight_of = {d: float(difficulty_weight(d)) for d in Difficulty.values}
+    rows = []
+    for member in series:
+        scores = judge_decisive_scored(run=member, response_ids=judged)
+        for pk, model, case, difficulty, condition, repetition in responses:
+            result = scores.get(pk)
+            if condition in name_of and result is not None and result.composite is not None:
+                rows.append(BudgetRow(model, case, weight_of[difficulty], name_of[condition], repetition, member.pk,
+                                      round(float(result.composite), 6)))
+    return BudgetInputs(series, rows, [f"{c.name} ({c.route or 'default routing'})" for c in routes],
+                        [c.name for c in left_out])
+
+
+def _model_table(cells: dict[tuple[int, str, int], dict[int, float]], routes: list[str], runs: list[int]
                  ) -> tuple[np.ndarray, list[int], int]:
-    """(table, its cases in order, cases left out) for one model; cells: (case, route, repetition) → a score per run."""
-    complete = {key for key, scores in cells.items() if len(scores) == n_runs}
+    """(table, its cases in order, cases left out) for one model; cells: (case, route, repetition) → run → score."""
+    complete = {key for key, scores in cells.items() if all(r in scores for r in runs)}
     cases = sorted({case for case, _, _ in cells})
     reps_per: Counter[int] = Counter()
     for case in cases:
@@ -82,52 +127,37 @@ def _model_table(cells: dict[tuple[int, int, int], list[float]], routes: list[in
             while (case, route, k + 1) in complete:
                 k += 1
             reps_per[k] += 1
-    k = max((n for n, _ in reps_per.most_common() if n > 0), key=lambda n: (reps_per[n], n), default=0)
+    k = max((n for n in reps_per if n > 0), key=lambda n: (reps_per[n], n), default=0)
     if k == 0:
-        return np.empty((0, len(routes), 0, n_runs)), [], len(cases)
+        return np.empty((0, len(routes), 0, len(runs))), [], len(cases)
     kept = [c for c in cases if all((c, r, rep) in complete for r in routes for rep in range(1, k + 1))]
-    table = np.array([[[cells[(c, r, rep)] for rep in range(1, k + 1)] for r in routes] for c in kept], dtype=float)
-    return table.reshape(len(kept), len(routes), k, n_runs), kept, len(cases) - len(kept)
+    table = np.array([[[[cells[(c, r, rep)][j] for j in runs] for rep in range(1, k + 1)] for r in routes]
+                      for c in kept], dtype=float)
+    return table.reshape(len(kept), len(routes), k, len(runs)), kept, len(cases) - len(kept)
 
 
-def variance_budget_page(*, run: JudgeRun) -> BudgetPage:
-    """Every model's variance budget over the run's series (module docstring)."""
-    series = judge_run_series(run=run) or [run]
-    if run not in series:
-        series = [run, *series]
-    judged = set(JudgeResult.objects.filter(run=run).values_list("response_id", flat=True))
-    responses = list(ModelResponse.objects.filter(pk__in=judged).values_list(
-        "pk", "model__name", "test_case_id", "test_case__difficulty", "condition_id", "repetition"))
-    routes, left_out = _route_conditions({r[4] for r in responses})
-    route_ids = [c.pk for c in routes]
-    route_names = [c.route or f"{c.name} (default routing)" for c in routes]
-    scores = [judge_decisive_scored(run=member, response_ids=judged) for member in series]
-    cells: dict[str, dict[tuple[int, int, int], list[float]]] = defaultdict(dict)
+def budget_compute(rows: list[BudgetRow], *, shifts: dict[str, dict[str, Any]], left_out: Sequence[str] = (),
+                   route_labels: list[str] | None = None) -> list[ModelBudget]:
+    """Every model's budget from the rows; `shifts`: model → the calibrated shift {estimate, se} (judge error)."""
+    runs = sorted({r.judge_run for r in rows})
+    routes = sorted({r.route for r in rows})
+    cells: dict[str, dict[tuple[int, str, int], dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
     weights: dict[int, float] = {}
-    weight_of = {d: float(difficulty_weight(d)) for d in Difficulty.values}
-    for pk, model, case, difficulty, condition, repetition in responses:
-        if condition not in route_ids:
-            continue
-        weights[case] = weight_of[difficulty]
-        values = [float(c) for s in scores if pk in s and (c := s[pk].composite) is not None]
-        cells[model][(case, condition, repetition)] = values
-
-    snapshot = (ReportSnapshot.objects.ready().filter(judge_run=run, label_cycle__isnull=False)
-                .order_by("-version").first())
-    shifts: dict[str, dict[str, Any]] = {}
-    if snapshot is not None:
-        shifts = {e["model"]: e.get("shift") or {} for e in (snapshot.payload or {}).get("models", [])}
+    for r in rows:
+        cells[r.model][(r.case_id, r.route, r.repetition)][r.judge_run] = r.composite
+        weights[r.case_id] = r.weight
     out = []
     for model in sorted(cells):
-        table, kept, dropped = _model_table(cells[model], route_ids, len(series))
+        table, kept, dropped = _model_table(cells[model], routes, runs)
         notes = []
         if left_out:
             notes.append("left out: responses under conditions that differ in more than the route ("
-                         + ", ".join(c.name for c in left_out) + ")")
+                         + ", ".join(left_out) + ")")
         if dropped:
             notes.append(f"{dropped} case(s) left out: not every route × repetition × judge run scored")
+        labels = route_labels or routes
         if len(kept) < 2:
-            out.append(ModelBudget(model, None, len(kept), dropped, route_names,
+            out.append(ModelBudget(model, None, len(kept), dropped, labels,
                                    [*notes, "fewer than 2 complete cases: no budget"]))
             continue
         shift = shifts.get(model) or {}
@@ -135,8 +165,52 @@ def variance_budget_page(*, run: JudgeRun) -> BudgetPage:
         budget = variance_budget(table, case_weights=[weights[c] for c in kept],
                                  judge_error_var=None if se is None else float(se) ** 2,
                                  judge_shift=float(shift.get("estimate") or 0.0))
-        out.append(ModelBudget(model, budget, len(kept), dropped, route_names, notes + budget.notes))
-    return BudgetPage(run, series, snapshot.version if snapshot else None, out)
+        out.append(ModelBudget(model, budget, len(kept), dropped, labels, notes + budget.notes))
+    return out
+
+
+def report_shifts(report: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """model → the calibrated shift {estimate, se, …} of a calibrated leaderboard's report tree."""
+    return {e["model"]: e.get("shift") or {} for e in (report or {}).get("models", [])}
+
+
+def variance_budget_page(*, run: JudgeRun) -> BudgetPage:
+    """Every model's variance budget over the run's series, judge error from the newest ready calibrated version."""
+    inputs = budget_inputs_read(run=run)
+    snapshot = (ReportSnapshot.objects.ready().filter(judge_run=run, label_cycle__isnull=False)
+                .order_by("-version").first())
+    models = budget_compute(inputs.rows, shifts=report_shifts(snapshot.payload if snapshot else None),
+                            left_out=inputs.left_out, route_labels=inputs.routes)
+    return BudgetPage(run, inputs.series, snapshot.version if snapshot else None, models)
+
+
+BUDGET_INPUT_FIELDS = [f.name for f in fields(BudgetRow)]
+
+
+def budget_inputs_csv(rows: list[BudgetRow]) -> bytes:
+    """The budget's input rows (model, case, weight, route, repetition, judge run, composite), sorted."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(BUDGET_INPUT_FIELDS)
+    for row in sorted(rows, key=lambda r: (r.model, r.case_id, r.route, r.repetition, r.judge_run)):
+        writer.writerow(csv_row_protect(getattr(row, name) for name in BUDGET_INPUT_FIELDS))
+    return out.getvalue().encode("utf-8")
+
+
+def budget_inputs_parse(data: bytes) -> list[BudgetRow]:
+    """variance_budget_inputs.csv back into rows (to recompute a bundle's variance_budget.csv)."""
+    reader = csv.DictReader(io.StringIO(data.decode("utf-8")))
+    if reader.fieldnames != BUDGET_INPUT_FIELDS:
+        raise ValueError(f"variance_budget_inputs.csv:1: expected the columns {','.join(BUDGET_INPUT_FIELDS)}")
+    rows = []
+    for line, raw in enumerate(reader, start=2):
+        try:
+            cells = csv_row_unprotect([raw[name] for name in BUDGET_INPUT_FIELDS])
+            rows.append(BudgetRow(cells[0], int(cells[1]), float(cells[2]), cells[3], int(cells[4]), int(cells[5]),
+                                  float(cells[6])))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"variance_budget_inputs.csv:{line}: {exc}") from exc
+    return rows
 
 
 def budget_rows(page: BudgetPage) -> list[dict[str, Any]]:
@@ -165,12 +239,12 @@ def _num(value: float | None) -> str:
     return "" if value is None else f"{value:.6g}"
 
 
-def variance_budget_csv(page: BudgetPage) -> bytes:
+def variance_budget_csv(models: list[ModelBudget]) -> bytes:
     """One row per model: the shape, both intervals, each line's term of Var(score) and its share."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(BUDGET_FIELDS)
-    for m in page.models:
+    for m in models:
         b = m.budget
         if b is None:
             writer.writerow(csv_row_protect([m.model, m.cases_used, m.cases_left_out, "", "", "", *[""] * 8,
@@ -184,4 +258,6 @@ def variance_budget_csv(page: BudgetPage) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-__all__ = ["GROUP_LABELS", "BudgetPage", "ModelBudget", "budget_rows", "variance_budget_csv", "variance_budget_page"]
+__all__ = ["GROUP_LABELS", "BudgetInputs", "BudgetPage", "BudgetRow", "ModelBudget", "budget_compute",
+           "budget_inputs_csv", "budget_inputs_parse", "budget_inputs_read", "budget_rows", "report_shifts",
+           "variance_budget_csv", "variance_budget_page"]

@@ -139,7 +139,7 @@ def budget(request: AuthedRequest, run_id: int) -> HttpResponse:
 @policy_required(Action.VIEW_CALIBRATED)
 @require_GET
 def budget_export(request: AuthedRequest, run_id: int) -> HttpResponse:
-    response = HttpResponse(variance_budget_csv(variance_budget_page(run=_run(run_id))),
+    response = HttpResponse(variance_budget_csv(variance_budget_page(run=_run(run_id)).models),
                             content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="variance-budget-run-{run_id}.csv"'
     return response

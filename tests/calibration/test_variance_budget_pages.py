@@ -145,3 +145,35 @@ def test_variance_budget_history_page_query_count_is_bounded(client, rubric_v1, 
     # per snapshot: its columns, its leaderboard's cache key (2) and, on a miss, its columns again
     with django_assert_max_num_queries(12 + 4 * 3):
         assert client.get(reverse("calibrated:history")).status_code == 200
+
+
+def test_variance_budget_is_in_the_calibrated_bundle_and_recomputes_from_it() -> None:
+    # One judge run (no repeats, one route): the budget has case sampling and judge error; judge error is this
+    # version's shift, exactly, and the bundle's CSV recomputes from its own inputs and report.json.
+    import json
+    import zipfile
+
+    from calibration.calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
+    from calibration.calibrated.variance import (
+        budget_compute,
+        budget_inputs_parse,
+        report_shifts,
+        variance_budget_csv,
+    )
+    from tests.calibration.test_calibrated_leaderboard import judged_world
+
+    world, run = judged_world()
+    snapshot = calibrated_snapshot_compute(snapshot_id=calibrated_snapshot_request(
+        run=run, cycle=world.cycle, requested_by=world.admin, n_resamples=100).pk)
+    bundle = zipfile.ZipFile(io.BytesIO(bytes(snapshot.files.get(format="bundle").content)))
+    names = {n.split("/", 1)[1]: n for n in bundle.namelist()}
+    stored = bundle.read(names["variance_budget.csv"])
+    report = json.loads(bundle.read(names["report.json"]))
+    rows = budget_inputs_parse(bundle.read(names["variance_budget_inputs.csv"]))
+    assert variance_budget_csv(budget_compute(rows, shifts=report_shifts(report))) == stored
+    shifts = report_shifts(report)
+    table = list(csv.DictReader(io.StringIO(stored.decode())))
+    assert table and all(r["judge_run_share"] == "" for r in table)  # one judge run: not estimable, never 0
+    for r in table:
+        assert float(r["judge_error_term"]) == pytest.approx(shifts[r["model"]]["se"] ** 2, rel=1e-5)
+    assert "variance_budget.csv" in bundle.read(names["SHA256SUMS"]).decode()
