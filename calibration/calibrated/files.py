@@ -217,7 +217,9 @@ def files_render(*, report: dict[str, Any], inputs: bytes, title: str, version: 
     readme = BUNDLE_README.format(version=version, input_hash=input_hash, alpha=meta["alpha"],
                                   n_resamples=meta["n_resamples"], seed=meta["seed"], **context)
     extra = bundle_only or {}
+    # bundle-only files are keyed by their name where stored files have their format (both are strings)
+    names: dict[Any, str] = {**FILE_NAMES, **{name: name for name in extra}}
     files[SnapshotFile.Format.BUNDLE] = citable_bundle(
-        files={**files, **extra}, names={**FILE_NAMES, **{name: name for name in extra}}, readme=readme,
+        files={**files, **extra}, names=names, readme=readme,
         folder=f"faithbench-calibrated-run-{context['run']}-v{version}")
     return files

@@ -271,10 +271,9 @@ def zip_bundle(*, folder: str, entries: list[tuple[str, bytes]]) -> bytes:
     return buffer.getvalue()
 
 
-def citable_bundle(*, files: Mapping[str, bytes], names: Mapping[str, str], readme: str, folder: str) -> bytes:
+def citable_bundle(*, files: Mapping[str, bytes], names: Mapping[SnapshotFile.Format, str], readme: str, folder: str) -> bytes:
     """The zip every snapshot is cited by: README.txt, each rendered file under its name (`names`: format → file
-    name, in bundle order; a key that is no `SnapshotFile.Format` is a bundle-only file) and SHA256SUMS of those
-    files."""
+    name, in bundle order) and SHA256SUMS of those files."""
     sums = "".join(f"{hashlib.sha256(files[fmt]).hexdigest()}  {name}\n" for fmt, name in names.items())
     entries = [("README.txt", readme.encode("utf-8"))]
     entries += [(name, files[fmt]) for fmt, name in names.items()]
