@@ -65,6 +65,7 @@ class History:
     snapshots: list[Snapshot]
     models: list[ModelHistory]
     rotations_differ: bool
+    rubric_version: str = ""
 
 
 def _case_composites(run: JudgeRun) -> dict[str, tuple[dict[int, float], dict[int, float]]]:
@@ -137,7 +138,8 @@ def score_history(*, rubric_id: int | None = None, limit: int = HISTORY_LIMIT) -
             point.equated = equated
             if equated is not None and eq_half is not None:
                 point.equated_lower, point.equated_upper = equated - eq_half, equated + eq_half
-    return History(rubric_id, snapshots, sorted(models.values(), key=lambda h: h.model), rotations_differ)
+    return History(rubric_id, snapshots, sorted(models.values(), key=lambda h: h.model), rotations_differ,
+                   runs[0].rubric.version if runs else "")
 
 
 HISTORY_FIELDS = ["model", "judge_run", "finished_at", "rotation", "score", "lower", "upper", "equated",
