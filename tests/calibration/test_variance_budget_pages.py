@@ -35,7 +35,8 @@ def _score(run: JudgeRun, response, value: float) -> None:  # type: ignore[no-un
                                status="scored", composite=Decimal(str(round(value, 6))), attempts=1)
 
 
-def test_variance_budget_page_builds_the_case_route_repetition_run_table(client, rubric_v1) -> None:  # type: ignore[no-untyped-def]
+def test_variance_budget_page_builds_the_case_route_repetition_run_table(client, rubric_v1,  # type: ignore[no-untyped-def]
+                                                                       django_assert_max_num_queries) -> None:
     # 6 cases × 2 routes (conditions differing only in route) × 2 repetitions × 2 judge runs, one model; a third
     # condition that also changes the temperature is left out, and one case missing a cell is dropped.
     model = EvaluatedModelFactory(name="vendor/budget-model")
@@ -76,7 +77,8 @@ def test_variance_budget_page_builds_the_case_route_repetition_run_table(client,
 
     lead = person(User.Role.ADJUDICATOR)
     client.force_login(lead)
-    html = client.get(reverse("calibrated:budget", args=[first.pk])).content.decode()
+    with django_assert_max_num_queries(14):  # session, user, run, series, judged ids, responses, conditions, one per run
+        html = client.get(reverse("calibrated:budget", args=[first.pk])).content.decode()
     assert "vendor/budget-model" in html and 'data-testid="total-interval"' in html
     assert "Provider route" in html and "budget-bar" in html
     rows = list(csv.DictReader(io.StringIO(client.get(reverse("calibrated:budget_export", args=[first.pk]))
