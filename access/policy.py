@@ -46,6 +46,7 @@ class Action(StrEnum):
     MANAGE_CALIBRATION = "manage_calibration"  # panels, draws, cycles, progress, gold labels, reports
     VIEW_JUDGE_OUTPUT = "view_judge_output"  # judge runs, scores, leaderboard (never experts: blind scoring)
     VIEW_CALIBRATED = "view_calibrated"      # the expert-calibrated leaderboard: admins and panel leads, never experts
+    VIEW_CONDITIONS = "view_conditions"      # condition leaderboards and deltas (issue 26): admins and leads, never experts
     VIEW_HELD_OUT = "view_held_out"          # held-out test cases' text: superusers (contamination control)
     USE_API = "use_api"                      # the REST API (with a token: the token's scope as well)
     ADMIN_SITE = "admin_site"                # Django's admin site (its own model permissions apply on top)
@@ -127,6 +128,7 @@ RULES: dict[Action, Callable[[Any, Any], bool]] = {
     Action.MANAGE_CALIBRATION: lambda user, obj: is_admin(user),
     Action.VIEW_JUDGE_OUTPUT: lambda user, obj: is_admin(user),
     Action.VIEW_CALIBRATED: lambda user, obj: is_admin(user) or is_lead(user),
+    Action.VIEW_CONDITIONS: lambda user, obj: is_admin(user) or is_lead(user),
     Action.VIEW_HELD_OUT: lambda user, obj: _active(user) and bool(getattr(user, "is_superuser", False)),
     Action.USE_API: lambda user, obj: is_admin(user),
     Action.ADMIN_SITE: lambda user, obj: is_admin(user),
@@ -232,6 +234,7 @@ URL_ACTIONS: dict[str, Action] = {
     "api-cycle-report-versions": A.USE_API,
     "api-cycle-report-bundle": A.USE_API,
     "api-leaderboard": A.USE_API,
+    "api-judge-run-conditions": A.USE_API,
     "evaluations:index": A.PUBLIC,  # the home page again
     "judge:run_list": A.VIEW_JUDGE_OUTPUT,
     "judge:run_detail": A.VIEW_JUDGE_OUTPUT,
@@ -241,6 +244,8 @@ URL_ACTIONS: dict[str, Action] = {
     "judge:run_retry": A.VIEW_JUDGE_OUTPUT,
     "judge:run_repeat": A.VIEW_JUDGE_OUTPUT,
     "judge:leaderboard": A.VIEW_JUDGE_OUTPUT,
+    "judge:conditions": A.VIEW_CONDITIONS,
+    "judge:conditions_export": A.VIEW_CONDITIONS,
     "calibrated:index": A.VIEW_CALIBRATED,
     "calibrated:board": A.VIEW_CALIBRATED,
     "calibrated:compute": A.MANAGE_CALIBRATION,

@@ -48,4 +48,5 @@ urlpatterns = [
     path("reports/studies/<int:pk>/versions/", calibration_api.StudyReportVersionsAPIView.as_view(),
          name="api-study-report-versions"),
     path("leaderboard/", _scoped(judge_api.LeaderboardAPIView), name="api-leaderboard"),
+    path("judge-runs/<int:pk>/conditions/", _scoped(judge_api.ConditionsAPIView), name="api-judge-run-conditions"),
 ]

@@ -19,5 +19,7 @@ judge_urlpatterns: list = [
     path("runs/<int:pk>/retry/", views.run_retry, name="run_retry"),
     path("runs/<int:pk>/repeat/", views.run_repeat, name="run_repeat"),
     path("leaderboard/", judge.leaderboard, name="leaderboard"),
+    path("conditions/", judge.conditions, name="conditions"),
+    path("conditions/<int:run_id>/conditions.csv", judge.conditions_export, name="conditions_export"),
 ]
 judge_urls = (judge_urlpatterns, "judge")

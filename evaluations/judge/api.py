@@ -13,6 +13,7 @@ from access.policy import PolicyPermission
 
 from ..domain import query_whole_number
 from ..models import JudgeRun
+from .conditions import condition_report_cached
 from .selectors import judge_run_latest_finished, leaderboard_cached
 
 
@@ -103,3 +104,47 @@ class LeaderboardAPIView(APIView):
             "comparisons": board.comparisons,
         }
         return Response(LeaderboardSerializer(data).data)
+
+
+class ConditionBoardSerializer(serializers.Serializer):
+    condition = serializers.CharField(source="condition.name")
+    is_standard = serializers.BooleanField(source="condition.is_standard")
+    settings = serializers.DictField(source="condition.settings_dict")
+    repetitions = serializers.IntegerField(help_text="The most repetitions any model has of one case here.")
+    responses = serializers.IntegerField()
+    models = ModelRowSerializer(many=True, source="board.models",
+                                help_text="Per model; `items` counts cases (a case's score is its repetitions' mean).")
+
+
+class ConditionDeltaSerializer(serializers.Serializer):
+    model = serializers.CharField()
+    axis = serializers.CharField(help_text="The one setting the two conditions differ in.")
+    condition = serializers.CharField()
+    baseline = serializers.CharField()
+    n_cases = serializers.IntegerField(help_text="Cases both conditions scored for the model.")
+    delta = serializers.FloatField(allow_null=True, help_text="Difficulty-weighted mean of per-case differences.")
+    ci_low = serializers.FloatField(allow_null=True, help_text="95 % case-bootstrap interval, lower bound.")
+    ci_high = serializers.FloatField(allow_null=True)
+    p_value = serializers.FloatField(allow_null=True, help_text="Paired t-test of the case differences.")
+    cohens_d = serializers.FloatField(allow_null=True)
+    distinguishable = serializers.BooleanField(help_text="False: the interval covers 0 (not distinguishable from zero).")
+
+
+class ConditionReportSerializer(serializers.Serializer):
+    run = serializers.IntegerField(source="run_id")
+    n_resamples = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    boards = ConditionBoardSerializer(many=True)
+    deltas = ConditionDeltaSerializer(many=True)
+
+
+class ConditionsAPIView(APIView):
+    """A finished judge run's leaderboard per generation condition and paired deltas between conditions."""
+
+    permission_classes = [PolicyPermission]
+    token_scope = "reports:read"
+
+    @extend_schema(operation_id="judge_run_conditions", responses=ConditionReportSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        run = get_object_or_404(JudgeRun, pk=pk, status=JudgeRun.Status.FINISHED)
+        return Response(ConditionReportSerializer(condition_report_cached(run=run)).data)

@@ -27,8 +27,8 @@ connection for ``hang_seconds`` and close it without answering); ``malformed`` (
 ``contradiction`` (3s whose reasoning says "incorrect"), ``bad_envelope`` (a 200 whose body is not JSON).
 
 Conditions (issue 26): a test-model answer carries a marker for each condition setting it was asked with —
-``REASONING_MARKER`` when the request turned reasoning on, ``route_marker(name)`` when it routed to a provider — and
-repeated questions (call 2, 3, … for the same question) get different answers, as repetitions at temperature > 0 do.
+``REASONING_MARKER`` when the request turned reasoning on, ``route_marker(name)`` when it routed to a provider — and a
+request's ``seed`` (the generation sends the repetition number) changes the answer, so repetitions differ.
 ``condition_effects`` ({marker: effect}) moves the fake judge's scores of texts containing a marker: the expected
 composite of such a text is 0.5 + effect instead of 0.5 (effect in [−0.5, 0.5]; effects of several markers add up,
 clipped to that range). Each sub-dimension score is drawn as usual (uniform 0–3, mean 1.5) and, with probability
@@ -324,7 +324,8 @@ class FakeLLMServer:
             content = _judge_content(system=system, key=key, model=model, fault=fault,
                                      effect=condition_effect(text, self.condition_effects))
         else:
-            content = _test_answer(question=user, model=model, markers=request_markers(request), call_no=call_no)
+            content = _test_answer(question=user, model=model, markers=request_markers(request),
+                                   seed=request.get("seed"))
         completion_tokens = max(1, len(content) // 4)
         prompt_tokens = max(1, (len(system) + len(user)) // 4)
         reply = {
@@ -470,9 +471,9 @@ def _judge_content(*, system: str, key: str, model: str, fault: str | None, effe
     return text
 
 
-def _test_answer(*, question: str, model: str, markers: Sequence[str] = (), call_no: int = 1) -> str:
-    # The first call's answer is the historical one; later calls (repetitions) and conditions differ.
-    variant = "" if call_no == 1 and not markers else f"\x1f{call_no}\x1f{' '.join(markers)}"
+def _test_answer(*, question: str, model: str, markers: Sequence[str] = (), seed: object = None) -> str:
+    # Without a seed or markers the answer is the historical one; seeds (repetitions) and conditions change it.
+    variant = "" if seed is None and not markers else f"\x1f{seed}\x1f{' '.join(markers)}"
     key = text_key(f"{model}\x1f{question}{variant}")
     words = [_WORDS[int(_unit(key, i) * len(_WORDS))] for i in range(40 + int(_unit(key, "n") * 80))]
     tail = (" " + " ".join(markers)) if markers else ""

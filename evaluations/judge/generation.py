@@ -8,7 +8,8 @@ for judge runs. Answers come back as rows of the responses import format; the co
 what was answered survives a crash.
 
 The request for a condition (`condition_payload`): its system prompt (none when empty), temperature and token
-limit; reasoning on sends OpenRouter's unified `reasoning` parameter ({"effort": …} or {"enabled": true}); a route
+limit, and the repetition number as the sampling `seed` (reproducible where the provider honours seeds; repetitions
+still differ); reasoning on sends OpenRouter's unified `reasoning` parameter ({"effort": …} or {"enabled": true}); a route
 sends OpenRouter provider routing ({"order": [route], "allow_fallbacks": false}), so the answer really comes from
 that provider. A language condition sends the case's prompt as it is: translated cases are not modelled, so its
 system prompt should ask for the language, or its responses are imported from elsewhere.
@@ -50,12 +51,14 @@ class GenerationOutcome:
     auth_failed: bool = False
 
 
-def condition_payload(*, condition: GenerationCondition, model: str, question: str) -> dict[str, Any]:
+def condition_payload(*, condition: GenerationCondition, model: str, question: str, repetition: int = 1
+                      ) -> dict[str, Any]:
     """The chat-completions body that asks `model` the question under `condition` (see the module docstring)."""
     messages = [{"role": "system", "content": condition.system_prompt}] if condition.system_prompt else []
     payload: dict[str, Any] = {
         "model": model, "messages": [*messages, {"role": "user", "content": question}],
         "temperature": float(condition.temperature), "max_tokens": condition.max_tokens,
+        "seed": repetition,  # a sampling seed per repetition: reproducible where the provider honours it
     }
     if condition.reasoning:
         payload["reasoning"] = {"effort": condition.reasoning_effort} if condition.reasoning_effort else {"enabled": True}
@@ -109,7 +112,8 @@ def generation_run(
     outcome = GenerationOutcome()
 
     def payload(item: GenerationItem) -> dict[str, Any]:
-        return condition_payload(condition=condition, model=item.model, question=item.prompt)
+        return condition_payload(condition=condition, model=item.model, question=item.prompt,
+                                 repetition=item.repetition)
 
     with ChatThread(list(items), config=config, base_url=config.base_url, payload=payload, client_options=None,
                     name="generation") as thread:

@@ -239,3 +239,100 @@ def leaderboard_compute_columns(
         comparisons.append(Comparison(model_a, model_b, int(common.size), mean, t, p, corrected, d,
                                       corrected is not None and corrected < alpha))
     return Leaderboard(rows, comparisons, n_resamples, confidence, seed)
+
+
+# ----------------------------------------------------------------------------- conditions (issue 26)
+# Under a generation condition with k repetitions, a model's score on a case is the mean composite of its scored
+# repetitions of that case (repetitions are not independent cases: the bootstrap resamples cases, never
+# repetitions). The leaderboard per condition is the ordinary leaderboard over those case means.
+#
+# A paired delta between conditions A and B for one model (§8.3 routes, §17.8 languages, §17.11 reasoning) is taken
+# over the cases both have scored: d_c = case mean under A − case mean under B, and the delta is the difficulty-
+# weighted mean Σ w_c d_c / Σ w_c (the same estimand as the difference of the two leaderboard scores on those
+# cases). Its interval is the percentile case bootstrap of that weighted mean, stratified by dimension (as the
+# leaderboard's); a delta whose interval covers 0 is "not distinguishable from zero". The paired t-test and
+# Cohen's d_z of the unweighted d_c are reported beside it (`paired_comparison`).
+
+
+def repetitions_collapse(columns: LeaderboardColumns) -> LeaderboardColumns:
+    """One item per (model, case): the mean composite of its scored items (NaN when none is scored), scored when
+    any is; the primary judge's composite likewise; self-preference when any item had a secondary judge."""
+    if not columns.model.size:
+        return columns
+    keys = np.array([f"{m}\x1f{c}" for m, c in zip(columns.model, columns.case_id, strict=True)], dtype=object)
+    _, first, group = np.unique(keys, return_index=True, return_inverse=True)
+    n = first.size
+    usable = columns.usable
+
+    def group_mean(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        total = np.bincount(group, weights=np.where(mask, values, 0.0), minlength=n)
+        count = np.bincount(group, weights=mask.astype(float), minlength=n)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+    order = np.sort(first)  # groups in order of their first item
+    position = np.empty(n, dtype=np.int64)
+    position[np.argsort(first)] = np.arange(n)  # group code → its place in `order`
+
+    def pick(values: np.ndarray) -> np.ndarray:
+        out = np.empty(n, dtype=values.dtype)
+        out[position] = values
+        return out
+
+    composite = pick(group_mean(columns.composite, usable))
+    primary_ok = ~np.isnan(columns.primary_composite)
+    primary = pick(group_mean(columns.primary_composite, primary_ok))
+    scored = pick(np.bincount(group, weights=usable.astype(float), minlength=n) > 0)
+    self_pref = pick(np.bincount(group, weights=columns.self_preference.astype(float), minlength=n) > 0)
+    return LeaderboardColumns(
+        model=columns.model[order], family=columns.family[order], case_id=columns.case_id[order],
+        dimension=columns.dimension[order], difficulty_weight=columns.difficulty_weight[order],
+        tradition=columns.tradition[order], scored=scored, composite=composite, primary_composite=primary,
+        self_preference=self_pref,
+    )
+
+
+@dataclass
+class ConditionDelta:
+    """Condition `condition` minus `baseline` for one model, over the cases both scored."""
+
+    model: str
+    condition: str
+    baseline: str
+    axis: str  # what differs: reasoning, route, language, temperature, …
+    n_cases: int
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    cohens_d: float | None
+
+    @property
+    def distinguishable(self) -> bool:
+        """The interval excludes 0 (a delta whose interval covers 0 is not distinguishable from zero)."""
+        return (self.ci_low is not None and self.ci_high is not None
+                and (self.ci_low > 0 or self.ci_high < 0))
+
+
+def condition_delta(
+    condition: LeaderboardColumns, baseline: LeaderboardColumns, *, model: str, names: tuple[str, str], axis: str,
+    n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
+) -> ConditionDelta:
+    """The paired delta of `model` between two conditions' collapsed columns (see the comment above)."""
+    def cases(columns: LeaderboardColumns) -> dict[int, int]:
+        rows = np.flatnonzero((columns.model == model) & columns.usable)
+        return {int(columns.case_id[i]): int(i) for i in rows}
+
+    a, b = cases(condition), cases(baseline)
+    common = sorted(set(a) & set(b))
+    if not common:
+        return ConditionDelta(model, names[0], names[1], axis, 0, None, None, None, None, None)
+    ia, ib = [a[c] for c in common], [b[c] for c in common]
+    values_a, values_b = condition.composite[ia], baseline.composite[ib]
+    diff = values_a - values_b
+    weights = condition.difficulty_weight[ia]
+    low, high = bootstrap_weighted_mean_ci(diff, weights, condition.dimension[ia], n_resamples=n_resamples,
+                                           confidence=confidence, seed=seed)
+    _, _, p, d = paired_comparison(values_a.tolist(), values_b.tolist())
+    return ConditionDelta(model, names[0], names[1], axis, len(common), _clean(weighted_mean(diff, weights)),
+                          _clean(low), _clean(high), p, d)

@@ -335,8 +335,9 @@ def judge_run_latest_finished(*, rubric_id: int | None = None) -> JudgeRun | Non
     return runs.select_related("rubric").order_by("-created_at", "-id").first()
 
 
-def leaderboard_columns(*, run: JudgeRun) -> LeaderboardColumns:
-    """The run's finished items as columns for leaderboard_compute_columns (one query, however many items).
+def leaderboard_columns(*, run: JudgeRun, condition_id: int | None = None) -> LeaderboardColumns:
+    """The run's finished items as columns for leaderboard_compute_columns (one query, however many items); only
+    responses generated under one condition when `condition_id` is given.
 
     The aggregated query returns a row per item — its model, its case's facets, and each role's status and
     composite side by side — so the decisive result (see `decisive_role`) is picked without grouping result
@@ -348,7 +349,8 @@ def leaderboard_columns(*, run: JudgeRun) -> LeaderboardColumns:
         per_role[f"{role}_status"] = Max("status", filter=Q(role=role))
         per_role[f"{role}_composite"] = Max(composite_float, filter=Q(role=role))
     rows = list(
-        JudgeResult.objects.filter(run=run).values("response_id").annotate(**per_role)
+        JudgeResult.objects.filter(run=run, **({} if condition_id is None else {"response__condition_id": condition_id}))
+        .values("response_id").annotate(**per_role)
         .values_list("response__model__name", "response__model__family", "response__test_case_id",
                      "response__test_case__dimension", "response__test_case__difficulty",
                      "response__test_case__tradition__key", *per_role)
@@ -401,7 +403,7 @@ def _count_and_latest(queryset: QuerySet[Any], latest: str) -> tuple[Subquery, S
             Subquery(one_group.annotate(top=Max(latest)).values("top")))
 
 
-def _leaderboard_cache_key(*, run: JudgeRun, n_resamples: int, seed: int) -> str:
+def leaderboard_cache_key(*, run: JudgeRun, n_resamples: int, seed: int) -> str:
     """Changes whenever the leaderboard could: the run's results, the cases' facets, the models' names (2 queries).
 
     Results are only ever added (a resumed run) or deleted with their response, so their count and newest
@@ -418,7 +420,7 @@ def _leaderboard_cache_key(*, run: JudgeRun, n_resamples: int, seed: int) -> str
 
 def leaderboard_cached(*, run: JudgeRun, n_resamples: int = 1000, seed: int = 0) -> Leaderboard:
     """The leaderboard from the cache, which the worker fills when a run ends; computed (and cached) on a miss."""
-    key = _leaderboard_cache_key(run=run, n_resamples=n_resamples, seed=seed)
+    key = leaderboard_cache_key(run=run, n_resamples=n_resamples, seed=seed)
     board = cache.get(key)
     if board is None:
         board = leaderboard_build(run=run, n_resamples=n_resamples, seed=seed)
@@ -443,7 +445,7 @@ def leaderboard_series_spread(*, run: JudgeRun, board: Leaderboard) -> tuple[lis
 def leaderboard_refresh(*, run: JudgeRun, n_resamples: int = 1000, seed: int = 0) -> Leaderboard:
     """Compute the run's leaderboard and cache it (the worker calls this when a run ends)."""
     board = leaderboard_build(run=run, n_resamples=n_resamples, seed=seed)
-    cache.set(_leaderboard_cache_key(run=run, n_resamples=n_resamples, seed=seed), board, LEADERBOARD_CACHE_SECONDS)
+    cache.set(leaderboard_cache_key(run=run, n_resamples=n_resamples, seed=seed), board, LEADERBOARD_CACHE_SECONDS)
     return board
 
 

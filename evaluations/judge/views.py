@@ -14,6 +14,13 @@ from access.policy import Action, policy_required
 
 from ..domain import query_page, query_whole_number
 from ..models import JudgeRun
+from .conditions import (
+    condition_delta_svg,
+    condition_report_cached,
+    condition_report_csv,
+    judge_run_latest_with_conditions,
+    judge_runs_finished_recent,
+)
 from .config import setting
 from .estimate import judge_run_estimate_cached
 from .forms import JudgeRunResumeForm
@@ -103,3 +110,33 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         context["dimensions"], context["dimension_rows"] = _matrix(board, "by_dimension")
         context["traditions"], context["tradition_rows"] = _matrix(board, "by_tradition")
     return render(request, "evaluations/judge/leaderboard.html", context)
+
+
+def _run_or_latest(raw: str | None) -> JudgeRun | None:
+    if raw and query_whole_number(raw) is None:
+        raise Http404("no such judge run")
+    if raw:
+        return get_object_or_404(JudgeRun.objects.select_related("rubric"), pk=int(raw),
+                                 status=JudgeRun.Status.FINISHED)
+    return judge_run_latest_with_conditions()
+
+
+@policy_required(Action.VIEW_CONDITIONS)
+def conditions(request: HttpRequest) -> HttpResponse:
+    """A finished run's leaderboard per generation condition and the paired deltas between conditions."""
+    run = _run_or_latest(request.GET.get("run"))
+    context: dict[str, Any] = {"run": run, "runs": judge_runs_finished_recent(limit=20)}
+    if run is not None:
+        report = condition_report_cached(run=run)
+        context["report"] = report
+        context["delta_plot"] = condition_delta_svg(report.deltas, title="Paired deltas between conditions")
+    return render(request, "evaluations/judge/conditions.html", context)
+
+
+@policy_required(Action.VIEW_CONDITIONS)
+def conditions_export(request: HttpRequest, run_id: int) -> HttpResponse:
+    """The per-condition leaderboards and the deltas of one finished run as CSV."""
+    run = get_object_or_404(JudgeRun, pk=run_id, status=JudgeRun.Status.FINISHED)
+    response = HttpResponse(condition_report_csv(condition_report_cached(run=run)), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="judge-run-{run.pk}-conditions.csv"'
+    return response

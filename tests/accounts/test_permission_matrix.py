@@ -215,6 +215,14 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("judge:run_detail", reverse("judge:run_detail", kwargs={"pk": judge_run.pk}), staff_only),
         Case("judge:run_detail", reverse("judge:run_detail", kwargs={"pk": judge_run.pk}), staff_only, htmx=True),
         Case("judge:leaderboard", reverse("judge:leaderboard"), staff_only),
+        # condition leaderboards and deltas: admins and panel leads, never experts (blind scoring); the run is not
+        # finished, so its CSV is a 404 for those allowed
+        Case("judge:conditions", reverse("judge:conditions"),
+             roles("login", "403", "403", "allow", "allow", panel_lead="allow")),
+        Case("api-judge-run-conditions", reverse("api-judge-run-conditions", kwargs={"pk": judge_run.pk}),
+             roles("403", "403", "403", "403", "404")),  # admins only, like every API; the run is not finished
+        Case("judge:conditions_export", reverse("judge:conditions_export", kwargs={"run_id": judge_run.pk}),
+             roles("login", "403", "403", "404", "404", panel_lead="404")),
         Case("judge:run_cancel", reverse("judge:run_cancel", kwargs={"pk": judge_run.pk}), staff_only, method="post"),
         Case("judge:run_start", reverse("judge:run_start"), staff_only),
         Case("judge:run_start", reverse("judge:run_start"), staff_only, method="post"),  # empty: 422 for admins

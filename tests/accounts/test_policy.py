@@ -78,6 +78,7 @@ EXPECTED = {
     Action.MANAGE_CALIBRATION:  (N, N, N, N, Y, Y, Y, N),
     Action.VIEW_JUDGE_OUTPUT:   (N, N, N, N, Y, Y, Y, N),
     Action.VIEW_CALIBRATED:     (N, N, Y, Y, Y, Y, Y, N),  # leads read the calibrated leaderboard; experts never
+    Action.VIEW_CONDITIONS:     (N, N, Y, Y, Y, Y, Y, N),  # condition leaderboards and deltas: as the calibrated one
     Action.USE_API:             (N, N, N, N, Y, Y, Y, N),
     Action.ADMIN_SITE:          (N, N, N, N, Y, Y, Y, N),
     Action.VIEW_HELD_OUT:       (N, N, N, N, N, N, Y, N),

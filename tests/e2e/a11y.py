@@ -79,6 +79,7 @@ def demo_pages() -> list[Role]:
     lead_urls.append("/review/cycles/")
     lead_urls.append("/calibrated/")  # the newest finished run's calibrated leaderboard (leads may read it)
     lead_urls.append("/calibrated/history/")
+    lead_urls.append("/judge/conditions/")  # leaderboards per generation condition, with deltas (leads may read it)
     if review_cycle is not None:
         lead_urls.append(f"/review/cycles/{review_cycle.pk}/")
     if review_flag is not None:

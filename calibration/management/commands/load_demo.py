@@ -18,7 +18,7 @@ from calibration.demo import (
     demo_scores_create,
     demo_totp_activate,
 )
-from evaluations.demo import demo_benchmark_load
+from evaluations.demo import demo_benchmark_load, demo_conditions_create
 from evaluations.judge.demo import judge_demo_run
 
 
@@ -76,6 +76,11 @@ class Command(BaseCommand):
             self.stdout.write(f"calibrated leaderboard of judge run #{calibrated.judge_run_id}: version "
                               f"{calibrated.version} ({calibrated.status}), {shifts} shift(s) clear of zero — "
                               f"/calibrated/runs/{calibrated.judge_run_id}/")
+        if not options["no_judge"]:
+            conditions_run = demo_conditions_create()
+            if conditions_run is not None:
+                self.stdout.write(f"judge run #{conditions_run.pk} over three generation conditions: "
+                                  f"{conditions_run.scored_items} scored — /judge/conditions/?run={conditions_run.pk}")
         self.stdout.write("")
         self.stdout.write("Demo logins (http://127.0.0.1:8000/):")
         for role, email, password in logins:

@@ -106,7 +106,7 @@ def test_generate_responses_uses_the_test_model_configuration_and_the_importer(b
 
     out = StringIO()
     call_command("generate_responses", "--models", "openai/gpt-4o,mistralai/mistral-large=Mistral:mistral",
-                 "--cases", "dimension=textual|doctrinal", "--run-label", "gen1", stdout=out)
+                 "--cases", "dimension=textual|doctrinal", "--run-label", "gen1", "--repetitions", "1", stdout=out)
     generated = ModelResponse.objects.filter(run_label="gen1").select_related("model", "test_case")
     assert generated.count() == 4 and "4 created" in out.getvalue()  # 2 cases × 2 models
     response = generated.get(model__name="mistralai/mistral-large", test_case__external_id="C-0000")
