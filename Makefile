@@ -139,6 +139,7 @@ bench: install
 	$(BIN)/python benchmarks/calibrated_snapshot.py
 	$(BIN)/python benchmarks/calibrated_leaderboard.py --quick   # --full figures: benchmarks/README.md
 	$(BIN)/python benchmarks/api_tokens.py
+	$(BIN)/python benchmarks/variance_budget.py --quick   # 2,000 repetitions: without --quick
 	$(BIN)/python benchmarks/report_load.py --database-url $(BENCH_DATABASE_URL)
 	$(BIN)/python benchmarks/load.py --database-url $(BENCH_DATABASE_URL) --seconds 15
 

@@ -189,16 +189,24 @@ Files
 - report.pdf    A printable summary; every page names the version and the input hash.
 - inputs.csv    The exact input rows, one per judged response: model, facets, the judge's composite, the
                 experts' truth composite (and gold-only), the item's inclusion probability and its basis.
+- variance_budget.csv         Per model, the variance budget over the run and its finished repeats: case
+                sampling, provider route, generation and judge run-to-run, judge error (this version's shift);
+                the total interval beside the cases-only one (docs/variance-budget.md).
+- variance_budget_inputs.csv  Its input rows: model, case, difficulty weight, route (condition), repetition,
+                judge run, decisive composite.
 - SHA256SUMS    Checksums of the files above.
 
 To reproduce: calibration.calibrated.build.calibrated_leaderboard_build(
     calibration.calibrated.files.inputs_csv_parse(inputs.csv), Options(<report.json meta>)),
-then calibration.calibrated.files.report_json(...) gives report.json byte for byte.
+then calibration.calibrated.files.report_json(...) gives report.json byte for byte; and
+calibration.calibrated.variance.variance_budget_csv(budget_compute(budget_inputs_parse(variance_budget_inputs.csv),
+    shifts=report_shifts(report.json))) gives variance_budget.csv.
 """
 
 
 def files_render(*, report: dict[str, Any], inputs: bytes, title: str, version: int, input_hash: str,
-                 context: dict[str, Any]) -> dict[str, bytes]:
+                 context: dict[str, Any], bundle_only: dict[str, bytes] | None = None) -> dict[str, bytes]:
+    """The stored files (one per format) and the bundle; `bundle_only`: file name → bytes, in the zip alone."""
     files: dict[str, bytes] = {
         SnapshotFile.Format.JSON: report_json(report),
         SnapshotFile.Format.CSV: tables_csv(report),
@@ -208,6 +216,10 @@ def files_render(*, report: dict[str, Any], inputs: bytes, title: str, version: 
     meta = report["meta"]
     readme = BUNDLE_README.format(version=version, input_hash=input_hash, alpha=meta["alpha"],
                                   n_resamples=meta["n_resamples"], seed=meta["seed"], **context)
+    extra = bundle_only or {}
+    # bundle-only files are keyed by their name where stored files have their format (both are strings)
+    names: dict[Any, str] = {**FILE_NAMES, **{name: name for name in extra}}
     files[SnapshotFile.Format.BUNDLE] = citable_bundle(
-        files=files, names=FILE_NAMES, readme=readme, folder=f"faithbench-calibrated-run-{context['run']}-v{version}")
+        files={**files, **extra}, names=names, readme=readme,
+        folder=f"faithbench-calibrated-run-{context['run']}-v{version}")
     return files

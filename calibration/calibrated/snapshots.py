@@ -29,6 +29,13 @@ from ..reports.snapshots import (
 from .build import DEFAULT_TARGET_HALF_WIDTH, Options, calibrated_leaderboard_build
 from .files import files_render, inputs_csv
 from .selectors import calibrated_inputs
+from .variance import (
+    budget_compute,
+    budget_inputs_csv,
+    budget_inputs_read,
+    report_shifts,
+    variance_budget_csv,
+)
 
 DEFAULT_SEED = 20260101
 DEFAULT_RESAMPLES = 1000
@@ -85,6 +92,7 @@ def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
     assert run is not None and cycle is not None, "a calibrated leaderboard snapshot"
     with transaction.atomic():  # one consistent read of the run and the cycle
         inputs = calibrated_inputs(run=run, cycle=cycle)
+        budget_inputs = budget_inputs_read(run=run)
     data = inputs_csv(inputs.rows)
     input_hash = hashlib.sha256(data).hexdigest()
     reporter(20, "estimating the calibrated scores", force=True)
@@ -93,11 +101,15 @@ def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
     report["meta"]["snapshot"] = {"version": snapshot.version, "input_hash": input_hash, "input_file": "inputs.csv",
                                   "judge_run": run.pk, "judge": run.primary_model, "cycle": cycle.name,
                                   "cycle_id": cycle.pk}
+    budget = budget_compute(budget_inputs.rows, shifts=report_shifts(report), left_out=budget_inputs.left_out,
+                            route_labels=budget_inputs.routes)
     reporter(85, "rendering the files", force=True)
     title = f"judge run #{run.pk}, cycle {cycle.name}"
     files = files_render(report=report, inputs=data, title=title, version=snapshot.version, input_hash=input_hash,
                          context={"run": run.pk, "judge": run.primary_model, "cycle": cycle.name,
-                                  "cycle_id": cycle.pk})
+                                  "cycle_id": cycle.pk},
+                         bundle_only={"variance_budget.csv": variance_budget_csv(budget),
+                                      "variance_budget_inputs.csv": budget_inputs_csv(budget_inputs.rows)})
     counts: dict[str, Any] = {**report["counts"], "target_half_width": options.target_half_width}
     snapshot_store(snapshot=snapshot, files=files, payload=report, input_hash=input_hash, input_counts=counts,
                    software=software_versions())

@@ -20,10 +20,13 @@ from evaluations.models import JudgeRun
 from ..models import ReportSnapshot
 from ..reports.snapshots import snapshot_is_stale, version_param
 from ..reports.views import snapshot_download_response, snapshot_progress_response
+from .charts import GROUP_COLOURS, history_chart
 from .forms import CalibratedRequestForm
+from .history import score_history, score_history_csv
 from .render import board_rows, cell_rows, interval_axis, pair_rows
 from .selectors import calibrated_snapshot_for, calibrated_snapshots
 from .tasks import calibrated_snapshot_start
+from .variance import GROUP_LABELS, budget_rows, variance_budget_csv, variance_budget_page
 
 
 def _run(run_id: int) -> JudgeRun:
@@ -120,3 +123,62 @@ def download(request: AuthedRequest, run_id: int, fmt: str) -> HttpResponse:
     run = _run(run_id)
     return snapshot_download_response(request, fmt, lambda version: calibrated_snapshot_for(run=run, version=version),
                                       subject="judge run's calibrated leaderboard")
+
+
+@policy_required(Action.VIEW_CALIBRATED)
+@require_GET
+def budget(request: AuthedRequest, run_id: int) -> HttpResponse:
+    """Each model's variance budget over the run's series (case, route, generation, judge run, judge error)."""
+    page = variance_budget_page(run=_run(run_id))
+    rows = budget_rows(page)
+    legend = [{"label": GROUP_LABELS[g], "key": g} for g in GROUP_LABELS]
+    return render(request, "calibration/calibrated/budget.html",
+                  {"page": page, "run": page.run, "rows": rows, "legend": legend, "colours": GROUP_COLOURS})
+
+
+@policy_required(Action.VIEW_CALIBRATED)
+@require_GET
+def budget_export(request: AuthedRequest, run_id: int) -> HttpResponse:
+    response = HttpResponse(variance_budget_csv(variance_budget_page(run=_run(run_id)).models),
+                            content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="variance-budget-run-{run_id}.csv"'
+    return response
+
+
+def _rubric_param(request: AuthedRequest) -> int | None:
+    raw = request.GET.get("rubric", "")
+    if not raw:
+        return None
+    value = query_whole_number(raw)
+    if value is None:
+        raise ValueError(f"rubric: must be a rubric version id (a whole number), got {raw[:20]!r}")
+    return value
+
+
+@policy_required(Action.VIEW_CALIBRATED)
+@require_GET
+def history(request: AuthedRequest) -> HttpResponse:
+    """Each model's score across leaderboard snapshots (?rubric=ID, default the newest finished run's rubric)."""
+    try:
+        rubric_id = _rubric_param(request)
+    except ValueError as exc:
+        return HttpResponseBadRequest(str(exc))
+    data = score_history(rubric_id=rubric_id)
+    index_of = {s.run_id: i for i, s in enumerate(data.snapshots)}
+    charts = [{"h": h, "svg": history_chart(h.points, len(data.snapshots), index_of, equated=data.rotations_differ,
+                                            label=f"Score of {h.model} per snapshot")} for h in data.models]
+    return render(request, "calibration/calibrated/history.html",
+                  {"history": data, "charts": charts, "index_of": index_of})
+
+
+@policy_required(Action.VIEW_CALIBRATED)
+@require_GET
+def history_export(request: AuthedRequest) -> HttpResponse:
+    try:
+        rubric_id = _rubric_param(request)
+    except ValueError as exc:
+        return HttpResponseBadRequest(str(exc))
+    response = HttpResponse(score_history_csv(score_history(rubric_id=rubric_id)),
+                            content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="score-history.csv"'
+    return response

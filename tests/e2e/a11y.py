@@ -78,6 +78,7 @@ def demo_pages() -> list[Role]:
         lead_urls.append(f"/calibration/adjudication/{lead_item}/")
     lead_urls.append("/review/cycles/")
     lead_urls.append("/calibrated/")  # the newest finished run's calibrated leaderboard (leads may read it)
+    lead_urls.append("/calibrated/history/")
     lead_urls.append("/judge/conditions/")  # leaderboards per generation condition, with deltas (leads may read it)
     if review_cycle is not None:
         lead_urls.append(f"/review/cycles/{review_cycle.pk}/")
@@ -102,7 +103,7 @@ def demo_pages() -> list[Role]:
         admin_urls.append(f"/calibration/validation/pairwise/{pairwise.pk}/")
     newest = JudgeRun.objects.filter(status="finished").order_by("-pk").first()
     if newest is not None:
-        admin_urls.append(f"/calibrated/runs/{newest.pk}/")
+        admin_urls += [f"/calibrated/runs/{newest.pk}/", f"/calibrated/runs/{newest.pk}/variance-budget/"]
     if any_study is not None:
         admin_urls.append(f"/delphi/{any_study.pk}/")
     admin_urls.append("/calibration/studies/upload/")  # its later steps need an upload: tests/e2e/test_study_upload.py
