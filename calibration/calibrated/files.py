@@ -194,6 +194,9 @@ Files
                 the total interval beside the cases-only one (docs/variance-budget.md).
 - variance_budget_inputs.csv  Its input rows: model, case, difficulty weight, route (condition), repetition,
                 judge run, decisive composite.
+- conditions.csv  Per generation condition (reasoning, provider route, language…) the judge-only leaderboard of
+                this run, then the paired deltas between conditions that differ in one setting, with their
+                case-bootstrap intervals (docs/conditions.md); the same seed and resamples as report.json.
 - SHA256SUMS    Checksums of the files above.
 
 To reproduce: calibration.calibrated.build.calibrated_leaderboard_build(

@@ -7,7 +7,6 @@ finished, dated by its `finished_at`) and, beside it, that run's newest ready ca
 The equating arithmetic is `stats/score_history.py`."""
 from __future__ import annotations
 
-import csv
 import io
 import math
 from collections import defaultdict
@@ -19,7 +18,7 @@ import numpy as np
 
 from evaluations.judge.selectors import judge_run_label, leaderboard_cached, leaderboard_columns
 from evaluations.models import JudgeRun, TestCase
-from evaluations.spreadsheet import csv_row_protect
+from evaluations.spreadsheet import csv_writer
 from stats.score_history import Change, chain_equated, paired_change
 
 from ..models import ReportSnapshot
@@ -155,13 +154,13 @@ def _num(value: float | None) -> str:
 def score_history_csv(history: History) -> bytes:
     """The history as one CSV row per model × snapshot."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_writer(out)
     writer.writerow(HISTORY_FIELDS)
     for model in history.models:
         for p in model.points:
             change = p.change
             cal = p.calibrated or {}
-            writer.writerow(csv_row_protect([
+            writer.writerow([
                 model.model, p.snapshot.run_id,
                 p.snapshot.finished_at.isoformat() if p.snapshot.finished_at else "", p.snapshot.rotation,
                 _num(p.score), _num(p.lower), _num(p.upper), _num(p.equated), _num(p.equated_lower),
@@ -170,5 +169,5 @@ def score_history_csv(history: History) -> bytes:
                 change.n if change else "", "yes" if p.changed else "no",
                 p.snapshot.calibrated_version or "", _num(cal.get("estimate")), _num(cal.get("lower")),
                 _num(cal.get("upper")),
-            ]))
+            ])
     return out.getvalue().encode("utf-8")

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from annotations.models import CalibrationCycle
+from evaluations.judge.conditions import condition_report_build, condition_report_csv
 from evaluations.models import JudgeRun
 
 from ..models import ReportSnapshot
@@ -103,13 +104,16 @@ def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
                                   "cycle_id": cycle.pk}
     budget = budget_compute(budget_inputs.rows, shifts=report_shifts(report), left_out=budget_inputs.left_out,
                             route_labels=budget_inputs.routes)
+    reporter(80, "per-condition leaderboards and deltas", force=True)
+    conditions = condition_report_build(run=run, n_resamples=snapshot.n_resamples, seed=snapshot.seed)
     reporter(85, "rendering the files", force=True)
     title = f"judge run #{run.pk}, cycle {cycle.name}"
     files = files_render(report=report, inputs=data, title=title, version=snapshot.version, input_hash=input_hash,
                          context={"run": run.pk, "judge": run.primary_model, "cycle": cycle.name,
                                   "cycle_id": cycle.pk},
                          bundle_only={"variance_budget.csv": variance_budget_csv(budget),
-                                      "variance_budget_inputs.csv": budget_inputs_csv(budget_inputs.rows)})
+                                      "variance_budget_inputs.csv": budget_inputs_csv(budget_inputs.rows),
+                                      "conditions.csv": condition_report_csv(conditions).encode("utf-8")})
     counts: dict[str, Any] = {**report["counts"], "target_half_width": options.target_half_width}
     snapshot_store(snapshot=snapshot, files=files, payload=report, input_hash=input_hash, input_counts=counts,
                    software=software_versions())

@@ -32,7 +32,7 @@ import numpy as np
 from evaluations.judge.selectors import judge_decisive_scored, judge_run_series
 from evaluations.models import Difficulty, GenerationCondition, JudgeResult, JudgeRun, ModelResponse
 from evaluations.selectors import difficulty_weight
-from evaluations.spreadsheet import csv_row_protect, csv_row_unprotect
+from evaluations.spreadsheet import csv_row_unprotect, csv_writer
 from stats.variance_budget import GROUP_LABELS, GROUPS, VarianceBudget, variance_budget
 
 from ..models import ReportSnapshot
@@ -190,10 +190,10 @@ BUDGET_INPUT_FIELDS = [f.name for f in fields(BudgetRow)]
 def budget_inputs_csv(rows: list[BudgetRow]) -> bytes:
     """The budget's input rows (model, case, weight, route, repetition, judge run, composite), sorted."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_writer(out)
     writer.writerow(BUDGET_INPUT_FIELDS)
     for row in sorted(rows, key=lambda r: (r.model, r.case_id, r.route, r.repetition, r.judge_run)):
-        writer.writerow(csv_row_protect(getattr(row, name) for name in BUDGET_INPUT_FIELDS))
+        writer.writerow(getattr(row, name) for name in BUDGET_INPUT_FIELDS)
     return out.getvalue().encode("utf-8")
 
 
@@ -242,19 +242,19 @@ def _num(value: float | None) -> str:
 def variance_budget_csv(models: list[ModelBudget]) -> bytes:
     """One row per model: the shape, both intervals, each line's term of Var(score) and its share."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_writer(out)
     writer.writerow(BUDGET_FIELDS)
     for m in models:
         b = m.budget
         if b is None:
-            writer.writerow(csv_row_protect([m.model, m.cases_used, m.cases_left_out, "", "", "", *[""] * 8,
-                                             *[""] * (2 * len(GROUPS)), "; ".join(m.notes)]))
+            writer.writerow([m.model, m.cases_used, m.cases_left_out, "", "", "", *[""] * 8,
+                             *[""] * (2 * len(GROUPS)), "; ".join(m.notes)])
             continue
-        writer.writerow(csv_row_protect([
+        writer.writerow([
             m.model, m.cases_used, m.cases_left_out, b.shape[1], b.shape[2], b.shape[3], _num(b.total.estimate),
             _num(b.total.lower), _num(b.total.upper), _num(b.total.se), _num(b.total.df), _num(b.cases_only.lower),
             _num(b.cases_only.upper), _num(b.cases_only.se), *[_num(b.terms[g]) for g in GROUPS],
-            *[_num(b.shares[g]) for g in GROUPS], "; ".join(m.notes)]))
+            *[_num(b.shares[g]) for g in GROUPS], "; ".join(m.notes)])
     return out.getvalue().encode("utf-8")
 
 

@@ -10,7 +10,6 @@ like the judge leaderboard.
 """
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from django.db.models import Count
 from django.utils.html import escape
 
 from ..models import GenerationCondition, JudgeResult, JudgeRun
-from ..spreadsheet import csv_row_protect
+from ..spreadsheet import csv_writer
 from .leaderboard import (
     ConditionDelta,
     Leaderboard,
@@ -143,21 +142,21 @@ def _number(value: float | None) -> str:
 
 
 def condition_report_csv(report: ConditionReport) -> str:
-    """The per-condition leaderboards, then a blank line, then the deltas, as CSV (cells through `csv_row_protect`)."""
+    """The per-condition leaderboards, then a blank line, then the deltas, as CSV (`evaluations.spreadsheet.csv_writer`)."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_writer(out)
     writer.writerow(LEADERBOARD_FIELDS)
     for entry in report.boards:
         for row in entry.board.models:
-            writer.writerow(csv_row_protect([report.run_id, entry.condition.name, row.model, _number(row.overall.score),
-                                      _number(row.overall.ci_low), _number(row.overall.ci_high), row.items,
-                                      row.scored, row.excluded, entry.repetitions, row.tie_group]))
+            writer.writerow([report.run_id, entry.condition.name, row.model, _number(row.overall.score),
+                             _number(row.overall.ci_low), _number(row.overall.ci_high), row.items,
+                             row.scored, row.excluded, entry.repetitions, row.tie_group])
     writer.writerow([])
     writer.writerow(DELTA_FIELDS)
     for d in report.deltas:
-        writer.writerow(csv_row_protect([report.run_id, d.model, d.axis, d.condition, d.baseline, _number(d.delta),
-                                  _number(d.ci_low), _number(d.ci_high), d.n_cases, _number(d.p_value),
-                                  _number(d.cohens_d), "yes" if d.distinguishable else "no"]))
+        writer.writerow([report.run_id, d.model, d.axis, d.condition, d.baseline, _number(d.delta),
+                         _number(d.ci_low), _number(d.ci_high), d.n_cases, _number(d.p_value),
+                         _number(d.cohens_d), "yes" if d.distinguishable else "no"])
     return out.getvalue()
 
 

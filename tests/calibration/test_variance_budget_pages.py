@@ -179,3 +179,25 @@ def test_variance_budget_is_in_the_calibrated_bundle_and_recomputes_from_it() ->
     for r in table:
         assert float(r["judge_error_term"]) == pytest.approx(shifts[r["model"]]["se"] ** 2, rel=1e-5)
     assert "variance_budget.csv" in bundle.read(names["SHA256SUMS"]).decode()
+
+
+def test_condition_delta_tables_are_in_the_calibrated_bundle() -> None:
+    """The per-condition leaderboards and deltas of the run go into each calibrated version's citable bundle,
+    computed with the version's seed and resamples (issue 26: exports in the snapshot bundle)."""
+    import zipfile
+
+    from calibration.calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
+    from evaluations.judge.conditions import DELTA_FIELDS, condition_report_build, condition_report_csv
+    from tests.calibration.test_calibrated_leaderboard import judged_world
+
+    world, run = judged_world()
+    snapshot = calibrated_snapshot_compute(snapshot_id=calibrated_snapshot_request(
+        run=run, cycle=world.cycle, requested_by=world.admin, n_resamples=100).pk)
+    bundle = zipfile.ZipFile(io.BytesIO(bytes(snapshot.files.get(format="bundle").content)))
+    names = {n.split("/", 1)[1]: n for n in bundle.namelist()}
+    stored = bundle.read(names["conditions.csv"]).decode()
+    assert stored == condition_report_csv(condition_report_build(run=run, n_resamples=100, seed=snapshot.seed))
+    rows = list(csv.reader(io.StringIO(stored)))
+    assert rows[0][:3] == ["run", "condition", "model"] and DELTA_FIELDS in rows
+    assert {r[1] for r in rows[1:rows.index([])]} == {"standard"}  # the world's responses: the standard condition
+    assert "conditions.csv" in bundle.read(names["SHA256SUMS"]).decode()
