@@ -25,7 +25,7 @@ from evaluations.models import RubricSubDimension
 
 from .lifecycle import CYCLE_CLOSED_MESSAGE, assignment_scoring_refusal
 from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignment, CalibrationCycle, SaveReceipt, SubScore
-from .receipts import idempotency_key_clean, receipt_replay, receipt_store, save_fingerprint
+from .receipts import idempotency_key_clean, receipt_replay, receipt_saved_at, receipt_store, save_fingerprint
 from .signals import assignment_finished
 
 HEARTBEAT_MAX_SECONDS = 30  # the page reports every 15 s; a larger claim in one heartbeat is capped
@@ -105,6 +105,7 @@ def _apply(annotation: Annotation, keys: list[str], data: AnnotationInput) -> di
     """Write the entered values; return {field: [old, new]} for everything that changed."""
     changes: dict[str, list] = {}
     existing = {s.key: s for s in annotation.scores.all()}
+    created: list[SubScore] = []
     for key in keys:
         old = existing[key].score if key in existing else None
         new = data.scores.get(key)
@@ -116,7 +117,8 @@ def _apply(annotation: Annotation, keys: list[str], data: AnnotationInput) -> di
         elif key in existing:
             SubScore.objects.filter(pk=existing[key].pk).update(score=new)
         else:
-            SubScore.objects.create(annotation=annotation, key=key, score=new)
+            created.append(SubScore(annotation=annotation, key=key, score=new))
+    SubScore.objects.bulk_create(created)  # one INSERT for a first save of several scores
     for attr in ("rationale", "flagged_broken", "broken_note"):
         new = getattr(data, attr)
         if attr == "broken_note":
@@ -171,12 +173,15 @@ def _refuse_if_locked(annotation: Annotation | None) -> None:
 
 
 def _replayed(assignment: Assignment, *, actor: User, key: str, action: str, entries: dict) -> Annotation | None:
-    """The annotation as it is now, when this same write was already stored under `key` (nothing is run again)."""
+    """When this same write was already stored under `key`: the annotation, answering as that write did (its
+    `updated_at` is the stored write's save time, not a later one; nothing is run or written again). Else None."""
     fingerprint = save_fingerprint(action=action, assignment=assignment, entries=entries)
-    if receipt_replay(actor=actor, key=key, fingerprint=fingerprint) is None:
+    receipt = receipt_replay(actor=actor, key=key, fingerprint=fingerprint)
+    if receipt is None:
         return None
     annotation = _current(assignment)
     assert annotation is not None  # every stored scoring write left an annotation, and annotations are not deleted
+    annotation.updated_at = receipt_saved_at(receipt)
     return annotation
 
 
@@ -185,7 +190,8 @@ def _receipt(assignment: Assignment, annotation: Annotation, *, actor: User, key
     """Store the receipt of the write just made, in its transaction: what the answer reports about it."""
     receipt_store(actor=actor, key=key, action=action, assignment=assignment,
                   fingerprint=save_fingerprint(action=action, assignment=assignment, entries=entries),
-                  result={"status": annotation.status, "saved_at": annotation.updated_at.isoformat()})
+                  result={"status": annotation.status, "saved_at": annotation.updated_at.isoformat()},
+                  prune=action in (SaveReceipt.Action.SUBMIT, SaveReceipt.Action.SKIP))
 
 
 @transaction.atomic

@@ -29,7 +29,7 @@ from evaluations.domain import query_page
 from .forms import HeartbeatForm, ReopenForm, ScoringForm, SkipForm
 from .lifecycle import REFUSAL_CODES
 from .models import Assignment
-from .receipts import IDEMPOTENCY_FIELD, save_receipt_get
+from .receipts import IDEMPOTENCY_FIELD
 from .selectors import (
     QUEUE_PAGE_SIZE,
     assignment_for_expert,
@@ -191,25 +191,22 @@ def draft(request: AuthedRequest, public_id: str) -> HttpResponse:
     assignment = assignment_for_expert(expert=request.user, public_id=public_id)
     form = _scoring_form(request, assignment)
     status = 422
-    key = _idempotency_key(request)
     if not form.is_valid():
         if not form.unknown_fields:  # a request naming sub-dimensions the item does not have changes nothing
             _record_seconds(request, assignment)
     else:
         try:
             annotation = annotation_draft_save(assignment=assignment, actor=request.user, data=form.annotation_input(),
-                                               seconds=_seconds(request), idempotency_key=key)
+                                               seconds=_seconds(request), idempotency_key=_idempotency_key(request))
         except ValidationError as exc:
             if getattr(exc, "code", None) in REFUSAL_CODES:
                 return _refused(request, assignment, exc)
             form.add_service_error(exc)
             status = 409 if getattr(exc, "code", None) == "already_submitted" else 422
         else:
-            # With a key, the answer is the stored receipt's, so a retry is told the time of the save it repeats.
-            receipt = save_receipt_get(actor=request.user, key=key)
-            saved_at = datetime.fromisoformat(receipt.result["saved_at"]) if receipt else annotation.updated_at
+            # A retried autosave (same idempotency key) is told the save time of the write it repeats.
             return render(request, f"{ITEM_TEMPLATE}#save-status",
-                          {"saved_at": saved_at if receipt else timezone.now(), "saved_at_ms": epoch_ms(saved_at)})
+                          {"saved_at": timezone.now(), "saved_at_ms": epoch_ms(annotation.updated_at)})
     return render(request, f"{ITEM_TEMPLATE}#save-status", {"error": form.error_text()}, status=status)
 
 

@@ -183,8 +183,10 @@ def test_idempotency_key_receipts_are_forgotten_after_a_day(expert_client, world
     SaveReceipt.objects.filter(key=old_key).update(created_at=timezone.now() - RECEIPT_TTL - timedelta(minutes=1))
     assert expert_client.post(url("draft", second), {f"score-{keys[0]}": "1"}, **HX,
                               **key_header(str(uuid.uuid4()))).status_code == 200
-    assert not SaveReceipt.objects.filter(key=old_key).exists()
-    assert SaveReceipt.objects.filter(user=world.expert).count() == 1
+    assert SaveReceipt.objects.filter(key=old_key).exists()  # an autosave does not prune (a query each)
+    assert expert_client.post(url("skip", second), {}, **HX, **key_header(str(uuid.uuid4()))).status_code == 200
+    assert not SaveReceipt.objects.filter(key=old_key).exists()  # pruned when the expert next finished an item
+    assert SaveReceipt.objects.filter(user=world.expert).count() == 2  # the day's: the draft and the skip
 
 
 # --- sub-dimensions the item is not scored on ---------------------------------------------------------------
