@@ -24,7 +24,15 @@ from accounts.models import User
 from evaluations.models import RubricSubDimension
 
 from .lifecycle import CYCLE_CLOSED_MESSAGE, assignment_scoring_refusal
-from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignment, CalibrationCycle, SaveReceipt, SubScore
+from .models import (
+    AdjudicationDecision,
+    Annotation,
+    AnnotationEvent,
+    Assignment,
+    CalibrationCycle,
+    SaveReceipt,
+    SubScore,
+)
 from .receipts import idempotency_key_clean, receipt_replay, receipt_saved_at, receipt_store, save_fingerprint
 from .signals import assignment_finished
 
