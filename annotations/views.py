@@ -228,7 +228,8 @@ def submit(request: AuthedRequest, public_id: str) -> HttpResponse:
     assignment = assignment_for_expert(expert=request.user, public_id=public_id)
     form = _scoring_form(request, assignment, complete=True)
     if not form.is_valid():
-        _record_seconds(request, assignment)
+        if not form.unknown_fields:  # as for drafts: a request naming sub-dimensions the item lacks changes nothing
+            _record_seconds(request, assignment)
     else:
         try:
             annotation_submit(assignment=assignment, actor=request.user, data=form.annotation_input(),

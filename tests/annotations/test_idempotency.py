@@ -212,7 +212,7 @@ def test_draft_naming_a_sub_dimension_the_item_lacks_is_refused_and_changes_noth
 
 def test_submit_with_an_extra_unknown_sub_dimension_is_refused_and_changes_nothing(expert_client, world) -> None:  # type: ignore[no-untyped-def]
     assignment = world.assignments(world.expert)[0]
-    body = {**scores(sub_dimension_keys(assignment=assignment)), "score-madeUp": "1"}
+    body = {**scores(sub_dimension_keys(assignment=assignment)), "score-madeUp": "1", "seconds": "10"}
     response = expert_client.post(url("submit", assignment), body, **HX)
     assert response.status_code == 422 and "score-madeUp" in response.content.decode()
     assert not Annotation.objects.filter(assignment=assignment).exists()
