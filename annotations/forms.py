@@ -41,6 +41,8 @@ class ScoringForm(ServiceErrorsForm):
 
     `complete=True` (submit) also asks for what a submission needs: every sub-dimension scored, and a
     rationale when any score is 0 or 3 — the service's own rule (`annotation_completeness_errors`).
+    A `score-<key>` field for a sub-dimension the item is not scored on (unknown, or of another dimension,
+    rubric or tradition) is refused by name: silently dropping it would store an empty draft instead.
     """
 
     rationale = forms.CharField(required=False, max_length=RATIONALE_MAX_LENGTH, widget=forms.Textarea)
@@ -63,8 +65,18 @@ class ScoringForm(ServiceErrorsForm):
     def keys(self) -> list[str]:
         return [sub.key for sub in self.sub_dimensions]
 
+    @property
+    def unknown_fields(self) -> list[str]:
+        """The posted `score-…` fields that are not sub-dimensions of this item, in the order sent."""
+        return [name for name in self.data if name.startswith(SCORE_PREFIX) and name not in self.fields]
+
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        for name in self.unknown_fields:
+            self.add_error(None, ValidationError(
+                "%(field)s: “%(key)s” is not a sub-dimension of this item (it is scored on %(keys)s). Nothing was saved.",
+                code="unknown_sub_dimension",
+                params={"field": name, "key": name[len(SCORE_PREFIX):], "keys": ", ".join(self.keys) or "nothing"}))
         if self.complete and not self.errors:
             for field, messages in annotation_completeness_errors(keys=self.keys, data=self.annotation_input()).items():
                 if field == "scores":

@@ -2,13 +2,15 @@
 
 Every write locks the assignment row first (`select_for_update`), so two requests for one assignment
 run one after the other on PostgreSQL; the unique constraint on Annotation.assignment is the backstop.
-Then the lifecycle is asked (annotations/lifecycle.py): a withdrawn assignment, a closed cycle, an
-adjudicated item or an expert no longer on the panel refuses every write here.
+The experts' writes (draft, submit, skip, undo) then look up their idempotency key (annotations/receipts.py):
+a retry of a write already stored is answered as the first time and not run again. Then the lifecycle is
+asked (annotations/lifecycle.py): a withdrawn assignment, a closed cycle, an adjudicated item or an expert
+no longer on the panel refuses every write here.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -22,7 +24,16 @@ from accounts.models import User
 from evaluations.models import RubricSubDimension
 
 from .lifecycle import CYCLE_CLOSED_MESSAGE, assignment_scoring_refusal
-from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignment, CalibrationCycle, SubScore
+from .models import (
+    AdjudicationDecision,
+    Annotation,
+    AnnotationEvent,
+    Assignment,
+    CalibrationCycle,
+    SaveReceipt,
+    SubScore,
+)
+from .receipts import idempotency_key_clean, receipt_replay, receipt_saved_at, receipt_store, save_fingerprint
 from .signals import assignment_finished
 
 HEARTBEAT_MAX_SECONDS = 30  # the page reports every 15 s; a larger claim in one heartbeat is capped
@@ -102,6 +113,7 @@ def _apply(annotation: Annotation, keys: list[str], data: AnnotationInput) -> di
     """Write the entered values; return {field: [old, new]} for everything that changed."""
     changes: dict[str, list] = {}
     existing = {s.key: s for s in annotation.scores.all()}
+    created: list[SubScore] = []
     for key in keys:
         old = existing[key].score if key in existing else None
         new = data.scores.get(key)
@@ -113,7 +125,8 @@ def _apply(annotation: Annotation, keys: list[str], data: AnnotationInput) -> di
         elif key in existing:
             SubScore.objects.filter(pk=existing[key].pk).update(score=new)
         else:
-            SubScore.objects.create(annotation=annotation, key=key, score=new)
+            created.append(SubScore(annotation=annotation, key=key, score=new))
+    SubScore.objects.bulk_create(created)  # one INSERT for a first save of several scores
     for attr in ("rationale", "flagged_broken", "broken_note"):
         new = getattr(data, attr)
         if attr == "broken_note":
@@ -167,13 +180,42 @@ def _refuse_if_locked(annotation: Annotation | None) -> None:
         )
 
 
+def _replayed(assignment: Assignment, *, actor: User, key: str, action: str, entries: dict) -> Annotation | None:
+    """When this same write was already stored under `key`: the annotation, answering as that write did (its
+    `updated_at` is the stored write's save time, not a later one; nothing is run or written again). Else None."""
+    fingerprint = save_fingerprint(action=action, assignment=assignment, entries=entries)
+    receipt = receipt_replay(actor=actor, key=key, fingerprint=fingerprint)
+    if receipt is None:
+        return None
+    annotation = _current(assignment)
+    assert annotation is not None  # every stored scoring write left an annotation, and annotations are not deleted
+    annotation.updated_at = receipt_saved_at(receipt)
+    return annotation
+
+
+def _receipt(assignment: Assignment, annotation: Annotation, *, actor: User, key: str, action: str,
+             entries: dict) -> None:
+    """Store the receipt of the write just made, in its transaction: what the answer reports about it."""
+    receipt_store(actor=actor, key=key, action=action, assignment=assignment,
+                  fingerprint=save_fingerprint(action=action, assignment=assignment, entries=entries),
+                  result={"status": annotation.status, "saved_at": annotation.updated_at.isoformat()},
+                  prune=action in (SaveReceipt.Action.SUBMIT, SaveReceipt.Action.SKIP))
+
+
 @transaction.atomic
-def annotation_draft_save(*, assignment: Assignment, actor: User, data: AnnotationInput, seconds: int = 0) -> Annotation:
+def annotation_draft_save(*, assignment: Assignment, actor: User, data: AnnotationInput, seconds: int = 0,
+                          idempotency_key: str = "") -> Annotation:
     """Autosave: store whatever is entered so far (partial scores allowed); refused once submitted.
 
     `seconds`: active time the page reports with the save, added under the same lock (one service call
-    per autosave instead of a separate `annotation_time_add`)."""
+    per autosave instead of a separate `annotation_time_add`). `idempotency_key`: see annotations/receipts.py
+    (a replayed save adds no seconds: the retry's few seconds are not worth a second write)."""
+    key = idempotency_key_clean(idempotency_key)
     assignment = _lock(assignment)
+    entries = asdict(data)
+    if (replayed := _replayed(assignment, actor=actor, key=key, action=SaveReceipt.Action.DRAFT,
+                              entries=entries)) is not None:
+        return replayed
     _refuse_unless_scorable(assignment)
     keys = sub_dimension_keys(assignment=assignment)
     _validate_values(keys=keys, data=data)
@@ -198,14 +240,21 @@ def annotation_draft_save(*, assignment: Assignment, actor: User, data: Annotati
         _log(annotation, actor, AnnotationEvent.Kind.DRAFT_SAVED, changes)
     if assignment.status == Assignment.Status.PENDING:
         Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.DRAFT, updated_at=timezone.now())
+    _receipt(assignment, annotation, actor=actor, key=key, action=SaveReceipt.Action.DRAFT, entries=entries)
     return annotation
 
 
 @transaction.atomic
-def annotation_submit(*, assignment: Assignment, actor: User, data: AnnotationInput, seconds: int = 0) -> Annotation:
-    """Submit and lock: every sub-dimension scored 0–3, a rationale when any score is 0 or 3 (`seconds` as for
-    `annotation_draft_save`)."""
+def annotation_submit(*, assignment: Assignment, actor: User, data: AnnotationInput, seconds: int = 0,
+                      idempotency_key: str = "") -> Annotation:
+    """Submit and lock: every sub-dimension scored 0–3, a rationale when any score is 0 or 3 (`seconds` and
+    `idempotency_key` as for `annotation_draft_save`: a retried submission answers as submitted, not locked)."""
+    key = idempotency_key_clean(idempotency_key)
     assignment = _lock(assignment)
+    entries = asdict(data)
+    if (replayed := _replayed(assignment, actor=actor, key=key, action=SaveReceipt.Action.SUBMIT,
+                              entries=entries)) is not None:
+        return replayed
     _refuse_unless_scorable(assignment)
     keys = sub_dimension_keys(assignment=assignment)
     _validate_values(keys=keys, data=data)
@@ -226,18 +275,26 @@ def annotation_submit(*, assignment: Assignment, actor: User, data: AnnotationIn
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED, updated_at=timezone.now())
     _log(annotation, actor, AnnotationEvent.Kind.SUBMITTED, changes)
     _announce_finished(assignment)
+    _receipt(assignment, annotation, actor=actor, key=key, action=SaveReceipt.Action.SUBMIT, entries=entries)
     return annotation
 
 
 @transaction.atomic
 def annotation_skip(
     *, assignment: Assignment, actor: User, reason: str = Annotation.SkipReason.OUTSIDE_EXPERTISE,
-    flagged_broken: bool = False, broken_note: str = "", seconds: int = 0,
+    flagged_broken: bool = False, broken_note: str = "", seconds: int = 0, idempotency_key: str = "",
 ) -> Annotation:
-    """"Outside my expertise": finish the assignment without scores (draft scores are discarded, audited)."""
+    """"Outside my expertise": finish the assignment without scores (draft scores are discarded, audited).
+
+    `seconds` and `idempotency_key` as for `annotation_draft_save`."""
     if reason not in Annotation.SkipReason.values:
         raise ValidationError("unknown skip reason", code="invalid_reason")
+    key = idempotency_key_clean(idempotency_key)
     assignment = _lock(assignment)
+    entries = {"reason": reason, "flagged_broken": flagged_broken, "broken_note": broken_note}
+    if (replayed := _replayed(assignment, actor=actor, key=key, action=SaveReceipt.Action.SKIP,
+                              entries=entries)) is not None:
+        return replayed
     _refuse_unless_scorable(assignment)
     annotation = _current(assignment)
     _refuse_if_locked(annotation)
@@ -258,6 +315,7 @@ def annotation_skip(
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SKIPPED, updated_at=timezone.now())
     _log(annotation, actor, AnnotationEvent.Kind.SKIPPED, changes)
     _announce_finished(assignment)
+    _receipt(assignment, annotation, actor=actor, key=key, action=SaveReceipt.Action.SKIP, entries=entries)
     return annotation
 
 
@@ -334,16 +392,21 @@ def annotation_can_undo(*, assignment: Assignment, actor: User) -> bool:
 
 
 @transaction.atomic
-def annotation_undo(*, assignment: Assignment, actor: User) -> Annotation:
+def annotation_undo(*, assignment: Assignment, actor: User, idempotency_key: str = "") -> Annotation:
     """Take back one's own submission or skip within the undo window: the annotation becomes a draft again, audited.
 
     Refused (`undo_expired`, a 409 for the page) once the window has passed or the expert has moved on to
     another item; refused like every write when the item can no longer be scored (closed cycle, withdrawn,
     adjudicated, not on the panel). Only the assignment's own expert may undo (others: PermissionDenied).
+    `idempotency_key` as for `annotation_draft_save`: a retried undo answers as taken back, not "not locked".
     """
     if actor.pk != assignment.expert_id:
         raise PermissionDenied("only the expert who submitted an item can take it back")
+    key = idempotency_key_clean(idempotency_key)
     assignment = _lock(assignment)
+    if (replayed := _replayed(assignment, actor=actor, key=key, action=SaveReceipt.Action.UNDO,
+                              entries={})) is not None:
+        return replayed
     _refuse_unless_scorable(assignment)
     annotation = _current(assignment)
     now = timezone.now()
@@ -362,6 +425,7 @@ def annotation_undo(*, assignment: Assignment, actor: User) -> Annotation:
     annotation.refresh_from_db()
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.DRAFT, updated_at=now)
     _log(annotation, actor, AnnotationEvent.Kind.UNDONE, changes)
+    _receipt(assignment, annotation, actor=actor, key=key, action=SaveReceipt.Action.UNDO, entries={})
     return annotation
 
 

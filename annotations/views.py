@@ -29,6 +29,7 @@ from evaluations.domain import query_page
 from .forms import HeartbeatForm, ReopenForm, ScoringForm, SkipForm
 from .lifecycle import REFUSAL_CODES
 from .models import Assignment
+from .receipts import IDEMPOTENCY_FIELD
 from .selectors import (
     QUEUE_PAGE_SIZE,
     assignment_for_expert,
@@ -76,6 +77,15 @@ def _record_seconds(request: AuthedRequest, assignment: Assignment) -> None:
     seconds = _seconds(request)
     if seconds:
         annotation_time_add(assignment=assignment, seconds=seconds)
+
+
+# Refusals of the request itself (its idempotency key), answered 422 like a form error: nothing was written.
+KEY_CODES = frozenset({"invalid_idempotency_key", "idempotency_key_reused"})
+
+
+def _idempotency_key(request: AuthedRequest) -> str:
+    """The write attempt's key: the Idempotency-Key header, else the form field (a beacon cannot set headers)."""
+    return request.headers.get("Idempotency-Key") or request.POST.get(IDEMPOTENCY_FIELD, "")
 
 
 def _render_item(
@@ -182,17 +192,19 @@ def draft(request: AuthedRequest, public_id: str) -> HttpResponse:
     form = _scoring_form(request, assignment)
     status = 422
     if not form.is_valid():
-        _record_seconds(request, assignment)
+        if not form.unknown_fields:  # a request naming sub-dimensions the item does not have changes nothing
+            _record_seconds(request, assignment)
     else:
         try:
             annotation = annotation_draft_save(assignment=assignment, actor=request.user, data=form.annotation_input(),
-                                               seconds=_seconds(request))
+                                               seconds=_seconds(request), idempotency_key=_idempotency_key(request))
         except ValidationError as exc:
             if getattr(exc, "code", None) in REFUSAL_CODES:
                 return _refused(request, assignment, exc)
             form.add_service_error(exc)
             status = 409 if getattr(exc, "code", None) == "already_submitted" else 422
         else:
+            # A retried autosave (same idempotency key) is told the save time of the write it repeats.
             return render(request, f"{ITEM_TEMPLATE}#save-status",
                           {"saved_at": timezone.now(), "saved_at_ms": epoch_ms(annotation.updated_at)})
     return render(request, f"{ITEM_TEMPLATE}#save-status", {"error": form.error_text()}, status=status)
@@ -216,11 +228,12 @@ def submit(request: AuthedRequest, public_id: str) -> HttpResponse:
     assignment = assignment_for_expert(expert=request.user, public_id=public_id)
     form = _scoring_form(request, assignment, complete=True)
     if not form.is_valid():
-        _record_seconds(request, assignment)
+        if not form.unknown_fields:  # as for drafts: a request naming sub-dimensions the item lacks changes nothing
+            _record_seconds(request, assignment)
     else:
         try:
             annotation_submit(assignment=assignment, actor=request.user, data=form.annotation_input(),
-                              seconds=_seconds(request))
+                              seconds=_seconds(request), idempotency_key=_idempotency_key(request))
         except ValidationError as exc:
             if getattr(exc, "code", None) in REFUSAL_CODES:
                 return _refused(request, assignment, exc)
@@ -247,12 +260,14 @@ def skip(request: AuthedRequest, public_id: str) -> HttpResponse:
         scoring.is_valid()
         return _render_item(request, assignment, status=422, form=scoring, overrides=scoring.entered())
     try:
-        annotation_skip(assignment=assignment, actor=request.user, seconds=_seconds(request), **form.cleaned_data)
+        annotation_skip(assignment=assignment, actor=request.user, seconds=_seconds(request),
+                        idempotency_key=_idempotency_key(request), **form.cleaned_data)
     except ValidationError as exc:
         if getattr(exc, "code", None) in REFUSAL_CODES:
             return _refused(request, assignment, exc)
         assignment.refresh_from_db(fields=["status"])
-        return _render_item(request, assignment, status=409, message=" ".join(exc.messages))
+        status = 422 if getattr(exc, "code", None) in KEY_CODES else 409
+        return _render_item(request, assignment, status=status, message=" ".join(exc.messages))
     return _after_finish(request, "Skipped as outside your expertise.", finished_id=assignment.public_id)
 
 
@@ -266,12 +281,13 @@ def undo(request: AuthedRequest, public_id: str) -> HttpResponse:
     """
     assignment = assignment_for_expert(expert=request.user, public_id=public_id)
     try:
-        annotation_undo(assignment=assignment, actor=request.user)
+        annotation_undo(assignment=assignment, actor=request.user, idempotency_key=_idempotency_key(request))
     except ValidationError as exc:
         if getattr(exc, "code", None) in REFUSAL_CODES:
             return _refused(request, assignment, exc)
         assignment.refresh_from_db(fields=["status"])
-        response = _render_item(request, assignment, status=409, message=" ".join(exc.messages))
+        status = 422 if getattr(exc, "code", None) in KEY_CODES else 409
+        response = _render_item(request, assignment, status=status, message=" ".join(exc.messages))
     else:
         if not request.htmx:
             messages.success(request, "Taken back: the item is a draft again.")

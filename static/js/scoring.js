@@ -25,6 +25,14 @@
  * was left), the two times are compared on the server's clock (the page carries the server's time when it was
  * rendered, so a wrong clock in the browser does not matter).
  *
+ * Exactly once: every write (autosave, submit, skip, undo, the closing beacon) carries an idempotency key made for
+ * that attempt (header Idempotency-Key; the beacon's form field idempotency_key). An attempt that got no answer
+ * (no connection, a timeout, 502/503/504: the server may have stored it and lost only the answer) is sent again
+ * with the same key: autosaves and submits by themselves after 1, 2 and 4 s, any write when the expert retries it
+ * unchanged. The server answers a key it has stored from its receipt (200), so a retried submission is never met
+ * by "already submitted" and a retried autosave never writes over a newer one. Any real answer ends the attempt;
+ * the next write gets a new key.
+ *
  * The address bar follows the item on the page: after a submit, skip or undo swaps another item (or "All
  * done") in, its URL replaces the current one (history.replaceState), so a reload shows what was on screen.
  *
@@ -106,6 +114,65 @@
   function saveNow() {
     var el = autosaver();
     if (el && window.htmx) { window.htmx.trigger(el, "fb:save"); }
+  }
+
+  // --- Exactly-once writes: one idempotency key per attempt, the same key for its retries ---------------------
+  var RETRY_DELAYS_MS = [1000, 2000, 4000];
+  var attempts = {};  // kind ("draft", "submit", "skip", "undo") → { key, signature, tries }
+
+  function newKey() {
+    if (window.crypto && window.crypto.randomUUID) { return window.crypto.randomUUID(); }
+    var bytes = new Uint8Array(16);  // randomUUID needs a secure context; getRandomValues does not
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
+  // What the attempt asks for: where it goes and what is entered (not the seconds, the token or the key itself).
+  function signature(path, formData) {
+    var pairs = [];
+    if (formData && formData.forEach) {
+      formData.forEach(function (value, name) {
+        if (name !== "seconds" && name !== "csrfmiddlewaretoken" && name !== "idempotency_key") {
+          pairs.push([name, String(value)]);
+        }
+      });
+    }
+    pairs.sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0); });
+    return path + "\n" + JSON.stringify(pairs);
+  }
+  function keyFor(kind, sig) {  // the open attempt's key when it asks the same again, else a new attempt
+    var open = attempts[kind];
+    if (open && open.signature === sig) { return open.key; }
+    attempts[kind] = { key: newKey(), signature: sig, tries: 0 };
+    return attempts[kind].key;
+  }
+  function writeKind(elt) {
+    if (!elt) { return ""; }
+    if (elt === autosaver()) { return "draft"; }
+    if (elt === form()) { return "submit"; }
+    if (elt.id === "skip-button") { return "skip"; }
+    if (elt.closest && elt.closest(".undo-form")) { return "undo"; }
+    return "";
+  }
+  function attemptOf(event) {  // the kind of write a finished request was, from the key it carried ("" if none)
+    var config = event.detail.requestConfig;
+    var key = config && config.headers ? config.headers["Idempotency-Key"] : "";
+    var found = "";
+    Object.keys(attempts).forEach(function (kind) { if (key && attempts[kind].key === key) { found = kind; } });
+    return found;
+  }
+  function unanswered(status) { return status === 0 || status === 502 || status === 503 || status === 504; }
+  // Send an unanswered autosave or submit again (same entries, so the same key), after the next delay; false when
+  // its retries are used up or the page has moved on.
+  function retryLater(kind) {
+    var open = attempts[kind];
+    if (!open || open.tries >= RETRY_DELAYS_MS.length) { return false; }
+    var item = itemId();
+    window.setTimeout(function () {
+      if (attempts[kind] !== open || itemId() !== item || isLocked()) { return; }
+      if (kind === "draft") { saveNow(); } else if (form()) { form().requestSubmit(); }
+    }, RETRY_DELAYS_MS[open.tries]);
+    open.tries += 1;
+    return true;
   }
 
   // --- Entries kept in this browser when a save fails --------------------------------------------------
@@ -195,6 +262,8 @@
     if (!f || isLocked() || !hasUnsaved()) { return; }
     var body = new FormData(f);  // includes csrfmiddlewaretoken: a beacon cannot set the X-CSRFToken header
     body.set("seconds", String(takeSeconds()));
+    // The same key as an autosave of these entries still waiting for its answer: whichever arrives, it is stored once.
+    body.set("idempotency_key", keyFor("draft", signature(new URL(f.dataset.draftUrl, window.location.href).pathname, body)));
     // Kept in this tab as well: a reload can reach the server before its own beacon does, and would then
     // show (and let the expert edit) older text. The next load keeps the newer of the server's and this copy.
     if (navigator.sendBeacon && f.dataset.draftUrl && navigator.sendBeacon(f.dataset.draftUrl, body)) {
@@ -400,9 +469,15 @@
   });
   // Errors htmx does not swap (network failure, 5xx, 403, 404…): say so, keep the entries, offer a retry.
   function failed(event, reason) {
+    var status = event.detail.xhr ? event.detail.xhr.status : 0;
+    var kind = attemptOf(event);
+    var retrying = unanswered(status) && (kind === "draft" || kind === "submit") && retryLater(kind);
     if (isAutosave(event)) {
       keepLocally();
-      setStatus("error", "Not saved — " + reason + ". Your entries are kept in this browser.", true);
+      setStatus("error", "Not saved — " + reason + ". Your entries are kept in this browser." +
+        (retrying ? " Trying again…" : ""), true);
+    } else if (retrying) {  // the submission may have been stored: sent again with its key, it is stored once
+      setStatus("saving", "No answer from the server yet — sending again…");
     } else if (isSubmit(event)) {
       var button = document.getElementById("submit-button");
       if (button) { button.removeAttribute("aria-busy"); }
@@ -428,6 +503,17 @@
     if (form() && form().contains(event.detail.elt)) {
       event.detail.parameters.seconds = String(takeSeconds());
     }
+    var kind = writeKind(event.detail.elt);
+    if (kind) {
+      var path = new URL(event.detail.path, window.location.href).pathname;
+      event.detail.headers["Idempotency-Key"] = keyFor(kind, signature(path, event.detail.formData));
+    }
+  });
+  // A real answer (anything but no answer or a gateway's 502/503/504) ends the attempt: the next write gets a new key.
+  document.body.addEventListener("htmx:afterRequest", function (event) {
+    var kind = attemptOf(event);  // by its key: a submit's form has been swapped out by now
+    var status = event.detail.xhr ? event.detail.xhr.status : 0;
+    if (kind && !unanswered(status)) { delete attempts[kind]; }
   });
   // Signed out meanwhile (session expired): go to the sign-in page instead of swapping it into the form.
   document.body.addEventListener("htmx:beforeSwap", function (event) {
