@@ -27,7 +27,8 @@ connection for ``hang_seconds`` and close it without answering); ``malformed`` (
 ``contradiction`` (3s whose reasoning says "incorrect"), ``bad_envelope`` (a 200 whose body is not JSON).
 
 Every call is recorded (``log``) and counted per text hash (``calls_for(text)``), so tests can assert
-that an item is never sent again after it succeeded.
+that an item is never sent again after it succeeded; ``usage_reported()`` totals the tokens that
+its answers reported, so tests can check a run's accounting against what the endpoint would bill.
 """
 from __future__ import annotations
 
@@ -124,6 +125,7 @@ class FakeLLMServer:
     position_bias: float = 0.0  # pairwise requests: the share of them answered "A" whatever the answers say
     log: list[CallRecord] = field(default_factory=list)
     calls: Counter = field(default_factory=Counter)
+    usage: Counter = field(default_factory=Counter)  # prompt_tokens, completion_tokens, answers reported
 
     def __post_init__(self) -> None:
         unknown = set(self.fault_rates) - set(FAULTS)
@@ -213,10 +215,16 @@ class FakeLLMServer:
         with self._lock:
             return list(self.log)
 
+    def usage_reported(self) -> dict[str, int]:
+        """Totals over every answer that carried a usage block: prompt_tokens, completion_tokens, answers."""
+        with self._lock:
+            return {key: self.usage[key] for key in ("prompt_tokens", "completion_tokens", "answers")}
+
     def reset(self) -> None:
         with self._lock:
             self.log.clear()
             self.calls.clear()
+            self.usage.clear()
 
     # ----------------------------------------------------------------- HTTP
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -313,6 +321,8 @@ class FakeLLMServer:
             content = _test_answer(question=user, model=model)
         completion_tokens = max(1, len(content) // 4)
         prompt_tokens = max(1, (len(system) + len(user)) // 4)
+        with self._lock:
+            self.usage.update(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, answers=1)
         reply = {
             "id": f"fake-{key}-{call_no}",
             "object": "chat.completion",

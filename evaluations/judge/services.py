@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from ..models import EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, RubricVersion
 from .config import PipelineConfig, setting
-from .outcomes import ItemOutcome
+from .outcomes import CallSpend, ItemOutcome
 from .selectors import case_filter_parse, decisive_role, judge_run_stale, responses_for_selection
 
 
@@ -228,8 +228,25 @@ def judge_run_finish(*, run: JudgeRun, status: str, error_message: str = "", fla
 
 
 @transaction.atomic
-def judge_results_store(*, run: JudgeRun, outcomes: Sequence[ItemOutcome]) -> None:
-    """Store a batch of finished items (results, scores, run counters) in one transaction."""
+def judge_run_count_calls(*, run: JudgeRun, spends: Sequence[CallSpend]) -> None:
+    """Add calls to the run's counters (HTTP attempts, tokens, cost) as they are answered, before their items'
+    results are stored: a call sent is counted even if its worker dies before the result is written."""
+    if not spends:
+        return
+    JudgeRun.objects.filter(pk=run.pk).update(
+        calls=F("calls") + sum(s.attempts for s in spends),
+        prompt_tokens=F("prompt_tokens") + sum(s.prompt_tokens for s in spends),
+        completion_tokens=F("completion_tokens") + sum(s.completion_tokens for s in spends),
+        cost=F("cost") + sum((s.cost for s in spends), Decimal(0)),
+    )
+
+
+@transaction.atomic
+def judge_results_store(*, run: JudgeRun, outcomes: Sequence[ItemOutcome], calls_counted: bool = False) -> None:
+    """Store a batch of finished items (results, scores, run counters) in one transaction.
+
+    calls_counted: the run's calls, tokens and cost were already counted call by call (`judge_run_count_calls`,
+    as the pipeline does); otherwise they are added here from the results (stored data from elsewhere)."""
     now = timezone.now()
     result_rows: list[tuple[Any, ...]] = []
     score_lists = []
@@ -265,6 +282,10 @@ def judge_results_store(*, run: JudgeRun, outcomes: Sequence[ItemOutcome]) -> No
         (result_id, s.key, s.raw_score, s.reasoning, s.consistency_flag)
         for result_id, scores in zip(ids, score_lists, strict=True) for s in scores
     ])
+    if calls_counted:
+        for name in ("calls", "prompt_tokens", "completion_tokens"):
+            del counts[name]
+        cost = Decimal(0)
     JudgeRun.objects.filter(pk=run.pk).update(
         **{name: F(name) + value for name, value in counts.items()}, cost=F("cost") + cost, heartbeat_at=now
     )
