@@ -36,7 +36,8 @@ clipped to that range). Each sub-dimension score is drawn as usual (uniform 0–
 mean (Σ raw/3 × weight) moves by exactly `effect`. Tests and the demo know the true delta between conditions.
 
 Every call is recorded (``log``) and counted per text hash (``calls_for(text)``), so tests can assert
-that an item is never sent again after it succeeded.
+that an item is never sent again after it succeeded; ``usage_reported()`` totals the tokens that
+its answers reported, so tests can check a run's accounting against what the endpoint would bill.
 """
 from __future__ import annotations
 
@@ -135,6 +136,7 @@ class FakeLLMServer:
     condition_effects: dict[str, float] = field(default_factory=dict)  # marker → composite shift (module docstring)
     log: list[CallRecord] = field(default_factory=list)
     calls: Counter = field(default_factory=Counter)
+    usage: Counter = field(default_factory=Counter)  # prompt_tokens, completion_tokens, answers reported
 
     def __post_init__(self) -> None:
         unknown = set(self.fault_rates) - set(FAULTS)
@@ -226,10 +228,16 @@ class FakeLLMServer:
         with self._lock:
             return list(self.log)
 
+    def usage_reported(self) -> dict[str, int]:
+        """Totals over every answer that carried a usage block: prompt_tokens, completion_tokens, answers."""
+        with self._lock:
+            return {key: self.usage[key] for key in ("prompt_tokens", "completion_tokens", "answers")}
+
     def reset(self) -> None:
         with self._lock:
             self.log.clear()
             self.calls.clear()
+            self.usage.clear()
 
     # ----------------------------------------------------------------- HTTP
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -328,6 +336,8 @@ class FakeLLMServer:
                                    seed=request.get("seed"))
         completion_tokens = max(1, len(content) // 4)
         prompt_tokens = max(1, (len(system) + len(user)) // 4)
+        with self._lock:
+            self.usage.update(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, answers=1)
         reply = {
             "id": f"fake-{key}-{call_no}",
             "object": "chat.completion",

@@ -35,6 +35,20 @@ class ResultRecord:
     scores: list[ScoreRecord] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class CallSpend:
+    """What one answered (or given-up) call cost: its HTTP attempts and the usage its answer reported.
+
+    The event loop sends one as soon as a call ends, before the item's results; the database thread counts it in
+    the run at once, in its own small write, so a worker that dies before the item's results are stored has still
+    counted the call (the item is then sent again, and that call counted too)."""
+
+    attempts: int
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: Decimal = Decimal(0)
+
+
 @dataclass
 class ItemOutcome:
     """Everything the judges produced for one response; stored in one transaction, or not at all."""

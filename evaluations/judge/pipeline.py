@@ -14,6 +14,11 @@ backoff, for as long as the run's lease lasts (``STALE_RUN_SECONDS`` since the r
 meanwhile the requests go on and their outcomes wait in memory. A batch whose commit may have gone through before the
 error is stored again without the items that already have results, so nothing is stored twice. Past the lease,
 another worker may take the run back, so this one stops (the error is raised; docs/deployment.md, "The task worker through database outages").
+
+Accounting: every call is counted in the run (HTTP attempts, tokens, cost) when it ends, apart from its item's
+results: the loop puts a CallSpend on the queue before the item's outcome, and the database thread commits the
+calls it has received every ``COUNT_FLUSH_SECONDS`` and always before a batch of results. A call whose answer
+arrived before a crash is therefore counted although its item is sent again on resume (and that call counted too).
 """
 from __future__ import annotations
 
@@ -35,20 +40,29 @@ from .client import CallResult, LLMClient
 from .config import PipelineConfig, judge_family, judge_payload, money, setting
 from .consistency import contradiction
 from .errors import FALLBACK_TRIGGERS, ErrorClass
-from .outcomes import ItemOutcome, ResultRecord, ScoreRecord
+from .outcomes import CallSpend, ItemOutcome, ResultRecord, ScoreRecord
 from .parsing import JudgeParseError, parse_judge_scores
 from .prompts import judge_system_prompt, judge_user_message, rubric_prompt_sections
 from .selectors import RunSummary, judge_run_pending_responses, judge_run_summary
-from .services import judge_results_store, judge_run_finish, judge_run_heartbeat, judge_run_mark_running
+from .services import (
+    judge_results_store,
+    judge_run_count_calls,
+    judge_run_finish,
+    judge_run_heartbeat,
+    judge_run_mark_running,
+)
 from .status import failure_explained, judge_run_failure
 
 logger = logging.getLogger(__name__)
 
 SIX_PLACES = Decimal("0.000001")
 CANCEL_CHECK_SECONDS = 1.0
+# How long an answered call may wait before it is counted in the run (a small UPDATE of its counters).
+COUNT_FLUSH_SECONDS = 0.1
 _DONE = object()
 
 Progress = Callable[[int, int], None]
+OnCall = Callable[[CallSpend], None]
 DISCONNECTS = (OperationalError, InterfaceError)  # what a restarting or unreachable database raises
 LEASE_MARGIN = 0.8  # stop retrying once 80 % of the lease has passed since the run's last write
 MAX_RETRY_WAIT = 2.0
@@ -162,26 +176,41 @@ def result_from_call(*, call: CallResult, item: WorkItem, model: str, role: str)
     return record
 
 
-async def _judge(client: LLMClient, item: WorkItem, model: str, role: str, config: PipelineConfig) -> ResultRecord:
+def call_spend(call: CallResult) -> CallSpend:
+    """What a finished call adds to its run's counters."""
+    return CallSpend(attempts=call.attempts, prompt_tokens=call.prompt_tokens or 0,
+                     completion_tokens=call.completion_tokens or 0, cost=call.cost or Decimal(0))
+
+
+async def _judge(client: LLMClient, item: WorkItem, model: str, role: str, config: PipelineConfig,
+                 on_call: OnCall | None) -> ResultRecord:
     payload = judge_payload(model=model, system_prompt=item.system_prompt, user_message=item.user_message, config=config)
     call = await client.chat(payload)
+    if on_call is not None:
+        on_call(call_spend(call))
     return result_from_call(call=call, item=item, model=model, role=role)
 
 
-async def judge_item(client: LLMClient, item: WorkItem, config: PipelineConfig) -> ItemOutcome:
-    """Primary judge (then the fallback on an HTTP error), plus the secondary judge for self-preference."""
+async def judge_item(client: LLMClient, item: WorkItem, config: PipelineConfig,
+                     on_call: OnCall | None = None) -> ItemOutcome:
+    """Primary judge (then the fallback on an HTTP error), plus the secondary judge for self-preference.
+
+    When the secondary judge is also the fallback judge (the default), one call serves both: an item the secondary
+    judge is asked about does not ask the same model again after a primary failure; the secondary result decides
+    the item either way (methodology §5.3.2). on_call(spend) is called as each call ends, before the outcome."""
+    secondary_serves_as_fallback = item.needs_secondary and config.secondary_model == config.fallback_model
 
     async def primary_chain() -> list[ResultRecord]:
-        primary = await _judge(client, item, config.primary_model, JudgeResult.Role.PRIMARY, config)
+        primary = await _judge(client, item, config.primary_model, JudgeResult.Role.PRIMARY, config, on_call)
         chain = [primary]
         if (primary.status == JudgeResult.Status.FAILED and primary.error_class in FALLBACK_TRIGGERS
-                and config.fallback_model):
-            chain.append(await _judge(client, item, config.fallback_model, JudgeResult.Role.FALLBACK, config))
+                and config.fallback_model and not secondary_serves_as_fallback):
+            chain.append(await _judge(client, item, config.fallback_model, JudgeResult.Role.FALLBACK, config, on_call))
         return chain
 
     if item.needs_secondary:
         chain, secondary = await asyncio.gather(
-            primary_chain(), _judge(client, item, config.secondary_model, JudgeResult.Role.SECONDARY, config)
+            primary_chain(), _judge(client, item, config.secondary_model, JudgeResult.Role.SECONDARY, config, on_call)
         )
         results = [*chain, secondary]
     else:
@@ -192,7 +221,7 @@ async def judge_item(client: LLMClient, item: WorkItem, config: PipelineConfig) 
 
 async def _dispatch(
     items: Sequence[WorkItem], *, config: PipelineConfig, client_options: dict[str, Any],
-    emit: Callable[[Any], None], stop: threading.Event,
+    emit: Callable[[ItemOutcome], None], stop: threading.Event, on_call: OnCall | None = None,
 ) -> None:
     async with LLMClient(
         base_url=config.base_url, api_key=config.api_key, max_in_flight=config.max_in_flight,
@@ -204,7 +233,7 @@ async def _dispatch(
             for item in iterator:  # shared by all workers; the loop is single-threaded
                 if stop.is_set():
                     return
-                outcome = await judge_item(client, item, config)
+                outcome = await judge_item(client, item, config, on_call)
                 emit(outcome)
                 if outcome.auth_error:
                     stop.set()
@@ -229,7 +258,8 @@ def _loop_thread(items: Sequence[WorkItem], config: PipelineConfig, client_optio
                 stop.set()
 
     try:
-        asyncio.run(_dispatch(items, config=config, client_options=client_options, emit=emit, stop=stop))
+        asyncio.run(_dispatch(items, config=config, client_options=client_options, emit=emit, stop=stop,
+                              on_call=out.put))
     except BaseException as exc:  # handed to the database thread, which decides the run's fate
         errors.append(exc)
     finally:
@@ -279,12 +309,22 @@ def judge_run_execute(
     stored = 0
     auth_failed = cancelled = interrupted = over_budget = False
     buffer: list[ItemOutcome] = []
+    spends: list[CallSpend] = []
     flush_at: float | None = None
+    count_at: float | None = None
     next_check = time.monotonic() + CANCEL_CHECK_SECONDS
+
+    def count_calls() -> None:
+        nonlocal spends, count_at
+        if spends:
+            batch = spends
+            lease.call(lambda _: judge_run_count_calls(run=run, spends=batch), what="counting calls")
+            spends, count_at = [], None
 
     def flush() -> None:
         nonlocal buffer, flush_at, stored
         nonlocal over_budget
+        count_calls()  # a result is never committed before its calls are counted
         if buffer:
             lease.call(lambda attempt: _store(run=run, outcomes=buffer, retry=attempt > 0), what="storing results")
             stored += len(buffer)
@@ -307,13 +347,16 @@ def judge_run_execute(
         finished = False
         while not finished:
             now = time.monotonic()
-            wait = max(0.0, min(next_check, flush_at or next_check) - now)
+            wait = max(0.0, min(next_check, flush_at or next_check, count_at or next_check) - now)
             try:
                 message = out.get(timeout=wait)
             except queue.Empty:
                 message = None
             if message is _DONE:
                 finished = True
+            elif isinstance(message, CallSpend):
+                spends.append(message)
+                count_at = count_at or time.monotonic() + COUNT_FLUSH_SECONDS
             elif isinstance(message, ItemOutcome):
                 if message.auth_error:
                     auth_failed = True
@@ -324,6 +367,8 @@ def judge_run_execute(
             now = time.monotonic()
             if buffer and (finished or len(buffer) >= config.write_batch_size or (flush_at and now >= flush_at)):
                 flush()
+            elif spends and (finished or (count_at and now >= count_at)):
+                count_calls()
             if now >= next_check:
                 next_check = now + CANCEL_CHECK_SECONDS
                 status = lease.call(lambda _: judge_run_heartbeat(run=run), what="renewing the lease")
@@ -333,12 +378,18 @@ def judge_run_execute(
     except KeyboardInterrupt:
         interrupted = True
         stop.set()
-        _drain_into(out, buffer, thread)
+        _drain_into(out, buffer, spends, thread)
         flush()
     except Exception as exc:
         stop.set()
         thread.join(30)
+        _count_leftovers(run, out, spends)
         judge_run_finish(run=run, status=JudgeRun.Status.FAILED, error_message=f"{type(exc).__name__}: {exc}")
+        raise
+    except BaseException:  # the worker is going down (SystemExit, …): count the calls answered, store nothing more
+        stop.set()
+        thread.join(30)
+        _count_leftovers(run, out, spends)
         raise
     finally:
         stop.set()
@@ -383,10 +434,11 @@ def _store(*, run: JudgeRun, outcomes: Sequence[ItemOutcome], retry: bool) -> No
             logger.warning("judge run %s: %d item(s) of the batch were stored before the connection was lost",
                            run.pk, len(done))
         outcomes = [o for o in outcomes if o.response_id not in done]
-    judge_results_store(run=run, outcomes=outcomes)
+    judge_results_store(run=run, outcomes=outcomes, calls_counted=True)  # counted as they ended (count_calls)
 
 
-def _drain_into(out: queue.SimpleQueue, buffer: list[ItemOutcome], thread: threading.Thread) -> None:
+def _drain_into(out: queue.SimpleQueue, buffer: list[ItemOutcome], spends: list[CallSpend],
+                thread: threading.Thread) -> None:
     """After a stop: collect what the in-flight requests still deliver until the loop says it is done."""
     while True:
         try:
@@ -395,6 +447,24 @@ def _drain_into(out: queue.SimpleQueue, buffer: list[ItemOutcome], thread: threa
             return
         if message is _DONE:
             return
-        if isinstance(message, ItemOutcome) and not message.auth_error:
+        if isinstance(message, CallSpend):
+            spends.append(message)
+        elif isinstance(message, ItemOutcome) and not message.auth_error:
             buffer.append(message)
+
+
+def _count_leftovers(run: JudgeRun, out: queue.SimpleQueue, spends: list[CallSpend]) -> None:
+    """When execution breaks off: count the calls already answered (those waiting and those on the queue), though
+    their items' results will not be stored; a failure here is logged, never raised over the original error."""
+    while True:
+        try:
+            message = out.get_nowait()
+        except queue.Empty:
+            break
+        if isinstance(message, CallSpend):
+            spends.append(message)
+    try:
+        judge_run_count_calls(run=run, spends=spends)
+    except Exception:
+        logger.exception("judge run %s: could not count %d answered call(s)", run.pk, len(spends))
 
