@@ -356,9 +356,14 @@ def _intervals_section(overall: dict[str, Any], styles: _Styles, width: float) -
         for row in interval_rows(overall[comparison], comparison):
             interval = row["interval"] or {}
             bounded = interval.get("low") is not None
-            basis = f" ({interval['coverage_basis']})" if interval.get("coverage_basis") else ""
-            reliable = "—" if not bounded else (f"yes{basis}" if interval.get("reliable")
-                                               else f"no: {interval.get('reason')}")
+            # The coverage figure first: the column is narrower than the page's, and the design is in the heading.
+            basis = interval.get("coverage_basis") if interval.get("coverage") is not None else None
+            if not bounded:
+                reliable = "—"
+            elif interval.get("reliable"):
+                reliable = f"yes ({basis})" if basis else "yes"
+            else:
+                reliable = f"no: {basis or interval.get('reason')}"
             rows.append([title, row["label"], _fmt(row["value"]),
                          _ci([interval["low"], interval["high"]], 3) if bounded else "—",
                          interval.get("method") or "—", _fit(reliable, fonts.regular, LABEL_PT, widths[-1] - 6)])
