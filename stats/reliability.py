@@ -9,8 +9,8 @@ so missing ratings need no imputation and no unit is dropped for them.
 Intervals. ``intervals`` has one entry per coefficient, keyed by its name (``krippendorff_alpha``,
 ``percent_agreement``, ``within_one_agreement``, ``fleiss_kappa``, ``gwet_ac1``, ``gwet_ac2_linear``,
 ``gwet_ac2_quadratic``; with two raters ``cohen_kappa_unweighted|linear|quadratic``, ``spearman_rho``,
-``kendall_tau_b``): ``{"low", "high", "method", "reliable", "reason", "coverage", "coverage_basis"}``, or
-``None`` where the coefficient is ``None``. All come from one unit bootstrap (:mod:`stats.intervals`: every
+``kendall_tau_b``): ``{"low", "high", "method", "reliable", "reason"}`` plus ``"coverage", "coverage_basis"``
+where there is simulated evidence, or ``None`` where the coefficient is ``None``. All come from one unit bootstrap (:mod:`stats.intervals`: every
 coefficient on the same resampled unit sets); the method — percentile or BCa — is the one whose simulated
 coverage, estimated at the data's own design (pairable units, raters, missing share, share of the most common
 category; :mod:`stats.interval_choice`), reaches 0.93, else ``reliable`` is false and ``reason`` says why;
@@ -346,8 +346,10 @@ def _interval_entry(
     choice = choose_interval_method(name, n_units=n_units, ratings_per_unit=ratings_per_unit,
                                     missing_share=missing_share, top_share=top_share, available=available)
     low, high = result.percentile if choice.method == "percentile" else result.bca  # type: ignore[misc]
-    return {"low": low, "high": high, "method": choice.method, "reliable": choice.reliable, "reason": choice.reason,
-            "coverage": None if choice.coverage is None else round(choice.coverage, 3), "coverage_basis": choice.basis}
+    entry = {"low": low, "high": high, "method": choice.method, "reliable": choice.reliable, "reason": choice.reason}
+    if choice.coverage is not None:  # absent, not null, where there is no simulated evidence: the reason says why
+        entry |= {"coverage": round(choice.coverage, 3), "coverage_basis": choice.basis}
+    return entry
 
 
 def _no_interval(reason: str) -> dict[str, Any]:
