@@ -126,30 +126,43 @@ def table_rows(
 def local_linear(
     coords: npt.NDArray[np.float64], values: npt.NDArray[np.float64], at: npt.NDArray[np.float64],
     bandwidth: float = BANDWIDTH,
-) -> tuple[float, float]:
-    """Locally weighted linear regression of ``values`` on ``coords`` evaluated at ``at``; (estimate, Kish n).
+) -> tuple[npt.NDArray[np.float64], float]:
+    """Locally weighted linear regression of ``values`` on ``coords`` evaluated at ``at``; (estimates, Kish n).
 
-    Gaussian weights exp(−|x − at|² / 2h²); coordinates on which every row agrees are left out of the fit (a
-    two-rater coefficient has one rater count). Kish's effective number of rows, (Σw)² / Σw², says how many
-    rows the estimate rests on. Source: Cleveland & Devlin (1988). Example: rows on a plane are reproduced
-    exactly anywhere between them.
+    ``values`` is rows × series (one fit per column, one weighting); rows with a missing value in any column
+    are left out. Gaussian weights exp(−|x − at|² / 2h²); coordinates on which every row agrees are left out
+    of the fit (a two-rater coefficient has one rater count). Kish's effective number of rows, (Σw)² / Σw²,
+    says how many rows the estimate rests on. Source: Cleveland & Devlin (1988). Example: rows on a plane are
+    reproduced exactly anywhere between them.
     """
-    usable = np.isfinite(values)
+    values = values.reshape(len(coords), -1)
+    usable = np.isfinite(values).all(axis=1)
     coords, values = coords[usable], values[usable]
     if not len(values):
-        return math.nan, 0.0
+        return np.full(values.shape[1], np.nan), 0.0
     weights = np.exp(-0.5 * (((coords - at) / bandwidth) ** 2).sum(axis=1))
     if weights.sum() <= 1e-12:
-        return math.nan, 0.0
+        return np.full(values.shape[1], np.nan), 0.0
     varying = np.ptp(coords, axis=0) > 1e-9
     design = np.column_stack([np.ones(len(values)), (coords - at)[:, varying]])
     root = np.sqrt(weights)
-    solution, *_ = np.linalg.lstsq(design * root[:, None], values * root, rcond=None)
+    solution, *_ = np.linalg.lstsq(design * root[:, None], values * root[:, None], rcond=None)
     kish = float(weights.sum() ** 2 / (weights**2).sum())
-    return float(np.clip(solution[0], 0.0, 1.0)), kish
+    return np.clip(solution[0], 0.0, 1.0), kish
 
 
 SMALLEST_UNITS = 12  # the smallest simulated design: below it there is no evidence
+
+
+def table_extent(table: Table) -> tuple[float, float, float]:
+    """The largest pairable units, ratings per pairable unit and missing share of a table's rows."""
+    return (max(pairable_units(u, r, m) for u, r, _, m in table),
+            max(ratings_per_pairable_unit(r, m) for _, r, _, m in table), max(k[3] for k in table))
+
+
+@functools.cache
+def _extent(coefficient: str) -> tuple[float, float, float]:
+    return table_extent(COVERAGE[coefficient])
 
 
 def estimate_coverage(
@@ -170,10 +183,7 @@ def estimate_coverage(
     if n_units < SMALLEST_UNITS:
         return CoverageEstimate({}, 0.0, f"fewer pairable units than the smallest simulated design "
                                          f"({SMALLEST_UNITS} units)")
-    keys = list(source)
-    largest_units = max(pairable_units(u, r, m) for u, r, _, m in keys)
-    largest_ratings = max(ratings_per_pairable_unit(r, m) for _, r, _, m in keys)
-    largest_missing = max(k[3] for k in keys)
+    largest_units, largest_ratings, largest_missing = _extent(coefficient) if table is None else table_extent(table)
     clamped = []
     units, ratings, missing = float(n_units), max(float(ratings_per_unit), 2.0), float(missing_share)
     if units > largest_units:
@@ -188,22 +198,21 @@ def estimate_coverage(
     at = _coordinates(units, ratings, missing)
     balanced, skewed = SKEW_SHARES["balanced"], SKEW_SHARES["skewed"]
     toward_skewed = min(max((top_share - balanced) / (skewed - balanced), 0.0), 1.0)
-    sums: dict[str, float] = {}
-    weights: dict[str, float] = {}
+    total = np.zeros(len(METHODS))
+    weight_sum = 0.0
     n_designs = 0.0
     for skew, weight in (("balanced", 1.0 - toward_skewed), ("skewed", toward_skewed)):
         if weight <= 0.0:
             continue
         coords, values = _rows(coefficient, skew) if table is None else table_rows(table, skew)
-        for method in METHODS:
-            value, kish = local_linear(coords, values[method], at, bandwidth)
-            if math.isnan(value):
-                continue
-            sums[method] = sums.get(method, 0.0) + weight * value
-            weights[method] = weights.get(method, 0.0) + weight
-            if weight >= 0.5:  # the class the design is nearer to says how many rows the figure rests on
-                n_designs = max(n_designs, kish)
-    coverage = {method: sums[method] / weights[method] for method in sums}
+        estimates, kish = local_linear(coords, np.column_stack([values[m] for m in METHODS]), at, bandwidth)
+        if np.isnan(estimates).any():
+            continue
+        total += weight * estimates
+        weight_sum += weight
+        if weight >= 0.5:  # the class the design is nearer to says how many rows the figure rests on
+            n_designs = kish
+    coverage = {m: float(total[i] / weight_sum) for i, m in enumerate(METHODS)} if weight_sum else {}
     return CoverageEstimate(coverage, n_designs, clamped=tuple(clamped))
 
 

@@ -139,12 +139,14 @@ def test_local_linear_reproduces_a_plane_and_counts_the_rows_it_rests_on():
     grid = np.array([[x, y, z] for x in range(4) for y in range(3) for z in range(3)], dtype=float)
     values = 0.9 + 0.01 * grid[:, 0] - 0.02 * grid[:, 1] + 0.005 * grid[:, 2]
     at = np.array([1.3, 0.7, 1.5])
-    estimate, kish = local_linear(grid, values, at)
+    (estimate,), kish = local_linear(grid, values, at)
     assert estimate == pytest.approx(0.9 + 0.013 - 0.014 + 0.0075, abs=1e-12)
     assert 1 < kish < len(grid)
     one_axis = grid[grid[:, 1] == 0]  # a coordinate every row shares is left out of the fit
-    assert local_linear(one_axis, values[grid[:, 1] == 0], np.array([1.3, 2.0, 1.5]))[0] == pytest.approx(
+    assert local_linear(one_axis, values[grid[:, 1] == 0], np.array([1.3, 2.0, 1.5]))[0][0] == pytest.approx(
         0.9 + 0.013 + 0.0075, abs=1e-12)
+    two = local_linear(grid, np.column_stack([values, 1 - values]), at)[0]  # two series, one weighting
+    assert two == pytest.approx([estimate, 1 - estimate], abs=1e-12)
 
 
 def test_top_category_share():
