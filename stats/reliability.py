@@ -9,10 +9,12 @@ so missing ratings need no imputation and no unit is dropped for them.
 Intervals. ``intervals`` has one entry per coefficient, keyed by its name (``krippendorff_alpha``,
 ``percent_agreement``, ``within_one_agreement``, ``fleiss_kappa``, ``gwet_ac1``, ``gwet_ac2_linear``,
 ``gwet_ac2_quadratic``; with two raters ``cohen_kappa_unweighted|linear|quadratic``, ``spearman_rho``,
-``kendall_tau_b``): ``{"low", "high", "method", "reliable", "reason"}``, or ``None`` where the coefficient
-is ``None``. All come from one unit bootstrap (:mod:`stats.intervals`: every coefficient on the same
-resampled unit sets); the method — percentile or BCa — is the one whose simulated coverage for the nearest
-design reaches 0.93 (:mod:`stats.interval_choice`), else ``reliable`` is false and ``reason`` says why.
+``kendall_tau_b``): ``{"low", "high", "method", "reliable", "reason"}`` plus ``"coverage", "coverage_basis"``
+where there is simulated evidence, or ``None`` where the coefficient is ``None``. All come from one unit bootstrap (:mod:`stats.intervals`: every
+coefficient on the same resampled unit sets); the method — percentile or BCa — is the one whose simulated
+coverage, estimated at the data's own design (pairable units, raters, missing share, share of the most common
+category; :mod:`stats.interval_choice`), reaches 0.93, else ``reliable`` is false and ``reason`` says why;
+``coverage`` is the figure used and ``coverage_basis`` where it came from.
 ``alpha_ci`` is the interval reported for α (the chosen method's). ICC(2,1) and ICC(3,1) (:mod:`stats.icc`,
 units every rater scored) carry their F-based intervals (method "F"). Data with too many distinct values for a
 units × values table (continuous scores: more than ``MAX_CATEGORIES`` distinct values, or more than
@@ -34,7 +36,7 @@ from stats.alpha_continuous import RATIO_MAX_PAIRS
 from stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
 from stats.gwet import gwet_ac_from_counts
 from stats.icc import IccPair, icc
-from stats.interval_choice import choose_interval_method, marginal_skew
+from stats.interval_choice import choose_interval_method, top_category_share
 from stats.intervals import (
     CoefficientFunctions,
     CoefficientReplicates,
@@ -281,8 +283,11 @@ def _add_continuous_interval(
                                         rng=np.random.default_rng(seed), confidence=confidence)
     _record_alpha_bootstrap(summary, result, n_resamples=n_resamples, confidence=confidence, alpha_min=alpha_min,
                             strata=strata, codes=codes, seed=seed, warnings=warnings)
+    missing_share = float(np.isnan(data).mean()) if data.size else 0.0
     entry = _interval_entry("krippendorff_alpha", result, n_units=summary["n_pairable_units"],
-                            n_raters=data.shape[0], skew="balanced")  # continuous: no value holds 55 % of ratings
+                            ratings_per_unit=summary["n_values_pairable"] / summary["n_pairable_units"],
+                            missing_share=missing_share,
+                            top_share=0.0)  # continuous: no value holds a large share of ratings (the balanced class)
     if entry["low"] is None:
         warnings.append(f"intervals: krippendorff_alpha: {entry['reason']}")
     else:
@@ -390,20 +395,24 @@ def _add_intervals(
         _record_alpha_bootstrap(summary, replicates["krippendorff_alpha"], n_resamples=n_resamples,
                                 confidence=confidence, alpha_min=alpha_min, strata=strata,
                                 codes=stratum_codes_of(strata, data.shape[1]), seed=seed, warnings=warnings)
-    skew = marginal_skew(counts)
+    # The design the interval's simulated coverage is estimated at: pairable units, raters, missing share, skew.
+    top_share = top_category_share(counts)
+    missing_share = float(np.isnan(data).mean()) if data.size else 0.0
     for name, value in values.items():
         if value is None:
             summary["intervals"][name] = None
             continue
         entry = _interval_entry(name, replicates.get(name), n_units=summary["n_pairable_units"],
-                                n_raters=data.shape[0], skew=skew)
+                                ratings_per_unit=summary["n_values_pairable"] / summary["n_pairable_units"],
+                                missing_share=missing_share, top_share=top_share)
         if entry["low"] is None:
             warnings.append(f"intervals: {name}: {entry['reason']}")
         summary["intervals"][name] = entry
 
 
 def _interval_entry(
-    name: str, result: CoefficientReplicates | None, *, n_units: int, n_raters: int, skew: str
+    name: str, result: CoefficientReplicates | None, *, n_units: int, ratings_per_unit: float, missing_share: float,
+    top_share: float,
 ) -> dict[str, Any]:
     """The reported interval of one coefficient: the method chosen by simulated coverage, its bounds and flag."""
     if result is None:
@@ -411,9 +420,13 @@ def _interval_entry(
     available = tuple(m for m, bounds in (("percentile", result.percentile), ("bca", result.bca)) if bounds)
     if not available:
         return _no_interval(result.note or "no bootstrap replicate had a defined value")
-    choice = choose_interval_method(name, n_units=n_units, n_raters=n_raters, skew=skew, available=available)
+    choice = choose_interval_method(name, n_units=n_units, ratings_per_unit=ratings_per_unit,
+                                    missing_share=missing_share, top_share=top_share, available=available)
     low, high = result.percentile if choice.method == "percentile" else result.bca  # type: ignore[misc]
-    return {"low": low, "high": high, "method": choice.method, "reliable": choice.reliable, "reason": choice.reason}
+    entry = {"low": low, "high": high, "method": choice.method, "reliable": choice.reliable, "reason": choice.reason}
+    if choice.coverage is not None:  # absent, not null, where there is no simulated evidence: the reason says why
+        entry |= {"coverage": round(choice.coverage, 3), "coverage_basis": choice.basis}
+    return entry
 
 
 def _no_interval(reason: str) -> dict[str, Any]:

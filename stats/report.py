@@ -175,7 +175,8 @@ def _summary_lines(s: dict[str, Any], alpha_min: float) -> list[str]:
             if entry["low"] is None:
                 text = f"none ({entry['reason']})"
             else:
-                star = "" if entry["reliable"] else f" *  {entry['reason']}"
+                star = f"  ({entry['coverage_basis']})" if entry["reliable"] and entry.get("coverage_basis") else (
+                    "" if entry["reliable"] else f" *  {entry['reason']}")
                 text = f"[{_num(entry['low'])}, {_num(entry['high'])}] {entry['method']}{star}"
             out.append(_row(f"  {name}", text))
     if s["leave_one_rater_out"]:

@@ -243,7 +243,7 @@ def _forest_chunks(rows: list[dict[str, Any]], *, title: str, width: float, heig
             if row["alpha"] is not None:
                 drawing.add(Circle(x(row["alpha"]), y, 2.4, fillColor=colour, strokeColor=colour))
             interval = f" {_ci(row['ci'], 2)}" if row["ci"] else ""
-            drawing.add(String(left + plot_w + 10, y - 2.5, f"{_fmt(row['alpha'])}{interval}  n={row['n']}  "
+            drawing.add(String(left + plot_w + 10, y - 2.5, f"{_fmt(row['alpha'])}{interval}  n = {row['n']} pairable units  "
                                f"{row['verdict']}", fontName=fonts.regular, fontSize=LABEL_PT))
         chunks.append(drawing)
     return chunks
@@ -264,25 +264,25 @@ def _summary(report: dict[str, Any], styles: _Styles) -> list[Flowable]:
           f"Fleiss' κ {_fmt(e.get('fleiss_kappa'))} · Gwet's AC1 {_fmt(e.get('gwet_ac1'))}"),
         Paragraph(escape(styles.fonts.text("Judge against the panel (overall)")), styles.heading),
         p(f"vs expert majority: α = {_fmt(m.get('alpha'))} {_ci(m.get('alpha_ci'), 3)} "
-          f"{mv.get('alpha', 'undefined')} · n = {m['n_units']} · κ (quadratic) {_fmt(m.get('quadratic_kappa'))} · "
+          f"{mv.get('alpha', 'undefined')} · n = {m['n_units']} pairable units · κ (quadratic) {_fmt(m.get('quadratic_kappa'))} · "
           f"exact {_fmt(m.get('exact_agreement'))} · mean signed difference (judge − majority) "
           f"{_fmt(m.get('mean_signed_difference'))}"),
         p(f"vs adjudicated gold: α = {_fmt(g.get('alpha'))} {_ci(g.get('alpha_ci'), 3)} · κ (quadratic) "
-          f"{_fmt(g.get('quadratic_kappa'))} · exact {_fmt(g.get('exact_agreement'))} · n = {g['n_units']}"),
+          f"{_fmt(g.get('quadratic_kappa'))} · exact {_fmt(g.get('exact_agreement'))} · n = {g['n_units']} pairable units"),
         p(f"Panel α without the judge {_fmt(overall.get('panel_alpha_without_judge'))} · with the judge as one "
           f"more rater {_fmt(overall.get('panel_alpha_with_judge'))}"),
     ]
 
 
 def _groups_table(report: dict[str, Any], fonts: Fonts, width: float) -> LongTable:
-    header = ["Group", "units", "experts α", "95 % CI", "", "exact", "judge α (majority)", "95 % CI", "",
-              "judge κ", "judge α (gold)", "n gold"]
-    widths = [160, 34, 46, 66, 50, 40, 74, 66, 50, 40, 62, 38]
+    header = ["Group", "pairable units", "experts α", "95 % CI", "", "exact", "judge α (majority)", "95 % CI", "",
+              "judge κ", "judge α (gold)", "pairable (gold)"]
+    widths = [150, 44, 46, 66, 50, 40, 74, 66, 50, 40, 62, 48]
     rows: list[list[Any]] = [header]
     for group in report["groups"]:
         e, m, g = group["experts"], group["judge_vs_majority"], group["judge_vs_gold"]
         rows.append([
-            _fit(_label(group), fonts.regular, LABEL_PT, widths[0] - 6), group["n_units"],  # _table sets the text
+            _fit(_label(group), fonts.regular, LABEL_PT, widths[0] - 6), e["n_pairable_units"],  # _table sets the text
             _fmt(e.get("krippendorff_alpha")), _ci(e.get("alpha_ci"), 2), (e.get("verdicts") or {}).get("alpha", ""),
             _fmt(e.get("percent_agreement")), _fmt(m.get("alpha")), _ci(m.get("alpha_ci"), 2),
             (m.get("verdicts") or {}).get("alpha", "undefined"), _fmt(m.get("quadratic_kappa")),
@@ -347,7 +347,7 @@ def _intervals_section(overall: dict[str, Any], styles: _Styles, width: float) -
     out: list[Flowable] = [Paragraph(escape(fonts.text("Every coefficient with its 95 % interval (overall)")),
                                      styles.heading),
                            styles.paragraph("Unit bootstrap (ICC: F-based); the method is the one whose simulated "
-                                            "coverage for a panel of this size reaches 0.93, else the interval is "
+                                            "coverage, estimated for a panel of this design, reaches 0.93, else the interval is "
                                             "marked not reliable.", styles.muted)]
     widths = [64, 130, 44, 84, 50, width - 372]
     rows: list[list[Any]] = [["Comparison", "Coefficient", "value", "95 % interval", "method", "reliable"]]
@@ -356,7 +356,14 @@ def _intervals_section(overall: dict[str, Any], styles: _Styles, width: float) -
         for row in interval_rows(overall[comparison], comparison):
             interval = row["interval"] or {}
             bounded = interval.get("low") is not None
-            reliable = "—" if not bounded else ("yes" if interval.get("reliable") else f"no: {interval.get('reason')}")
+            # The coverage figure first: the column is narrower than the page's, and the design is in the heading.
+            basis = interval.get("coverage_basis") if interval.get("coverage") is not None else None
+            if not bounded:
+                reliable = "—"
+            elif interval.get("reliable"):
+                reliable = f"yes ({basis})" if basis else "yes"
+            else:
+                reliable = f"no: {basis or interval.get('reason')}"
             rows.append([title, row["label"], _fmt(row["value"]),
                          _ci([interval["low"], interval["high"]], 3) if bounded else "—",
                          interval.get("method") or "—", _fit(reliable, fonts.regular, LABEL_PT, widths[-1] - 6)])

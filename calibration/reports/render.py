@@ -21,6 +21,15 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return "—" if value is None else str(floatformat(value, digits))
 
 
+def pairable_units(block: dict[str, Any], group: dict[str, Any]) -> int:
+    """The pairable units (two or more ratings) behind a block's coefficients: the n a report shows for them.
+
+    The experts' block counts them (``n_pairable_units``); a judge-vs-reference block's ``n_units`` are the units
+    with both ratings, which are its pairable units.
+    """
+    return int(block.get("n_pairable_units", block.get("n_units", group["n_units"])))
+
+
 def forest_rows(report: dict[str, Any], comparison: str = "experts",
                 label: Callable[[dict[str, Any]], str] | None = None) -> list[dict[str, Any]]:
     """(label, α, interval, n, verdict) per group, for the forest plot and tables; `label` names a group (the pages
@@ -34,7 +43,8 @@ def forest_rows(report: dict[str, Any], comparison: str = "experts",
             "Overall" if group["kind"] == "overall" else f"{group['kind'].replace('_', ' ')}: {group['value']}",
             "alpha": alpha,
             "ci": block.get("alpha_ci"),
-            "n": block.get("n_units", group["n_units"]),
+            # The units the coefficient and its interval rest on: every n on a report is this one quantity.
+            "n": pairable_units(block, group),
             "verdict": (block.get("verdicts") or {}).get("alpha", "undefined"),
         })
     return rows
@@ -70,7 +80,7 @@ def forest_plot_svg(rows: list[dict[str, Any]], *, title: str, target: float = T
     height = top + row_h * len(rows) + 36
     colour = {"pass": "#2d7a46", "fail": "#a33a2b", "uncertain": "#b7791f", "undefined": "#8a94a3"}
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {left + width + 260} {height}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {left + width + 320} {height}" '
         f'width="100%" aria-label="{escape(title)}">',
         f'<title>{escape(title)}</title>',
         f'<text x="{left}" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
@@ -93,7 +103,7 @@ def forest_plot_svg(rows: list[dict[str, Any]], *, title: str, target: float = T
             parts.append(f'<circle cx="{x(row["alpha"]):.1f}" cy="{y:.1f}" r="4" fill="{fill}"/>')
         interval = f" [{_fmt(row['ci'][0], 2)}, {_fmt(row['ci'][1], 2)}]" if row["ci"] else ""
         parts.append(f'<text x="{left + width + 8}" y="{y + 4:.1f}" font-size="10">{_fmt(row["alpha"])}{interval} '
-                     f'n={row["n"]} {escape(row["verdict"])}</text>')
+                     f'n = {row["n"]} pairable units · {escape(row["verdict"])}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -126,8 +136,8 @@ def confusion_svg(matrix: list[list[int]] | None, *, title: str, reference: str 
     return "".join(parts)
 
 
-CSV_HEADER = ["group_kind", "group_value", "comparison", "metric", "value", "ci_low", "ci_high", "n_units", "verdict",
-              "ci_method", "ci_reliable"]
+CSV_HEADER = ["group_kind", "group_value", "comparison", "metric", "value", "ci_low", "ci_high", "n_pairable_units",
+              "verdict", "ci_method", "ci_reliable", "ci_coverage"]
 
 # Interval key → (label, how to read its point value from an experts block / a judge-vs-reference block).
 COEFFICIENTS: list[tuple[str, str, Callable[[dict[str, Any]], Any], Callable[[dict[str, Any]], Any] | None]] = [
@@ -175,29 +185,31 @@ def _metric_rows(group: dict[str, Any]) -> Iterator[list[Any]]:
     base = [group["kind"], group["value"]]
     experts = group["experts"]
     verdicts = experts.get("verdicts", {})
-    n = experts.get("n_units", group["n_units"])
+    n = pairable_units(experts, group)
     verdict_of = {"krippendorff_alpha": verdicts.get("alpha"), "percent_agreement": verdicts.get("exact_agreement")}
     for row in interval_rows(experts, "experts"):
         yield base + ["experts", row["key"], row["value"], *_interval_cells(row["interval"]), n,
                       verdict_of.get(row["key"]), *_method_cells(row["interval"])]
     yield base + ["experts", "alpha_below_min_probability", experts.get("alpha_below_min_probability"), None, None, n,
-                  None, None, None]
+                  None, None, None, None]
     yield base + ["experts", "mean_pairwise_quadratic_kappa", experts.get("mean_pairwise_quadratic_kappa"), None, None,
-                  n, verdicts.get("kappa"), None, None]
+                  n, verdicts.get("kappa"), None, None, None]
     for comparison in ("judge_vs_majority", "judge_vs_gold"):
         block = group[comparison]
         verdicts = block.get("verdicts", {})
         verdict_of = {"krippendorff_alpha": verdicts.get("alpha"), "percent_agreement": verdicts.get("exact_agreement"),
                       "cohen_kappa_quadratic": verdicts.get("kappa")}
         for row in interval_rows(block, comparison):
-            yield base + [comparison, row["key"], row["value"], *_interval_cells(row["interval"]), block["n_units"],
-                          verdict_of.get(row["key"]), *_method_cells(row["interval"])]
+            yield base + [comparison, row["key"], row["value"], *_interval_cells(row["interval"]),
+                          pairable_units(block, group), verdict_of.get(row["key"]), *_method_cells(row["interval"])]
         yield base + [comparison, "mean_signed_difference", block.get("mean_signed_difference"), None, None,
-                      block["n_units"], None, None, None]
-    yield base + ["panel", "alpha_without_judge", group.get("panel_alpha_without_judge"), None, None, group["n_units"],
+                      pairable_units(block, group), None, None, None, None]
+    # α without the judge is the experts' α (their pairable units); with the judge as one more rater its pairable
+    # units are not recorded, so the cell stays empty rather than showing another quantity.
+    yield base + ["panel", "alpha_without_judge", group.get("panel_alpha_without_judge"), None, None, n,
+                  None, None, None, None]
+    yield base + ["panel", "alpha_with_judge", group.get("panel_alpha_with_judge"), None, None, None, None,
                   None, None, None]
-    yield base + ["panel", "alpha_with_judge", group.get("panel_alpha_with_judge"), None, None, group["n_units"], None,
-                  None, None]
 
 
 def _interval_cells(interval: dict[str, Any] | None) -> list[Any]:
@@ -206,8 +218,8 @@ def _interval_cells(interval: dict[str, Any] | None) -> list[Any]:
 
 def _method_cells(interval: dict[str, Any] | None) -> list[Any]:
     if not interval or interval.get("low") is None:
-        return [None, None]
-    return [interval.get("method"), "yes" if interval.get("reliable") else "no"]
+        return [None, None, None]
+    return [interval.get("method"), "yes" if interval.get("reliable") else "no", interval.get("coverage")]
 
 
 def report_csv(report: dict[str, Any]) -> str:

@@ -118,7 +118,9 @@ class Interval:
     """A coefficient's 95 % interval: the method reported (chosen by simulated coverage) and whether it is reliable.
 
     ``method`` is "percentile" or "bca" (unit bootstrap) or "F" (ICC's analytic interval); ``reliable`` is false
-    when the method's simulated coverage for the nearest design is below 0.93, and ``reason`` then says so.
+    when the method's simulated coverage, estimated at the data's own design, is below 0.93, and ``reason`` then
+    says so. ``coverage`` is that figure and ``coverage_basis`` where it came from (absent in reports built
+    before they were recorded, and for the F interval).
     """
 
     low: float | None
@@ -126,6 +128,8 @@ class Interval:
     method: str | None
     reliable: bool
     reason: str | None
+    coverage: float | None = optional()
+    coverage_basis: str | None = optional()
 
 
 @dataclass

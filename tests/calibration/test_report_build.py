@@ -218,6 +218,9 @@ def test_report_equals_the_one_built_before_the_numpy_kappas():
     # (percentile or BCa by simulated coverage), which moved two verdicts; ICC warnings, intervals, rank
     # correlations, rater diagnostics and Bland–Altman were added. A diff against the previous file changed
     # nothing else (every point estimate, pairwise κ and leave-one-out α the same to 1e-12).
+    # Rewritten for issue 25 (flags from the coverage estimated at each group's own design): only the interval
+    # choices changed — intervals.*.{method, low, high, reliable, reason}, the new coverage and coverage_basis, and
+    # through alpha_ci three α verdicts; a path-by-path diff against the previous file showed nothing else.
     from pathlib import Path
 
     from tests.calibration.synthetic import synthetic_cycle

@@ -93,13 +93,13 @@ def test_every_group_is_a_row_of_the_table_and_of_both_forest_plots(large):
     lines = {line for page in pages for line in page.splitlines()}
     for group in report["groups"]:
         e, m, g = group["experts"], group["judge_vs_majority"], group["judge_vs_gold"]
-        row = [label(group), str(group["n_units"]), shown(e["krippendorff_alpha"]), ci(e["alpha_ci"], 2),
+        row = [label(group), str(e["n_pairable_units"]), shown(e["krippendorff_alpha"]), ci(e["alpha_ci"], 2),
                e["verdicts"]["alpha"], shown(e["percent_agreement"]), shown(m["alpha"]), ci(m["alpha_ci"], 2),
                m["verdicts"]["alpha"], shown(m["quadratic_kappa"]), shown(g["alpha"]), str(g["n_units"])]
         assert " ".join(part for part in row if part) in lines, label(group)
-        for block, alpha in ((e, e["krippendorff_alpha"]), (m, m["alpha"])):
+        for block, alpha, n in ((e, e["krippendorff_alpha"], e["n_pairable_units"]), (m, m["alpha"], m["n_units"])):
             plotted = f"{label(group).replace('_', ' ')} {shown(alpha)} {ci(block['alpha_ci'], 2)} " \
-                      f"n={block['n_units']} {block['verdicts']['alpha']}"
+                      f"n = {n} pairable units {block['verdicts']['alpha']}"
             assert plotted in lines, plotted
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from benchmarks.coverage import population_values, run_design
-from stats.coverage_table import COVERAGE
+from stats.coverage_table import COVERAGE, SKEW_SHARES
 from stats.interval_choice import choose_interval_method
 
 SEED = 20261123
@@ -29,17 +29,21 @@ def test_intervals_cover_about_95_percent_in_a_typical_panel():
 
 
 def test_small_skewed_panels_undercover_as_the_table_says():
-    # 3 raters × 12 units, ~70 % of ratings in one category, 20 % missing (the table keeps the lower of the 0 % and
-    # 20 % missing coverages, here the 20 % one): 300 data sets × 300 resamples, a new seed (a replication).
+    # 3 raters × 12 units, ~70 % of ratings in one category, 20 % missing: 300 data sets × 300 resamples, a new seed
+    # (a replication of the table's row).
     # Within-one agreement is near 1 (0.986) and most small panels agree within one point everywhere, so the
     # interval collapses to [1, 1] and misses. The simulated coverage must be far below 0.93 and within 0.08
     # (≈ 3 SE of the difference of two 300-data-set estimates) of the table's figure, and the choice of method
     # must call these intervals unreliable.
     truth = population_values(3, "skewed", 0.2, SEED)
     coverage = run_design(3, 12, "skewed", 0.2, truth, reps=300, resamples=300, rng=np.random.default_rng(SEED + 1))
-    table = COVERAGE["within_one_agreement"][(12, 3, "skewed")]
+    table = COVERAGE["within_one_agreement"][(12, 3, "skewed", 0.2)]
     for method in ("percentile", "bca"):
         assert coverage["within_one_agreement"][method] < 0.8
         assert coverage["within_one_agreement"][method] == pytest.approx(table[method], abs=0.08)
-    choice = choose_interval_method("within_one_agreement", n_units=12, n_raters=3, skew="skewed")
-    assert not choice.reliable and "3 raters × 12 units (skewed): simulated coverage" in (choice.reason or "")
+    choice = choose_interval_method("within_one_agreement", n_units=10, ratings_per_unit=2.6, missing_share=0.2,
+                                    top_share=SKEW_SHARES["skewed"])
+    assert not choice.reliable and "fewer pairable units than the smallest simulated design" in (choice.reason or "")
+    choice = choose_interval_method("within_one_agreement", n_units=12, ratings_per_unit=3, missing_share=0.0,
+                                    top_share=SKEW_SHARES["skewed"])
+    assert not choice.reliable and "simulated coverage 0." in (choice.reason or "")

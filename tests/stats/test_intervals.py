@@ -12,7 +12,7 @@ from stats.agreement import percent_agreement, within_one_agreement
 from stats.alpha import krippendorff_alpha
 from stats.bootstrap import bca_interval, named_seed, named_seed_sequence, percentile_interval
 from stats.gwet import gwet_ac
-from stats.interval_choice import choose_interval_method, marginal_skew
+from stats.interval_choice import choose_interval_method
 from stats.intervals import (
     CoefficientFunctions,
     _jackknife,
@@ -248,7 +248,10 @@ def test_summary_intervals_cover_every_defined_coefficient_and_serialise():
         if entry is None:  # ICC needs units every rater scored
             assert name.startswith("icc") and summary[name] is None
             continue
-        assert set(entry) == {"low", "high", "method", "reliable", "reason"}, name
+        # coverage and its basis where there is simulated evidence (not for ICC's F interval, nor below 12 units)
+        assert set(entry) - {"coverage", "coverage_basis"} == {"low", "high", "method", "reliable", "reason"}, name
+        assert ("coverage" in entry) == ("coverage_basis" in entry) == (entry["method"] != "F"
+                                                                         and summary["n_pairable_units"] >= 12)
         assert entry["method"] in (("F",) if name.startswith("icc") else ("percentile", "bca"))
         assert entry["low"] <= entry["high"]
         assert entry["reliable"] or entry["reason"]
@@ -285,16 +288,12 @@ def test_bootstrap_off_gives_interval_entries_without_bounds():
 
 
 def test_small_skewed_panels_are_marked_unreliable_with_the_simulated_coverage():
-    choice = choose_interval_method("fleiss_kappa", n_units=12, n_raters=3, skew="skewed")
+    choice = choose_interval_method("fleiss_kappa", n_units=12, ratings_per_unit=3, top_share=0.7)
     assert not choice.reliable
-    assert choice.reason is not None and choice.reason.startswith("3 raters × 12 units (skewed): simulated coverage 0.")
-    large = choose_interval_method("krippendorff_alpha", n_units=480, n_raters=4, skew="balanced")  # nearest: 5 × 500
+    assert choice.reason is not None and choice.reason.startswith(
+        "12 pairable units × 3.0 ratings, 0% missing, 70% of ratings in one category: simulated coverage 0.")
+    large = choose_interval_method("krippendorff_alpha", n_units=480, ratings_per_unit=4, top_share=0.36)
     assert large.reliable and large.reason is None and large.coverage >= 0.93
-
-
-def test_marginal_skew_is_the_largest_category_share():
-    assert marginal_skew([[3, 0, 0], [2, 1, 0]]) == "skewed"
-    assert marginal_skew([[1, 1, 1], [1, 1, 1]]) == "balanced"
 
 
 def test_engine_replicates_are_reproducible_with_a_seed():
