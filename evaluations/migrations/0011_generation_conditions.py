@@ -1,9 +1,9 @@
 """Generation conditions (§9.1): the standard condition is created and every existing response is assigned to it
-(repetition 1). The condition column is added nullable, filled, then made required."""
+(repetition 1). The condition column is added nullable and filled here; 0012 makes it required (a data migration
+imports no project code, tests/test_migrations.py, and the required field's default is a function of the models)."""
 
 import django.core.validators
 import django.db.models.deletion
-import evaluations.models.conditions
 from decimal import Decimal
 from django.db import migrations, models
 
@@ -97,17 +97,4 @@ class Migration(migrations.Migration):
             field=models.ForeignKey(null=True, on_delete=django.db.models.deletion.PROTECT, related_name='responses', to='evaluations.generationcondition'),
         ),
         migrations.RunPython(standard_create, migrations.RunPython.noop),
-        migrations.AlterField(
-            model_name='modelresponse',
-            name='condition',
-            field=models.ForeignKey(default=evaluations.models.conditions.standard_condition_id, help_text='The generation condition this answer was produced under (default: the standard condition, §9.1).', on_delete=django.db.models.deletion.PROTECT, related_name='responses', to='evaluations.generationcondition'),
-        ),
-        migrations.AddConstraint(
-            model_name='modelresponse',
-            constraint=models.UniqueConstraint(fields=('test_case', 'model', 'run_label', 'condition', 'repetition'), name='response_one_per_case_model_run_condition_repetition'),
-        ),
-        migrations.AddConstraint(
-            model_name='modelresponse',
-            constraint=models.CheckConstraint(condition=models.Q(('repetition__gte', 1)), name='response_repetition_positive'),
-        ),
     ]
