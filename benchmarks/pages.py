@@ -165,12 +165,12 @@ def cycles_build(*, admin: Any, neutral: Any, seed: int) -> None:
     from django.db import transaction
     from django.utils import timezone
 
+    from annotations.lifecycle import cycle_close
     from annotations.models import Annotation, Assignment, SubScore
     from annotations.services import sub_dimension_keys
     from calibration.adjudication.selectors import item_states
     from calibration.adjudication.services import adjudication_record
     from calibration.sampling import DrawParams
-    from annotations.lifecycle import cycle_close
     from calibration.services import cycle_commit
 
     rng = random.Random(seed)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -48,6 +49,9 @@ def marginal_skew(counts: npt.ArrayLike) -> str:
     return "skewed" if totals.max() / totals.sum() >= SKEWED_SHARE else "balanced"
 
 
+# A report asks this for every coefficient of every group (≈ 1,500 times for the demo cycle) with few distinct
+# designs; the answer depends on its arguments and the fixed table alone.
+@lru_cache(maxsize=4096)
 def choose_interval_method(
     coefficient: str, *, n_units: int, n_raters: int, skew: str, available: tuple[str, ...] = METHODS
 ) -> IntervalChoice:
