@@ -3,7 +3,8 @@
 Run from the repository root (PostgreSQL; gunicorn is a project dependency):
     .venv/bin/python benchmarks/report_load.py
     .venv/bin/python benchmarks/report_load.py --database-url postgres://postgres@127.0.0.1:5432/postgres \
-        --phase-seconds 30 --warmup 5 --experts 20 --downloaders 8 --workers 4 --worker-class sync
+        --phase-seconds 20 --warmup 4 --experts 20 --downloaders 8 --workers 4 --worker-class sync \
+        --think 0,0.5 --offload auto|nginx|none
 
 Set-up (not timed): a throwaway PostgreSQL database `bench_load_<x>` (dropped at the end) with the 60-rater
 synthetic cycle of `tests/calibration/synthetic.py` written as rows and its report computed once as a
@@ -11,7 +12,11 @@ ready snapshot (1,000 resamples: JSON, CSV, PDF, ratings.csv and the zip bundle 
 cycle where each of --experts experts has --items pending assignments. Everyone is signed in by a session
 created on the server side (the cookie is all a client sends). gunicorn serves `config.wsgi` with
 `benchmarks/settings_load.py` (the production settings over plain HTTP, no TOTP requirement), bound to
-127.0.0.1.
+127.0.0.1. When nginx is installed (--offload auto, the default; `apt-get install -y nginx`), it is started in
+front of gunicorn from compose's `config/nginx/faithbench.conf.template` (a temporary config, one nginx worker)
+and gunicorn runs with FAITHBENCH_DOWNLOADS_OFFLOAD=x-accel-redirect: Django checks access and nginx sends the
+files from a temporary downloads directory. Without nginx (or --offload none) the clients talk to gunicorn,
+which sends the files from the database; the run says which.
 
 Load: each expert is a thread with its own HTTP client that loops over its queue the way the scoring page
 does: GET the item page, --drafts htmx autosaves (`score-<key>` fields, rationale, the CSRF token in the
@@ -21,7 +26,9 @@ expert a closed loop, as fast as the server answers. After --warmup seconds, pha
 --phase-seconds; phase B: the same experts while --downloaders threads (in a separate process, so the
 clients do not share one interpreter lock) download the snapshot's zip, PDF and JSON in turn without
 pause. Printed per phase: requests, the experts' p50/p95/max (all requests and per kind), downloads
-served and bytes, any 5xx; the ratio of the experts' p95s (goal ≤ 1.20) and the 5xx count (goal 0).
+served and bytes, any 5xx; the ratio of the experts' p95s (goal ≤ 1.20) and the 5xx count (goal 0). One run per
+--think value (default 0 and 0.5 s, the same server and experts, think time last), then one line
+`downloads: p95_ratio_nothink=… p95_ratio_think=…`.
 """
 from __future__ import annotations
 
