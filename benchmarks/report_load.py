@@ -20,8 +20,8 @@ which sends the files from the database; the run says which.
 
 Load: each expert is a thread with its own HTTP client that loops over its queue the way the scoring page
 does: GET the item page, --drafts htmx autosaves (`score-<key>` fields, rationale, the CSRF token in the
-X-CSRFToken header), an htmx submit (whose answer is the next item; its HX-Push-Url names it), then the
-next item's page (named by its HX-Replace-Url). --think seconds (uniformly 0–2× that) pass between an expert's requests; 0 makes every
+X-CSRFToken header), an htmx submit (whose answer is the next item; its HX-Replace-Url names it), then the
+next item's page. --think seconds (uniformly 0–2× that) pass between an expert's requests; 0 makes every
 expert a closed loop, as fast as the server answers. After --warmup seconds, phase A: experts alone for
 --phase-seconds; phase B: the same experts while --downloaders threads (in a separate process, so the
 clients do not share one interpreter lock) download the snapshot's zip, PDF and JSON in turn without
