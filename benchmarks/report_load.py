@@ -15,7 +15,8 @@ created on the server side (the cookie is all a client sends). gunicorn serves `
 127.0.0.1. When nginx is installed (--offload auto, the default; `apt-get install -y nginx`), it is started in
 front of gunicorn from compose's `config/nginx/faithbench.conf.template` (a temporary config, one nginx worker)
 and gunicorn runs with FAITHBENCH_DOWNLOADS_OFFLOAD=x-accel-redirect: Django checks access and nginx sends the
-files from a temporary downloads directory. Without nginx (or --offload none) the clients talk to gunicorn,
+files from a temporary downloads directory (--download-workers N: the download URLs go to a second gunicorn
+of N workers). Without nginx (or --offload none) the clients talk to gunicorn,
 which sends the files from the database; the run says which.
 
 Load: each expert is a thread with its own HTTP client that loops over its queue the way the scoring page
@@ -173,12 +174,13 @@ def server_cpu(master: int) -> float:
         return float("nan")
 
 
-def server_start(args: argparse.Namespace, env: dict[str, str], log: Path) -> tuple[subprocess.Popen, str]:
+def server_start(args: argparse.Namespace, env: dict[str, str], log: Path,
+                 workers: int | None = None) -> tuple[subprocess.Popen, str]:
     import httpx
 
     port = free_port()
     command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
-               "--workers", str(args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
+               "--workers", str(workers or args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
                "--chdir", str(ROOT), "--timeout", "120", "--error-logfile", str(log)]
     with log.open("ab") as stderr:
         server = subprocess.Popen(command, env=env, stdout=stderr, stderr=stderr)
@@ -201,12 +203,14 @@ def nginx_binary() -> str | None:
                                           if os.access(p, os.X_OK)), None)
 
 
-def nginx_start(nginx: str, upstream: str, downloads_root: Path, work: Path) -> tuple[subprocess.Popen, str]:
+def nginx_start(nginx: str, upstream: str, downloads_upstream: str, downloads_root: Path,
+                work: Path) -> tuple[subprocess.Popen, str]:
     """nginx in front of gunicorn, configured from config/nginx/faithbench.conf.template (compose.yaml's)."""
     import httpx
 
     port = free_port()
-    values = {"FAITHBENCH_UPSTREAM": upstream, "FAITHBENCH_LISTEN": f"127.0.0.1:{port}",
+    values = {"FAITHBENCH_UPSTREAM": upstream, "FAITHBENCH_DOWNLOADS_UPSTREAM": downloads_upstream,
+              "FAITHBENCH_LISTEN": f"127.0.0.1:{port}",
               "FAITHBENCH_DOWNLOADS_ROOT": str(downloads_root)}
     template = (ROOT / "config" / "nginx" / "faithbench.conf.template").read_text()
     (work / "faithbench.conf").write_text(re.sub(r"\$\{([A-Z_]+)\}", lambda m: values[m.group(1)], template))
@@ -388,6 +392,9 @@ def main() -> None:
     parser.add_argument("--offload", choices=["auto", "nginx", "none"], default="auto",
                         help="nginx: clients talk to nginx, which sends the files (X-Accel-Redirect); none: to "
                              "gunicorn, which sends them from the database; auto: nginx when it is installed")
+    parser.add_argument("--download-workers", type=int, default=0,
+                        help="behind nginx: N > 0 starts a second gunicorn of N workers for the download URLs "
+                             "(FAITHBENCH_DOWNLOADS_UPSTREAM); 0: one pool, as compose.yaml")
     parser.add_argument("--keep-log", action="store_true", help="keep gunicorn's log file")
     args = parser.parse_args()
     if importlib.util.find_spec("gunicorn") is None:
@@ -409,7 +416,7 @@ def main() -> None:
            "PYTHONPATH": str(ROOT), "FAITHBENCH_DOWNLOADS_OFFLOAD": "x-accel-redirect" if nginx else "",
            "FAITHBENCH_DOWNLOADS_ROOT": str(work / "downloads")}
     os.environ.update(env)
-    server, proxy, keep_log = None, None, True  # kept when anything fails
+    server, pool, proxy, keep_log = None, None, None, True  # kept when anything fails
     try:
         django_setup(database, "benchmarks.settings_load")
         started = time.perf_counter()
@@ -426,8 +433,14 @@ def main() -> None:
         server, base = server_start(args, env, log)
         served_by = "gunicorn's workers, from the database"
         if nginx:
-            proxy, base = nginx_start(nginx, base.removeprefix("http://"), work / "downloads", work)
-            served_by = "nginx from disk (X-Accel-Redirect; Django checks access)"
+            downloads_base = base
+            if args.download_workers:
+                pool, downloads_base = server_start(args, env, log, workers=args.download_workers)
+            proxy, base = nginx_start(nginx, base.removeprefix("http://"), downloads_base.removeprefix("http://"),
+                                      work / "downloads", work)
+            served_by = ("nginx from disk (X-Accel-Redirect; Django checks access in "
+                         + (f"its own {args.download_workers} {args.worker_class} workers)" if pool
+                            else "the same workers)"))
         elif args.offload == "auto":
             print("nginx is not installed (apt-get install -y nginx): the clients talk to gunicorn directly")
         print(f"gunicorn: {args.workers} {args.worker_class} workers"
@@ -446,6 +459,7 @@ def main() -> None:
               + f"(goal ≤ 1.20; files sent by {'nginx' if nginx else 'gunicorn'})")
     finally:
         stop(proxy)
+        stop(pool)
         stop(server)
         from django.db import connections
 

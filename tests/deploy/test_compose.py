@@ -72,6 +72,7 @@ def test_compose_sends_report_downloads_through_nginx_from_a_shared_volume() -> 
     assert f"downloads:{root}" in web["volumes"] and "ports" not in web  # only nginx is published
     assert f"downloads:{proxy['environment']['FAITHBENCH_DOWNLOADS_ROOT']}:ro" in proxy["volumes"]
     assert proxy["environment"]["FAITHBENCH_UPSTREAM"] == "web:8000" and proxy["ports"] == ["8000:8000"]
+    assert proxy["environment"]["FAITHBENCH_DOWNLOADS_UPSTREAM"] == "web:8000"  # one pool (benchmarks/README.md)
     template = "config/nginx/faithbench.conf.template"
     assert any(v.startswith(f"./{template}:/etc/nginx/templates/") for v in proxy["volumes"])
     text = (ROOT / template).read_text()

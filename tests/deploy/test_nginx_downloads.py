@@ -44,7 +44,8 @@ def nginx(live_server, tmp_path, settings):  # type: ignore[no-untyped-def]
     downloads.chmod(0o755)  # nginx's worker may run as another user (nobody, when nginx starts as root)
     settings.DOWNLOADS_ROOT = downloads
     port = free_port()
-    values = {"FAITHBENCH_UPSTREAM": live_server.url.split("//", 1)[1].replace("localhost", "127.0.0.1"),
+    upstream = live_server.url.split("//", 1)[1].replace("localhost", "127.0.0.1")
+    values = {"FAITHBENCH_UPSTREAM": upstream, "FAITHBENCH_DOWNLOADS_UPSTREAM": upstream,
               "FAITHBENCH_LISTEN": f"127.0.0.1:{port}", "FAITHBENCH_DOWNLOADS_ROOT": str(downloads)}
     template = (ROOT / "config" / "nginx" / "faithbench.conf.template").read_text()
     (tmp_path / "site.conf").write_text(re.sub(r"\$\{([A-Z_]+)\}", lambda m: values[m.group(1)], template))
