@@ -16,7 +16,8 @@ COPY . .
 RUN DJANGO_SECRET_KEY=collectstatic-only-placeholder-key-not-used-at-run-time-0123456789 \
     DJANGO_ALLOWED_HOSTS=localhost python manage.py collectstatic --noinput
 
-RUN useradd --create-home --uid 10001 faithbench && chown -R faithbench /app
+# /app/downloads: the stored report files nginx sends (compose.yaml mounts a volume there; it takes this owner).
+RUN mkdir -p /app/downloads && useradd --create-home --uid 10001 faithbench && chown -R faithbench /app
 USER faithbench
 
 EXPOSE 8000

@@ -71,7 +71,7 @@ demo: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
 
-## make test: install, provision the test tools (a browser for the browser tests, poppler's pdftotext), then
+## make test: install, provision the test tools (a browser for the browser tests, poppler's pdftotext, nginx), then
 ## the TheoBERT extra into .theobert/ (the fill-mask tests run a tiny BERT; see test-theobert above: not into .venv),
 ## then run the whole test suite in parallel over the machine's cores (SQLite unless DATABASE_URL is set)
 PYTEST_ARGS ?=
@@ -84,6 +84,11 @@ test-tools: install browser
 	    echo "installing Debian's poppler-utils (pdftotext) for the tests"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; \
 	  else echo "make test needs pdftotext: install poppler-utils (apt-get install -y poppler-utils)"; exit 1; fi; }
+	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's nginx for the download tests (tests/deploy/test_nginx_downloads.py)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; \
+	  else echo "make test needs nginx: install it (apt-get install -y nginx)"; exit 1; fi; }
 
 ## The browser tests (pytest-playwright) drive, in this order of preference: the system's Chromium
 ## ($$E2E_CHROMIUM, or chromium / chromium-browser on PATH); Debian's, installed when we are root with apt-get;
@@ -124,7 +129,7 @@ lock: | $(BIN)/python
 	$(LOCK_ENV) $(BIN)/pip-compile $(LOCK_OPTS) --output-file requirements-theobert.lock requirements-theobert.in
 
 ## make bench: the benchmarks (coverage.py in its quick mode: 4 designs); report_load.py needs PostgreSQL (BENCH_DATABASE_URL, a server where throwaway
-## databases can be created) and serves through gunicorn
+## databases can be created) and serves through gunicorn behind nginx when nginx is installed (it says so when not)
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 bench: install
 	$(BIN)/python benchmarks/import_responses.py

@@ -165,12 +165,13 @@ def cycles_build(*, admin: Any, neutral: Any, seed: int) -> None:
     from django.db import transaction
     from django.utils import timezone
 
+    from annotations.lifecycle import cycle_close
     from annotations.models import Annotation, Assignment, SubScore
     from annotations.services import sub_dimension_keys
     from calibration.adjudication.selectors import item_states
     from calibration.adjudication.services import adjudication_record
     from calibration.sampling import DrawParams
-    from calibration.services import cycle_close, cycle_commit
+    from calibration.services import cycle_commit
 
     rng = random.Random(seed)
     keys_of: dict[str, list[str]] = {}
@@ -199,7 +200,7 @@ def cycles_build(*, admin: Any, neutral: Any, seed: int) -> None:
             SubScore.objects.bulk_create(scores, batch_size=2000)
             Assignment.objects.filter(pk__in=[a.pk for a in finished]).update(status=Assignment.Status.SUBMITTED)
         if not is_open:
-            cycle_close(cycle=cycle)
+            cycle_close(cycle=cycle, actor=admin)
             for state in item_states(cycle_ids=[cycle.pk]).values():
                 if state.needs_adjudication:
                     adjudication_record(item_id=state.item_id, adjudicator=admin, reason="rubric_ambiguity",

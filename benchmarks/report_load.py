@@ -3,7 +3,8 @@
 Run from the repository root (PostgreSQL; gunicorn is a project dependency):
     .venv/bin/python benchmarks/report_load.py
     .venv/bin/python benchmarks/report_load.py --database-url postgres://postgres@127.0.0.1:5432/postgres \
-        --phase-seconds 30 --warmup 5 --experts 20 --downloaders 8 --workers 4 --worker-class sync
+        --phase-seconds 20 --warmup 4 --experts 20 --downloaders 8 --workers 4 --worker-class sync \
+        --think 0,0.5 --offload auto|nginx|none
 
 Set-up (not timed): a throwaway PostgreSQL database `bench_load_<x>` (dropped at the end) with the 60-rater
 synthetic cycle of `tests/calibration/synthetic.py` written as rows and its report computed once as a
@@ -11,17 +12,24 @@ ready snapshot (1,000 resamples: JSON, CSV, PDF, ratings.csv and the zip bundle 
 cycle where each of --experts experts has --items pending assignments. Everyone is signed in by a session
 created on the server side (the cookie is all a client sends). gunicorn serves `config.wsgi` with
 `benchmarks/settings_load.py` (the production settings over plain HTTP, no TOTP requirement), bound to
-127.0.0.1.
+127.0.0.1. When nginx is installed (--offload auto, the default; `apt-get install -y nginx`), it is started in
+front of gunicorn from compose's `config/nginx/faithbench.conf.template` (a temporary config, one nginx worker)
+and gunicorn runs with FAITHBENCH_DOWNLOADS_OFFLOAD=x-accel-redirect: Django checks access and nginx sends the
+files from a temporary downloads directory (--download-workers N: the download URLs go to a second gunicorn
+of N workers). Without nginx (or --offload none) the clients talk to gunicorn,
+which sends the files from the database; the run says which.
 
 Load: each expert is a thread with its own HTTP client that loops over its queue the way the scoring page
 does: GET the item page, --drafts htmx autosaves (`score-<key>` fields, rationale, the CSRF token in the
-X-CSRFToken header), an htmx submit (whose answer is the next item; its HX-Push-Url names it), then the
+X-CSRFToken header), an htmx submit (whose answer is the next item; its HX-Replace-Url names it), then the
 next item's page. --think seconds (uniformly 0–2× that) pass between an expert's requests; 0 makes every
 expert a closed loop, as fast as the server answers. After --warmup seconds, phase A: experts alone for
 --phase-seconds; phase B: the same experts while --downloaders threads (in a separate process, so the
 clients do not share one interpreter lock) download the snapshot's zip, PDF and JSON in turn without
 pause. Printed per phase: requests, the experts' p50/p95/max (all requests and per kind), downloads
-served and bytes, any 5xx; the ratio of the experts' p95s (goal ≤ 1.20) and the 5xx count (goal 0).
+served and bytes, any 5xx; the ratio of the experts' p95s (goal ≤ 1.20) and the 5xx count (goal 0). One run per
+--think value (default 0 and 0.5 s, the same server and experts, think time last), then one line
+`downloads: p95_ratio_nothink=… p95_ratio_think=…`.
 """
 from __future__ import annotations
 
@@ -31,6 +39,7 @@ import os
 import random
 import re
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -109,7 +118,8 @@ def expert_loop(base: str, session: str, stop_at: float, think: float, drafts: i
             if done.status_code != 200:
                 problems.append(f"POST {path}submit/: {done.status_code} {done.text[:200]!r}")
                 return
-            path = done.headers.get("HX-Push-Url", "")
+            # the next item's URL, as htmx puts it in the address bar (HX-Replace-Url; HX-Push-Url before)
+            path = done.headers.get("HX-Replace-Url") or done.headers.get("HX-Push-Url", "")
             pause()
 
 
@@ -164,12 +174,13 @@ def server_cpu(master: int) -> float:
         return float("nan")
 
 
-def server_start(args: argparse.Namespace, env: dict[str, str], log: Path) -> tuple[subprocess.Popen, str]:
+def server_start(args: argparse.Namespace, env: dict[str, str], log: Path,
+                 workers: int | None = None) -> tuple[subprocess.Popen, str]:
     import httpx
 
     port = free_port()
     command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
-               "--workers", str(args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
+               "--workers", str(workers or args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
                "--chdir", str(ROOT), "--timeout", "120", "--error-logfile", str(log)]
     with log.open("ab") as stderr:
         server = subprocess.Popen(command, env=env, stdout=stderr, stderr=stderr)
@@ -185,6 +196,55 @@ def server_start(args: argparse.Namespace, env: dict[str, str], log: Path) -> tu
             pass
         time.sleep(0.2)
     raise RuntimeError(f"gunicorn did not answer within 60 s; see {log}")
+
+
+def nginx_binary() -> str | None:
+    return shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx")
+                                          if os.access(p, os.X_OK)), None)
+
+
+def nginx_start(nginx: str, upstream: str, downloads_upstream: str, downloads_root: Path,
+                work: Path) -> tuple[subprocess.Popen, str]:
+    """nginx in front of gunicorn, configured from config/nginx/faithbench.conf.template (compose.yaml's)."""
+    import httpx
+
+    port = free_port()
+    values = {"FAITHBENCH_UPSTREAM": upstream, "FAITHBENCH_DOWNLOADS_UPSTREAM": downloads_upstream,
+              "FAITHBENCH_LISTEN": f"127.0.0.1:{port}",
+              "FAITHBENCH_DOWNLOADS_ROOT": str(downloads_root)}
+    template = (ROOT / "config" / "nginx" / "faithbench.conf.template").read_text()
+    (work / "faithbench.conf").write_text(re.sub(r"\$\{([A-Z_]+)\}", lambda m: values[m.group(1)], template))
+    (work / "tmp").mkdir(exist_ok=True)
+    temp_paths = " ".join(f"{kind}_temp_path {work / 'tmp'};" for kind in ("client_body", "proxy", "fastcgi",
+                                                                          "uwsgi", "scgi"))
+    (work / "nginx.conf").write_text(
+        f"daemon off; worker_processes 1; pid {work / 'nginx.pid'}; error_log {work / 'error.log'} warn;\n"
+        "events { worker_connections 1024; }\n"
+        f"http {{ access_log off; sendfile on; tcp_nopush on; {temp_paths}\n"
+        f"  include {work / 'faithbench.conf'};\n}}\n")
+    server = subprocess.Popen([nginx, "-p", str(work), "-c", str(work / "nginx.conf")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"nginx exited with {server.returncode}; see {work / 'error.log'}")
+        try:
+            if httpx.get(f"{base}/accounts/login/", timeout=5).status_code == 200:
+                return server, base
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"nginx did not answer within 20 s; see {work / 'error.log'}")
+
+
+def stop(process: subprocess.Popen | None) -> None:
+    if process is not None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
 
 
 # --- set-up --------------------------------------------------------------------------------------------
@@ -239,14 +299,15 @@ def describe(records: list[Record]) -> str:
             if ms else "     0 req")
 
 
-def measure(args: argparse.Namespace, data: dict[str, Any], base: str, server: subprocess.Popen) -> dict[str, Any]:
+def measure(args: argparse.Namespace, data: dict[str, Any], base: str, server: subprocess.Popen,
+            think: float) -> dict[str, Any]:
     t0 = time.time() + 1.0
     a_start = t0 + args.warmup
     b_start = a_start + args.phase_seconds
     end = b_start + args.phase_seconds
     records: list[Record] = []
     problems: list[str] = []
-    threads = [threading.Thread(target=expert_loop, args=(base, session, end, args.think, args.drafts, i, records,
+    threads = [threading.Thread(target=expert_loop, args=(base, session, end, think, args.drafts, i, records,
                                                          problems)) for i, session in enumerate(data["experts"])]
     with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
         downloaded = pool.submit(downloads, base, data["admin"], data["urls"], b_start, end, args.downloaders)
@@ -268,9 +329,10 @@ def measure(args: argparse.Namespace, data: dict[str, Any], base: str, server: s
                 1 for r in records if r.kind == "submit" and r.status == 200)}
 
 
-def report(args: argparse.Namespace, data: dict[str, Any], result: dict[str, Any]) -> None:
+def report(args: argparse.Namespace, result: dict[str, Any], think: float) -> float:
+    """Print one run's figures; return the ratio of the experts' p95s (with downloads / alone)."""
     a, b, fetched = result["a"], result["b"], result["downloads"]
-    print(f"\nexperts ({args.experts} threads, think {args.think:g} s, {args.drafts} autosaves per item)")
+    print(f"\nexperts ({args.experts} threads, think {think:g} s, {args.drafts} autosaves per item)")
     for label, rows in (("phase A, experts alone     ", a), ("phase B, with the downloads ", b)):
         print(f"  {label} {describe(rows)}")
         for kind in ("page", "draft", "submit"):
@@ -296,6 +358,18 @@ def report(args: argparse.Namespace, data: dict[str, Any], result: dict[str, Any
           f"{short}; items submitted: {result['submitted']:,}")
     for problem in result["problems"][:10]:
         print(f"  problem: {problem}")
+    return p95_b / p95_a
+
+
+def think_values(raw: str) -> list[float]:
+    """--think: one or more mean pauses in seconds, comma-separated; run in ascending order (think time last)."""
+    try:
+        values = sorted({float(v) for v in raw.split(",") if v.strip()})
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--think: seconds, comma-separated (e.g. 0,0.5), not {raw!r}") from None
+    if not values or values[0] < 0:
+        raise argparse.ArgumentTypeError(f"--think: at least one value, none negative, not {raw!r}")
+    return values
 
 
 def main() -> None:
@@ -306,18 +380,28 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=120, help="pending assignments per expert (≥ 100)")
     parser.add_argument("--downloaders", type=int, default=8)
     parser.add_argument("--formats", default="zip,pdf,json", help="snapshot files the downloaders fetch in turn")
-    parser.add_argument("--phase-seconds", type=float, default=30)
-    parser.add_argument("--warmup", type=float, default=5)
-    parser.add_argument("--think", type=float, default=0.0, help="mean pause between an expert's requests (s)")
+    parser.add_argument("--phase-seconds", type=float, default=20)
+    parser.add_argument("--warmup", type=float, default=4)
+    parser.add_argument("--think", type=think_values, default=think_values("0,0.5"),
+                        help="mean pause between an expert's requests (s); comma-separated for one run each")
     parser.add_argument("--drafts", type=int, default=2, help="autosaves per item before the submit")
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--worker-class", choices=["sync", "gthread"], default="sync")
     parser.add_argument("--threads", type=int, default=1, help="threads per gthread worker")
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--offload", choices=["auto", "nginx", "none"], default="auto",
+                        help="nginx: clients talk to nginx, which sends the files (X-Accel-Redirect); none: to "
+                             "gunicorn, which sends them from the database; auto: nginx when it is installed")
+    parser.add_argument("--download-workers", type=int, default=0,
+                        help="behind nginx: N > 0 starts a second gunicorn of N workers for the download URLs "
+                             "(FAITHBENCH_DOWNLOADS_UPSTREAM); 0: one pool, as compose.yaml")
     parser.add_argument("--keep-log", action="store_true", help="keep gunicorn's log file")
     args = parser.parse_args()
     if importlib.util.find_spec("gunicorn") is None:
         sys.exit("gunicorn is not installed: it is in pyproject.toml; `make install` after the lock file lists it")
+    nginx = nginx_binary() if args.offload != "none" else None
+    if args.offload == "nginx" and nginx is None:
+        sys.exit("--offload nginx: nginx is not installed (apt-get install -y nginx)")
 
     from benchmarks.cycle_rows import django_setup, load_average, throwaway_database
 
@@ -325,11 +409,14 @@ def main() -> None:
 
     database = throwaway_database(args.database_url, prefix="bench_load")
     log = Path(tempfile.mkstemp(prefix="fb-report-load-", suffix=".log")[1])
+    work = Path(tempfile.mkdtemp(prefix="fb-report-load-"))
+    work.chmod(0o755)  # nginx's workers may run as another user and read the files under it
     env = {**os.environ, "DATABASE_URL": database.url, "DJANGO_SETTINGS_MODULE": "benchmarks.settings_load",
            "DJANGO_SECRET_KEY": secrets.token_urlsafe(48), "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-           "PYTHONPATH": str(ROOT)}
+           "PYTHONPATH": str(ROOT), "FAITHBENCH_DOWNLOADS_OFFLOAD": "x-accel-redirect" if nginx else "",
+           "FAITHBENCH_DOWNLOADS_ROOT": str(work / "downloads")}
     os.environ.update(env)
-    server, keep_log = None, True  # kept when anything fails
+    server, pool, proxy, keep_log = None, None, None, True  # kept when anything fails
     try:
         django_setup(database, "benchmarks.settings_load")
         started = time.perf_counter()
@@ -344,25 +431,41 @@ def main() -> None:
               + ", ".join(f"{fmt} {size / 1024:,.0f} KiB" for fmt, size in sorted(data["sizes"].items()))
               + f"; {args.experts} experts × {args.items} pending assignments")
         server, base = server_start(args, env, log)
+        served_by = "gunicorn's workers, from the database"
+        if nginx:
+            downloads_base = base
+            if args.download_workers:
+                pool, downloads_base = server_start(args, env, log, workers=args.download_workers)
+            proxy, base = nginx_start(nginx, base.removeprefix("http://"), downloads_base.removeprefix("http://"),
+                                      work / "downloads", work)
+            served_by = ("nginx from disk (X-Accel-Redirect; Django checks access in "
+                         + (f"its own {args.download_workers} {args.worker_class} workers)" if pool
+                            else "the same workers)"))
+        elif args.offload == "auto":
+            print("nginx is not installed (apt-get install -y nginx): the clients talk to gunicorn directly")
         print(f"gunicorn: {args.workers} {args.worker_class} workers"
-              + (f" × {args.threads} threads" if args.worker_class == "gthread" else "") + f" at {base}; "
+              + (f" × {args.threads} threads" if args.worker_class == "gthread" else "")
+              + (" behind nginx" if nginx else "") + f" at {base}; downloads sent by {served_by}; "
               f"warm-up {args.warmup:g} s, phases of {args.phase_seconds:g} s")
-        result = measure(args, data, base, server)
-        report(args, data, result)
+        ratios = {}
+        for think in args.think:
+            ratios[think] = report(args, measure(args, data, base, server, think), think)
         tracebacks = log.read_text(errors="replace").count("Traceback")
-        print(f"tracebacks in gunicorn's log: {tracebacks}" + (f" (see {log})" if tracebacks else ""))
+        print(f"\ntracebacks in gunicorn's log: {tracebacks}" + (f" (see {log})" if tracebacks else ""))
         keep_log = args.keep_log or bool(tracebacks)
+        summary = {"think": [r for t, r in ratios.items() if t > 0], "nothink": [r for t, r in ratios.items() if t == 0]}
+        print("downloads: " + (f"p95_ratio_nothink={summary['nothink'][0]:.2f} " if summary["nothink"] else "")
+              + (f"p95_ratio_think={summary['think'][-1]:.2f} " if summary["think"] else "")
+              + f"(goal ≤ 1.20; files sent by {'nginx' if nginx else 'gunicorn'})")
     finally:
-        if server is not None:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
+        stop(proxy)
+        stop(pool)
+        stop(server)
         from django.db import connections
 
         connections.close_all()
         database.drop()
+        shutil.rmtree(work, ignore_errors=True)
         if keep_log:
             print(f"gunicorn's log: {log}")
         else:

@@ -8,7 +8,7 @@ Run from the repository root:
 Two cycles in a throwaway database (PostgreSQL: a database `bench_<x>` created and dropped by the script):
 
 * the demo cycle, loaded as `manage.py load_demo` loads it (cases, responses, the offline judge run, experts,
-  panels, scores through the scoring service, gold decisions) — goal: snapshot computed in < 1 s;
+  panels, scores through the scoring service, gold decisions) — goal: snapshot computed in < 0.7 s;
 * the 60-rater synthetic cycle of `tests/calibration/synthetic.py` (6 dimensions × 8 traditions × 7 items,
   60 raters in 8 panels) written as real rows (`benchmarks/cycle_rows.py`): assignments, submitted
   annotations with sub-scores and audit events, a finished judge run with its scores, gold decisions —
@@ -266,10 +266,10 @@ def run(args: argparse.Namespace, vendor: str) -> None:
         print(f"  check: overall α from the rows equals the in-memory synthetic cycle's: {same}")
 
     print(f"\nsummary (load average {load_average()})")
-    for name, goal in (("demo", 1.0), ("synthetic", 5.0)):
+    for name, goal in (("demo", 0.7), ("synthetic", 5.0)):  # demo: issue 25 item 8 (was 1 s)
         if name in results:
             r = results[name]
-            print(f"  {name:<10} snapshot {r['compute']:5.2f} s, goal < {goal:.0f} s: ratio {r['compute'] / goal:.2f}; "
+            print(f"  {name:<10} snapshot {r['compute']:5.2f} s, goal < {goal:g} s: ratio {r['compute'] / goal:.2f}; "
                   f"= {r['compute'] / r['old_page']:.2f} old page views; stored page {r['new_page'] * 1000:.1f} ms "
                   f"vs {r['old_page'] * 1000:.0f} ms per-request ({r['old_page'] / r['new_page']:,.0f}×)")
 

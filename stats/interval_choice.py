@@ -33,6 +33,7 @@ import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -216,6 +217,9 @@ def estimate_coverage(
     return CoverageEstimate(coverage, n_designs, clamped=tuple(clamped))
 
 
+# A report asks this for every coefficient of every group (≈ 1,500 times for the demo cycle) with few distinct
+# designs; the answer depends on its arguments and the fixed table alone.
+@lru_cache(maxsize=4096)
 def choose_interval_method(
     coefficient: str, *, n_units: int, ratings_per_unit: float, missing_share: float = 0.0, top_share: float,
     available: tuple[str, ...] = METHODS,

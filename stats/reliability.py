@@ -75,8 +75,12 @@ def reliability_summary(
     alpha_min: float = DEFAULT_ALPHA_MIN,
     strata: Sequence[object] | None = None,
     seed: int | np.random.Generator | np.random.SeedSequence | None = None,
+    interval_coefficients: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     """Return α (with bootstrap CI and P(α < α_min)), agreement, Fleiss' κ, Gwet's AC1/AC2 and Cohen's κ.
+
+    ``interval_coefficients`` (keys of ``intervals``, e.g. ``("krippendorff_alpha",)``) bootstraps only those: their
+    intervals are bit for bit the ones of a full summary, the others are left out of ``intervals``.
 
     Sources: Krippendorff (2011); Hayes & Krippendorff (2007); Fleiss (1971) / Gwet (2014); Gwet (2014);
     Cohen (1960, 1968). ``n_resamples=0`` turns the bootstrap off. Example: the 2011 paper's 4 × 12 data at
@@ -164,7 +168,7 @@ def reliability_summary(
 
     _add_intervals(
         summary, data[rated], cats, level, counts=counts, n_resamples=n_resamples, confidence=confidence,
-        alpha_min=alpha_min, strata=strata, seed=seed, warnings=warnings,
+        alpha_min=alpha_min, strata=strata, seed=seed, warnings=warnings, only=interval_coefficients,
     )
     summary["intervals"].update(_icc_intervals(icc_pair))
     chosen = summary["intervals"].get("krippendorff_alpha")
@@ -370,9 +374,13 @@ def _add_intervals(
     strata: Sequence[object] | None,
     seed: int | np.random.Generator | np.random.SeedSequence | None,
     warnings: list[str],
+    only: tuple[str, ...] | None = None,
 ) -> None:
-    """Fill ``alpha_ci``, ``alpha_below_min_probability``, ``bootstrap`` and ``intervals`` from one unit bootstrap."""
+    """Fill ``alpha_ci``, ``alpha_below_min_probability``, ``bootstrap`` and ``intervals`` from one unit bootstrap
+    (of every coefficient, or of those in ``only``)."""
     values = _point_values(summary)
+    if only is not None:
+        values = {name: value for name, value in values.items() if name in only}
     summary["intervals"] = {}
     if n_resamples <= 0 or summary["n_pairable_units"] == 0:
         if n_resamples <= 0:
@@ -388,6 +396,7 @@ def _add_intervals(
     replicates = bootstrap_coefficients(
         data, cats, level, stratum_codes=stratum_codes_of(strata, data.shape[1]), n_resamples=n_resamples,
         rng=np.random.default_rng(seed), confidence=confidence, two_raters=data.shape[0] == 2,
+        coefficients=None if only is None else tuple(dict.fromkeys(("krippendorff_alpha", *only))),
     )
     if summary["krippendorff_alpha"] is None:
         warnings.append("alpha_ci: no bootstrap because alpha itself is undefined")

@@ -8,7 +8,8 @@ from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 
 from ..models import ReportSnapshot, SnapshotFile
-from .snapshots import snapshot_file, snapshot_file_name, version_param
+from .downloads import snapshot_file_response
+from .snapshots import snapshot_file_name, version_param
 
 
 def version_query(request: Request) -> int | None:
@@ -23,11 +24,9 @@ def snapshot_bundle_response(snapshot: ReportSnapshot | None, subject: str, vers
     """A ready snapshot's stored zip as the API's download (404 naming what is missing): every report's bundle."""
     if snapshot is None or not snapshot.is_ready:
         raise NotFound(f"{subject} has no ready report version" + (f" {version}" if version else ""))
-    stored = snapshot_file(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)
-    if stored is None:  # pragma: no cover - a ready snapshot has every file
+    response = snapshot_file_response(
+        snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE, content_type="application/zip",
+        filename=snapshot_file_name(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE))
+    if response is None:  # pragma: no cover - a ready snapshot has every file
         raise NotFound("the bundle is missing from this version")
-    response = HttpResponse(bytes(stored.content), content_type="application/zip")
-    response["Content-Disposition"] = (
-        f'attachment; filename="{snapshot_file_name(snapshot=snapshot, fmt=SnapshotFile.Format.BUNDLE)}"')
-    response["ETag"] = f'"{stored.sha256}"'
     return response

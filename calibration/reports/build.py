@@ -125,7 +125,7 @@ def _pairwise_kappas(data: np.ndarray, raters: list[str]) -> list[dict[str, Any]
 
 def _against_reference(
     judge: np.ndarray, reference: np.ndarray, *, strata: Sequence[str] | None, n_resamples: int,
-    seed: int, experts: np.ndarray | None = None,
+    seed: int, experts: np.ndarray | None = None, intervals: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     """Judge vs a reference rating (expert majority or gold) over units that have both.
 
@@ -146,6 +146,7 @@ def _against_reference(
     summary = reliability_summary(
         pair, level="ordinal", categories=CATEGORIES, rater_labels=["judge", "reference"], n_resamples=n_resamples,
         strata=None if strata is None else [s for s, keep in zip(strata, both, strict=True) if keep], seed=seed,
+        interval_coefficients=intervals,
     )
     size = len(CATEGORIES)  # rows: judge score, columns: reference score
     confusion = np.bincount(j.astype(int) * size + r.astype(int), minlength=size * size).reshape(size, size)

@@ -51,8 +51,10 @@ def validation_cells(
             keys = [u.key for u in members]
             data = _matrix(keys, experts, values)
             judge_row = np.array([judge.get(k, np.nan) for k in keys], dtype=float)
+            # α and its interval only: the other coefficients' bootstraps would be thrown away (same bits either way).
             against = _against_reference(judge_row, _majority_row(data), strata=None, n_resamples=n_resamples,
-                                         seed=named_seed(seed, f"validation:{dimension}:{tradition}"))
+                                         seed=named_seed(seed, f"validation:{dimension}:{tradition}"),
+                                         intervals=("krippendorff_alpha",))
             out.append({
                 "dimension": dimension, "tradition": tradition, "n_units": len(members),
                 "n_items": len({u.item for u in members}),

@@ -18,12 +18,12 @@ from evaluations.labels import group_label
 
 from ..models import ReportSnapshot, SnapshotFile
 from .build import overall
+from .downloads import snapshot_file_response
 from .forms import SnapshotRequestForm
 from .render import confusion_svg, diagnostic_rows, forest_plot_svg, forest_rows, interval_rows, rater_rows
 from .snapshots import (
     CONTENT_TYPES,
     snapshot_changes,
-    snapshot_file,
     snapshot_file_name,
     snapshot_for,
     snapshot_is_stale,
@@ -160,11 +160,8 @@ def snapshot_download_response(request: AuthedRequest, fmt: str, find: Callable[
                       if version is None else f"This {subject} has no report version {version}.")
     if not snapshot.is_ready:
         raise Http404(f"Report version {snapshot.version} is {snapshot.get_status_display().lower()}.")
-    stored = snapshot_file(snapshot=snapshot, fmt=fmt)
-    if stored is None:  # pragma: no cover - a ready snapshot has every file (written in one transaction)
+    response = snapshot_file_response(snapshot=snapshot, fmt=fmt, content_type=CONTENT_TYPES[fmt],
+                                      filename=snapshot_file_name(snapshot=snapshot, fmt=fmt))
+    if response is None:  # pragma: no cover - a ready snapshot has every file (written in one transaction)
         raise Http404("This file is missing from the snapshot.")
-    response = HttpResponse(bytes(stored.content), content_type=CONTENT_TYPES[fmt])
-    response["Content-Disposition"] = f'attachment; filename="{snapshot_file_name(snapshot=snapshot, fmt=fmt)}"'
-    response["ETag"] = f'"{stored.sha256}"'
-    response["X-Input-Hash"] = snapshot.input_hash
     return response

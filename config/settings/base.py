@@ -136,6 +136,14 @@ STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").exists() else 
 WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Report downloads (calibration/reports/downloads.py, docs/deployment.md): "" sends a snapshot's stored bytes from
+# the application; "x-accel-redirect" (nginx, compose.yaml) or "x-sendfile" (Apache, lighttpd) writes each stored
+# file once under DOWNLOADS_ROOT, named by its SHA-256, and lets the web server in front send it, so a download
+# holds a gunicorn worker for an access check only. DOWNLOADS_ACCEL_PREFIX is nginx's `internal` location.
+DOWNLOADS_OFFLOAD = (env("FAITHBENCH_DOWNLOADS_OFFLOAD", "") or "").strip().lower()
+DOWNLOADS_ROOT = Path(env("FAITHBENCH_DOWNLOADS_ROOT", "") or BASE_DIR / "downloads")
+DOWNLOADS_ACCEL_PREFIX = env("FAITHBENCH_DOWNLOADS_ACCEL_PREFIX", "/_protected/snapshots/") or "/_protected/snapshots/"
+
 # --- Accounts: django-allauth, email sign-in only, invitation-only sign-up, TOTP for staff ---------------
 AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",

@@ -73,3 +73,23 @@ def test_the_worker_is_supervised_wherever_it_runs() -> None:
     recipe = re.search(r"^serve: serve-prepare\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(), re.MULTILINE)
     assert recipe, "the Makefile has no serve recipe"
     assert 'manage.py run_production --web "$(SERVE_WEB)" --worker "$(SERVE_WORKER)"' in recipe.group(1)
+
+
+def test_compose_sends_report_downloads_through_nginx_from_a_shared_volume() -> None:
+    services = compose()["services"]
+    web, proxy = services["web"], services["proxy"]
+    assert web["environment"]["FAITHBENCH_DOWNLOADS_OFFLOAD"] == "x-accel-redirect"
+    root = web["environment"]["FAITHBENCH_DOWNLOADS_ROOT"]
+    assert f"downloads:{root}" in web["volumes"] and "ports" not in web  # only nginx is published
+    assert f"downloads:{proxy['environment']['FAITHBENCH_DOWNLOADS_ROOT']}:ro" in proxy["volumes"]
+    assert proxy["environment"]["FAITHBENCH_UPSTREAM"] == "web:8000" and proxy["ports"] == ["8000:8000"]
+    assert proxy["environment"]["FAITHBENCH_DOWNLOADS_UPSTREAM"] == "web:8000"  # one pool (benchmarks/README.md)
+    template = "config/nginx/faithbench.conf.template"
+    assert any(v.startswith(f"./{template}:/etc/nginx/templates/") for v in proxy["volumes"])
+    text = (ROOT / template).read_text()
+    names = set(re.findall(r"\$\{([A-Z_]+)\}", text))
+    assert names == set(proxy["environment"]), "every ${NAME} of the template is set, and nothing else"
+    from django.conf import settings
+
+    # nginx's internal location is the prefix Django puts in X-Accel-Redirect
+    assert f"location {settings.DOWNLOADS_ACCEL_PREFIX} {{\n        internal;" in text

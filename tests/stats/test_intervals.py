@@ -304,3 +304,27 @@ def test_engine_replicates_are_reproducible_with_a_seed():
     second = bootstrap_coefficients(data, np.arange(4.0), "ordinal", stratum_codes=np.zeros(50, dtype=np.int64),
                                     n_resamples=200, rng=np.random.default_rng(8))
     assert {k: (v.percentile, v.bca) for k, v in first.items()} == {k: (v.percentile, v.bca) for k, v in second.items()}
+
+
+@pytest.mark.parametrize("n_raters", [2, 4])
+def test_bootstrapping_alpha_alone_gives_the_bits_of_the_full_bootstrap(n_raters):
+    """The report's validation cells ask for α only; the replicates, intervals and the summary's α entries must be
+    those of the full bootstrap (same weights, same sums), not merely close."""
+    data = _random_panel(np.random.default_rng(11), n_raters, 70, [0, 1, 2, 3])
+    codes = np.zeros(70, dtype=np.int64)
+    full = bootstrap_coefficients(data, np.arange(4.0), "ordinal", stratum_codes=codes, n_resamples=300,
+                                  rng=np.random.default_rng(5), two_raters=n_raters == 2)
+    alone = bootstrap_coefficients(data, np.arange(4.0), "ordinal", stratum_codes=codes, n_resamples=300,
+                                   rng=np.random.default_rng(5), two_raters=n_raters == 2,
+                                   coefficients=("krippendorff_alpha",))
+    assert set(alone) == {"krippendorff_alpha"} and len(full) > 5
+    a, b = full["krippendorff_alpha"], alone["krippendorff_alpha"]
+    assert np.array_equal(a.replicates, b.replicates, equal_nan=True)
+    assert (a.estimate, a.percentile, a.bca) == (b.estimate, b.percentile, b.bca)
+    summary = reliability_summary(data, categories=[0, 1, 2, 3], seed=9, n_resamples=300)
+    only = reliability_summary(data, categories=[0, 1, 2, 3], seed=9, n_resamples=300,
+                               interval_coefficients=("krippendorff_alpha",))
+    assert set(only["intervals"]) == {"krippendorff_alpha", "icc_2_1", "icc_3_1"}
+    assert only["intervals"]["krippendorff_alpha"] == summary["intervals"]["krippendorff_alpha"]
+    for key in ("krippendorff_alpha", "alpha_ci", "alpha_below_min_probability", "bootstrap"):
+        assert only[key] == summary[key], key
