@@ -37,7 +37,7 @@ from calibration.services import cycle_commit, panel_create
 from evaluations.importing import import_file
 from evaluations.judge.services import judge_run_create, judge_run_finish
 from evaluations.methodology import RUBRIC_V1
-from evaluations.models import Tradition
+from evaluations.models import GenerationCondition, Tradition
 from evaluations.selectors import rubric_active
 from evaluations.services import rubric_version_create
 from evaluations.tasks import judge_run_execute_task
@@ -89,7 +89,10 @@ def grow(base: Base, n: int, *, tag: str, tmp_path: Path) -> None:
     for i in range(n):
         neutral, _ = panel_create(name=f"{tag} neutral panel {i}", tradition=None, members=experts[i:i + 3],
                                   lead=adjudicators[i])
-    # Benchmark data through the importer.
+    # Generation conditions (reasoning on, another route), then benchmark data through the importer.
+    for i in range(n):
+        GenerationCondition.objects.create(name=f"{tag}-reasoning-{i}", reasoning=True, reasoning_effort="high")
+        GenerationCondition.objects.create(name=f"{tag}-route-{i}", route=f"{tag}-provider-{i}")
     models = [(f"{tag}/model-{i}", "Vendor", f"{tag}fam{i}") for i in range(n + 1)]
     cases = [{"external_id": f"{tag}-{i:04d}", "dimension": DIMENSIONS[i % 6], "difficulty": DIFFICULTIES[i % 4],
               "tradition": ([None] + [t.key for t in traditions])[(i // 6) % (len(traditions) + 1)],

@@ -110,7 +110,7 @@ def test_a_too_long_profile_entry_is_shown_with_its_error_and_nothing_is_saved(c
     before = ExpertProfile.objects.get(user=expert)
     response = client.post(reverse("accounts:profile"), {"degree": "D" * 201, "institution": "Princeton Seminary",
                                                          "languages": "Greek", "qualifications": ""})
-    assert response.status_code == 200
+    assert response.status_code == 422  # refused, with its error (never a 200 that looks saved)
     html = response.content.decode()
     assert re.search(r'<ul class="errorlist" id="id_degree_error"><li>Ensure this value has at most 200 characters '
                      r'\(it has 201\).</li></ul>\s*<p>\s*<label for="id_degree">', html)
