@@ -123,9 +123,10 @@ def expert_loop(base: str, session: str, stop_at: float, think: float, drafts: i
             pause()
 
 
-def downloads(base: str, session: str, urls: list[tuple[str, str, int]], start_at: float, stop_at: float,
+def downloads(base: str, sessions: list[str], urls: list[tuple[str, str, int]], start_at: float, stop_at: float,
               threads: int) -> list[tuple]:
-    """--downloaders threads fetching the snapshot's files in turn from start_at to stop_at (own process).
+    """--downloaders threads fetching the snapshot's files in turn from start_at to stop_at (own process), each
+    signed in with its own session (eight people downloading, as the nginx template limits each session).
 
     A download whose body is not the stored file's size is recorded with status 299."""
     import httpx
@@ -133,7 +134,8 @@ def downloads(base: str, session: str, urls: list[tuple[str, str, int]], start_a
     records: list[tuple] = []
 
     def loop(offset: int) -> None:
-        with httpx.Client(base_url=base, cookies={"sessionid": session}, timeout=120) as client:
+        with httpx.Client(base_url=base, cookies={"sessionid": sessions[offset % len(sessions)]},
+                          timeout=120) as client:
             time.sleep(max(0.0, start_at - time.time()))
             n = offset
             while time.time() < stop_at:
@@ -281,7 +283,8 @@ def setup(args: argparse.Namespace) -> dict[str, Any]:
             for fmt in args.formats.split(",")]
     _, experts = scoring_cycle_write(name="Scoring cycle", admin=admin, n_experts=args.experts,
                                      items_per_expert=args.items)
-    return {"admin": session_for(admin), "experts": [session_for(e) for e in experts], "urls": urls,
+    return {"admin": session_for(admin), "downloaders": [session_for(admin) for _ in range(args.downloaders)],
+            "experts": [session_for(e) for e in experts], "urls": urls,
             "sizes": sizes, "counts": snapshot.input_counts}
 
 
@@ -310,7 +313,8 @@ def measure(args: argparse.Namespace, data: dict[str, Any], base: str, server: s
     threads = [threading.Thread(target=expert_loop, args=(base, session, end, think, args.drafts, i, records,
                                                          problems)) for i, session in enumerate(data["experts"])]
     with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        downloaded = pool.submit(downloads, base, data["admin"], data["urls"], b_start, end, args.downloaders)
+        downloaded = pool.submit(downloads, base, data["downloaders"], data["urls"], b_start, end,
+                                 args.downloaders)
         time.sleep(max(0.0, t0 - time.time()))
         for thread in threads:
             thread.start()
@@ -339,8 +343,10 @@ def report(args: argparse.Namespace, result: dict[str, Any], think: float) -> fl
             print(f"      {kind:<7}                 {describe([r for r in rows if r.kind == kind])}")
     served = [r for r in fetched if r.status == 200]
     mb = sum(r.size for r in served) / 2**20
+    limited = sum(1 for r in fetched if r.status == 429)
     print(f"downloads ({args.downloaders} threads, {args.formats}) during phase B: {len(served):,} served, "
-          f"{mb:,.0f} MiB ({mb / args.phase_seconds:,.1f} MiB/s)")
+          f"{mb:,.0f} MiB ({mb / args.phase_seconds:,.1f} MiB/s); {limited:,} answered 429 (over a session's "
+          "download rate, nginx)")
     for fmt in args.formats.split(","):
         print(f"  {fmt:<5} {describe([r for r in fetched if r.kind == f'download:{fmt}'])}")
     errors_5xx = sum(1 for r in a + b + fetched if r.status >= 500)
