@@ -31,7 +31,7 @@ _CONDITION_PLAN = (  # (condition, model, repetitions)
     ("standard", "anthropic/claude-sonnet-4.5", 1),
     ("demo-reasoning", "openai/gpt-4o", 1),
     ("demo-reasoning", "anthropic/claude-sonnet-4.5", 1),
-    ("demo-route-b", "openai/gpt-4o", 1),
+    ("demo-route-b", "openai/gpt-4o", 4),  # the same cases × 4 under both routes: the variance budget's table
 )
 
 

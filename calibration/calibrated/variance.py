@@ -147,15 +147,21 @@ def budget_compute(rows: list[BudgetRow], *, shifts: dict[str, dict[str, Any]], 
         cells[r.model][(r.case_id, r.route, r.repetition)][r.judge_run] = r.composite
         weights[r.case_id] = r.weight
     out = []
+    def label(route: str) -> str:
+        return next((text for text in route_labels or [] if text.startswith(f"{route} (")), route)
+
     for model in sorted(cells):
-        table, kept, dropped = _model_table(cells[model], routes, runs)
+        # a model's routes are those it was served through: one route for a model means its score is conditional
+        # on it (not estimable), never that the model's cases are incomplete
+        model_routes = [route for route in routes if any(key[1] == route for key in cells[model])]
+        table, kept, dropped = _model_table(cells[model], model_routes, runs)
         notes = []
         if left_out:
             notes.append("left out: responses under conditions that differ in more than the route ("
                          + ", ".join(left_out) + ")")
         if dropped:
             notes.append(f"{dropped} case(s) left out: not every route × repetition × judge run scored")
-        labels = route_labels or routes
+        labels = [label(route) for route in model_routes]
         if len(kept) < 2:
             out.append(ModelBudget(model, None, len(kept), dropped, labels,
                                    [*notes, "fewer than 2 complete cases: no budget"]))

@@ -201,3 +201,23 @@ def test_condition_delta_tables_are_in_the_calibrated_bundle() -> None:
     assert rows[0][:3] == ["run", "condition", "model"] and DELTA_FIELDS in rows
     assert {r[1] for r in rows[1:rows.index([])]} == {"standard"}  # the world's responses: the standard condition
     assert "conditions.csv" in bundle.read(names["SHA256SUMS"]).decode()
+
+
+def test_variance_budget_of_a_model_served_by_one_route_keeps_its_cases_when_another_model_has_two() -> None:
+    """Routes are per model: in the demo, gpt-4o is served by two routes and claude by one; claude's cases are
+    complete for its one route (its route share not estimable), not all dropped for lacking the other route."""
+    import random
+
+    from calibration.calibrated.variance import BudgetRow, budget_compute
+
+    rng = random.Random(3)
+    rows = [BudgetRow("two-routes", case, 1.0, route, rep, 1, rng.random())
+            for case in range(8) for route in ("standard", "route-b") for rep in (1, 2)]
+    rows += [BudgetRow("one-route", case, 1.0, "standard", 1, 1, rng.random()) for case in range(8)]
+    budgets = {m.model: m for m in budget_compute(rows, shifts={}, route_labels=[
+        "standard (default routing)", "route-b (provider-b)"])}
+    one, two = budgets["one-route"], budgets["two-routes"]
+    assert one.cases_used == 8 and one.cases_left_out == 0 and one.routes == ["standard (default routing)"]
+    assert one.budget is not None and one.budget.shares["route"] is None  # one route: not estimable
+    assert two.cases_used == 8 and two.routes == ["route-b (provider-b)", "standard (default routing)"]
+    assert two.budget is not None and two.budget.shares["route"] is not None
