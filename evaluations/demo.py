@@ -26,7 +26,7 @@ def demo_benchmark_load(*, directory: Path = DEMO_DIR) -> list[ImportReport]:
 CONDITIONS_RUN_LABEL = "demo-conditions"
 CONDITIONS_JUDGE_LABEL = "demo (conditions: reasoning, route, repetitions)"
 DEMO_REASONING_EFFECT = 0.15  # the fake judge's known effect of reasoning on the composite (docs/conditions.md)
-_CONDITION_PLAN = (  # (condition, model, repetitions)
+CONDITION_PLAN = (  # (condition, model, repetitions)
     ("standard", "openai/gpt-4o", 4),
     ("standard", "anthropic/claude-sonnet-4.5", 1),
     ("demo-reasoning", "openai/gpt-4o", 1),
@@ -59,7 +59,7 @@ def demo_conditions_create(*, n_cases: int = 24) -> Any:
     known = {m.name: m for m in EvaluatedModel.objects.all()}
     with FakeLLMServer(condition_effects={REASONING_MARKER: DEMO_REASONING_EFFECT}) as server:
         config = PipelineConfig.from_settings(base_url=server.base_url)
-        for name, model, repetitions in _CONDITION_PLAN:
+        for name, model, repetitions in CONDITION_PLAN:
             if model not in known:
                 continue
             condition = GenerationCondition.objects.get(is_standard=True) if name == "standard" else \

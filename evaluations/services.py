@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from .methodology import RUBRIC_V1, TRADITIONS, DimensionSpec
-from .models import RubricDimension, RubricSubDimension, RubricVersion, Tradition
+from .models import RubricDimension, RubricSubDimension, RubricVersion, Tradition, standard_condition_id
 
 HUNDRED = Decimal("100")
 
@@ -38,7 +38,8 @@ def rubric_version_create(
 
 
 def reference_data_ensure() -> None:
-    """Create the five traditions and rubric v1.0 if missing (the data migration does the same)."""
+    """Create the five traditions, rubric v1.0 and the standard generation condition if missing (the data
+    migrations do the same)."""
     for order, spec in enumerate(TRADITIONS):
         Tradition.objects.update_or_create(
             key=spec.key,
@@ -48,3 +49,4 @@ def reference_data_ensure() -> None:
     if not RubricVersion.objects.filter(version="1.0").exists():
         rubric_version_create(version="1.0", dimensions=RUBRIC_V1, status=RubricVersion.Status.ACTIVE,
                               notes="FaithBench methodology v1.0, §4.4 and §15.5.")
+    standard_condition_id()

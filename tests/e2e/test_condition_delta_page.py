@@ -15,13 +15,14 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialize
 def test_condition_delta_page_is_axe_clean_and_fits_a_phone(live_server, browser) -> None:  # type: ignore[no-untyped-def]
     from accounts.models import User
     from annotations.models import Panel
-    from evaluations.demo import demo_benchmark_load, demo_conditions_create
+    from evaluations.demo import CONDITION_PLAN, demo_benchmark_load, demo_conditions_create
     from tests.annotations.factories import person
 
     reference_data_ensure()
     demo_benchmark_load()
     run = demo_conditions_create(n_cases=12)
-    assert run is not None and run.status == "finished" and run.scored_items == run.total_items == 12 * 8
+    assert run is not None and run.status == "finished" and run.scored_items == run.total_items == 12 * sum(
+        reps for _, _, reps in CONDITION_PLAN)  # 4 + 1 + 1 + 1 + 4 answers per case
     lead = person(User.Role.EXPERT, email="lead.conditions@example.org")
     Panel.objects.create(name="Conditions panel", lead=lead)
     client = Client()
