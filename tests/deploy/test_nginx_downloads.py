@@ -107,7 +107,7 @@ def test_nginx_sends_the_stored_bytes_to_the_admin_only(nginx, client) -> None: 
 
 
 def test_nginx_queues_one_sessions_download_burst_while_another_session_downloads_at_once(nginx, client) -> None:  # type: ignore[no-untyped-def]
-    """The template's limit_req: one session's downloads go out at 2 a second, a burst of 20 queued and sent in
+    """The template's limit_req: one session's downloads go out at 1 a second, a burst of 10 queued and sent in
     turn; past that, 429. Another session (an expert's scoring is never under this limit) is not slowed."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -125,15 +125,15 @@ def test_nginx_queues_one_sessions_download_burst_while_another_session_download
     other = Client()
     other.force_login(world.admin)
     calm = other.cookies["sessionid"].value
-    with ThreadPoolExecutor(max_workers=24) as pool:
-        pending = [pool.submit(lambda: fetch(url, greedy)[0]) for _ in range(24)]
+    with ThreadPoolExecutor(max_workers=14) as pool:
+        pending = [pool.submit(lambda: fetch(url, greedy)[0]) for _ in range(14)]
         time.sleep(1.0)  # the greedy session's burst is queued in nginx now
         started = time.monotonic()
         assert fetch(url, calm)[0] == 200
         calm_seconds = time.monotonic() - started
         still_queued = sum(not f.done() for f in pending)
         statuses = [f.result() for f in pending]
-    assert still_queued >= 10  # the calm download went out while the greedy burst was still waiting its turn
-    assert statuses.count(429) >= 1 and set(statuses) <= {200, 429}, statuses  # 1 now + 20 queued; the rest refused
-    assert statuses.count(200) >= 20
+    assert still_queued >= 5  # the calm download went out while the greedy burst was still waiting its turn
+    assert statuses.count(429) >= 1 and set(statuses) <= {200, 429}, statuses  # 1 now + 10 queued; the rest refused
+    assert statuses.count(200) >= 10
     assert calm_seconds < 2.0  # not behind the greedy session's queue (≈ 10 s long)
