@@ -2,8 +2,6 @@
 the import schemas and the judge. It imports no model, so everything else may import it."""
 from __future__ import annotations
 
-import re
-
 from django.core.validators import RegexValidator
 from django.db import models
 
@@ -97,11 +95,6 @@ class ErrorClass(models.TextChoices):
     BAD_REQUEST = "bad_request", "Invalid request (400)"
     HTTP_ERROR = "http_error", "Other HTTP error"
     PARSE_ERROR = "parse_error", "Judge error: unparseable output"
-
-
-def mask_count(text: str) -> int:
-    """How many [MASK] tokens a TheoBERT input holds."""
-    return len(re.findall(re.escape(MASK_TOKEN), text))
 
 
 def theobert_semantic_errors(values: dict) -> list[tuple[str, str]]:

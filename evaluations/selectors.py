@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.db.models import Count, QuerySet
+from django.db.models import QuerySet
 
 from access.policy import Action, allowed
 
@@ -45,8 +45,3 @@ def cases_visible_to(user: object) -> QuerySet[TestCase]:
         return qs
     return qs.filter(visibility=Visibility.PUBLIC)
 
-
-def case_facet_counts() -> list[dict]:
-    """Number of cases per dimension × difficulty, for the home page."""
-    rows = TestCase.objects.values("dimension", "difficulty").annotate(n=Count("id")).order_by("dimension", "difficulty")
-    return [dict(row) for row in rows]

@@ -60,7 +60,3 @@ def adjudication_record(
     item_open_assignments_withdraw(item=item, reason=Assignment.WithdrawnReason.AFTER_ADJUDICATION, actor=adjudicator)
     return decision
 
-
-def item_is_adjudicated(*, item_id: int) -> bool:
-    """Whether any gold decision exists for the item (its expert scores are then evidence, frozen)."""
-    return AdjudicationDecision.objects.filter(item_id=item_id).exists()

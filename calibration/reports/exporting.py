@@ -57,10 +57,6 @@ REPORT_EXPORTERS: dict[str, Exporter[dict[str, Any]]] = {
 }
 
 
-def report_filename_stem(*, cycle_id: int) -> str:
-    return f"irr-report-cycle-{cycle_id}"
-
-
 # --- gold labels (adjudication.selectors.gold_labels rows of one cycle) -----------------------------------
 
 GOLD_FIELDS = ["cycle", "case", "model", "run_label", "dimension", "sub_dimension", "gold_score", "reason",

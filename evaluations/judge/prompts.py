@@ -95,13 +95,5 @@ def rubric_prompt_sections(rubric: RubricVersion) -> dict[str, tuple[PromptSubDi
     return sections
 
 
-def judge_system_prompts(rubric: RubricVersion) -> dict[str, str]:
-    """{dimension key: system prompt} for every dimension of a rubric version."""
-    return {
-        section: judge_system_prompt(section=section, sub_dimensions=subs)
-        for section, subs in rubric_prompt_sections(rubric).items()
-    }
-
-
 def sub_dimension_keys(sub_dimensions: Sequence[PromptSubDimension]) -> list[str]:
     return [sub.key for sub in sub_dimensions]
