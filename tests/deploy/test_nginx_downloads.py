@@ -71,10 +71,10 @@ def nginx(live_server, tmp_path, settings):  # type: ignore[no-untyped-def]
         shutil.rmtree(downloads, ignore_errors=True)
 
 
-def fetch(url: str, session: str) -> tuple[int, dict[str, str], bytes]:
+def fetch(url: str, session: str, *, timeout: float = 10) -> tuple[int, dict[str, str], bytes]:
     request = urllib.request.Request(url, headers={"Cookie": f"sessionid={session}"})
     try:
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as exc:
         return exc.code, dict(exc.headers), exc.read()
@@ -126,7 +126,8 @@ def test_nginx_queues_one_sessions_download_burst_while_another_session_download
     other.force_login(world.admin)
     calm = other.cookies["sessionid"].value
     with ThreadPoolExecutor(max_workers=14) as pool:
-        pending = [pool.submit(lambda: fetch(url, greedy)[0]) for _ in range(14)]
+        # the last queued request waits ≈ 10 s in nginx by design, more on a busy machine
+        pending = [pool.submit(lambda: fetch(url, greedy, timeout=60)[0]) for _ in range(14)]
         time.sleep(1.0)  # the greedy session's burst is queued in nginx now
         started = time.monotonic()
         assert fetch(url, calm)[0] == 200
