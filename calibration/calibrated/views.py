@@ -22,7 +22,7 @@ from ..reports.snapshots import snapshot_is_stale, version_param
 from ..reports.views import snapshot_download_response, snapshot_progress_response
 from .charts import GROUP_COLOURS, history_chart
 from .forms import CalibratedRequestForm
-from .history import score_history, score_history_csv
+from .history import History, score_history, score_history_csv
 from .render import board_rows, cell_rows, interval_axis, pair_rows
 from .selectors import calibrated_snapshot_for, calibrated_snapshots
 from .tasks import calibrated_snapshot_start
@@ -145,14 +145,13 @@ def budget_export(request: AuthedRequest, run_id: int) -> HttpResponse:
     return response
 
 
-def _rubric_param(request: AuthedRequest) -> int | None:
+def _history(request: AuthedRequest) -> History:
+    """The score history of ?rubric=ID (default: the newest finished run's rubric); ValueError names a bad id."""
     raw = request.GET.get("rubric", "")
-    if not raw:
-        return None
-    value = query_whole_number(raw)
-    if value is None:
+    rubric_id = query_whole_number(raw) if raw else None
+    if raw and rubric_id is None:
         raise ValueError(f"rubric: must be a rubric version id (a whole number), got {raw[:20]!r}")
-    return value
+    return score_history(rubric_id=rubric_id)
 
 
 @policy_required(Action.VIEW_CALIBRATED)
@@ -160,10 +159,9 @@ def _rubric_param(request: AuthedRequest) -> int | None:
 def history(request: AuthedRequest) -> HttpResponse:
     """Each model's score across leaderboard snapshots (?rubric=ID, default the newest finished run's rubric)."""
     try:
-        rubric_id = _rubric_param(request)
+        data = _history(request)
     except ValueError as exc:
         return HttpResponseBadRequest(str(exc))
-    data = score_history(rubric_id=rubric_id)
     index_of = {s.run_id: i for i, s in enumerate(data.snapshots)}
     charts = [{"h": h, "svg": history_chart(h.points, len(data.snapshots), index_of, equated=data.rotations_differ,
                                             label=f"Score of {h.model} per snapshot")} for h in data.models]
@@ -175,10 +173,10 @@ def history(request: AuthedRequest) -> HttpResponse:
 @require_GET
 def history_export(request: AuthedRequest) -> HttpResponse:
     try:
-        rubric_id = _rubric_param(request)
+        data = _history(request)
     except ValueError as exc:
         return HttpResponseBadRequest(str(exc))
-    response = HttpResponse(score_history_csv(score_history(rubric_id=rubric_id)),
+    response = HttpResponse(score_history_csv(data),
                             content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="score-history.csv"'
     return response
