@@ -145,12 +145,12 @@ def budget_export(request: AuthedRequest, run_id: int) -> HttpResponse:
     return response
 
 
-def _history(request: AuthedRequest) -> History:
-    """The score history of ?rubric=ID (default: the newest finished run's rubric); ValueError names a bad id."""
+def _history(request: AuthedRequest) -> History | HttpResponseBadRequest:
+    """The score history of ?rubric=ID (default: the newest finished run's rubric), or a 400 naming a bad id."""
     raw = request.GET.get("rubric", "")
     rubric_id = query_whole_number(raw) if raw else None
     if raw and rubric_id is None:
-        raise ValueError(f"rubric: must be a rubric version id (a whole number), got {raw[:20]!r}")
+        return HttpResponseBadRequest(f"rubric: must be a rubric version id (a whole number), got {raw[:20]!r}")
     return score_history(rubric_id=rubric_id)
 
 
@@ -158,10 +158,9 @@ def _history(request: AuthedRequest) -> History:
 @require_GET
 def history(request: AuthedRequest) -> HttpResponse:
     """Each model's score across leaderboard snapshots (?rubric=ID, default the newest finished run's rubric)."""
-    try:
-        data = _history(request)
-    except ValueError as exc:
-        return HttpResponseBadRequest(str(exc))
+    data = _history(request)
+    if isinstance(data, HttpResponseBadRequest):
+        return data
     index_of = {s.run_id: i for i, s in enumerate(data.snapshots)}
     charts = [{"h": h, "svg": history_chart(h.points, len(data.snapshots), index_of, equated=data.rotations_differ,
                                             label=f"Score of {h.model} per snapshot")} for h in data.models]
@@ -172,10 +171,9 @@ def history(request: AuthedRequest) -> HttpResponse:
 @policy_required(Action.VIEW_CALIBRATED)
 @require_GET
 def history_export(request: AuthedRequest) -> HttpResponse:
-    try:
-        data = _history(request)
-    except ValueError as exc:
-        return HttpResponseBadRequest(str(exc))
+    data = _history(request)
+    if isinstance(data, HttpResponseBadRequest):
+        return data
     response = HttpResponse(score_history_csv(data),
                             content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="score-history.csv"'
