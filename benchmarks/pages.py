@@ -170,7 +170,7 @@ def cycles_build(*, admin: Any, neutral: Any, seed: int) -> None:
     from annotations.services import sub_dimension_keys
     from calibration.adjudication.selectors import item_states
     from calibration.adjudication.services import adjudication_record
-    from calibration.sampling import DrawParams
+    from calibration.cycles.sampling import DrawParams
     from calibration.services import cycle_commit
 
     rng = random.Random(seed)

@@ -11,9 +11,9 @@ from accounts.services import user_create
 from annotations.models import CalibrationCycle, Panel
 from evaluations.models import JudgeRun, ModelResponse, Tradition
 
+from .cycles.sampling import DrawParams
 from .models import BiasCheck, ReportSnapshot
 from .reports.snapshots import report_snapshot_compute, report_snapshot_request
-from .sampling import DrawParams
 
 DEMO_PASSWORD = "faithbench-demo"  # noqa: S105 - local demo only, printed by load_demo
 DEMO_CYCLE_NAME = "Demo cycle 1"

@@ -8,7 +8,7 @@ from django import forms
 
 from annotations.models import CalibrationCycle, Panel
 
-from .sampling import DrawParams
+from .cycles.sampling import DrawParams
 
 
 def random_seed() -> int:

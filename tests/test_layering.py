@@ -47,7 +47,7 @@ def plant(path: Path, line: str) -> None:
 @pytest.mark.parametrize(("module", "line", "contract"), [
     # an app importing from the app above it
     ("evaluations/selectors.py", "from annotations.models import Assignment  # noqa", "Apps depend downwards"),
-    ("annotations/services.py", "import calibration.sampling  # noqa", "Apps depend downwards"),
+    ("annotations/services.py", "import calibration.cycles.sampling  # noqa", "Apps depend downwards"),
     # stats touching Django
     ("stats/alpha.py", "import django.db  # noqa", "stats is pure numpy"),
     # the models reaching up to services inside evaluations (the circle this layering removed)
@@ -56,7 +56,7 @@ def plant(path: Path, line: str) -> None:
     # services calling tasks (tasks call services, never the reverse)
     ("evaluations/judge/services.py", "from evaluations.tasks import judge_run_enqueue  # noqa", "Inside evaluations"),
     # two sibling modules importing each other
-    ("calibration/sampling.py", "from calibration import selectors  # noqa", "No circular imports"),
+    ("calibration/cycles/sampling.py", "from calibration import selectors  # noqa", "No circular imports"),
 ])
 def test_planted_violation_breaks_a_contract(project_copy: Path, module: str, line: str, contract: str) -> None:
     plant(project_copy / module, line)

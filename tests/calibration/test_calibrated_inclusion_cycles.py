@@ -14,8 +14,8 @@ from django.urls import reverse
 
 from annotations.models import Assignment, CalibrationCycle, CycleItem
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
-from calibration.active import Labelled, residual_sd_table
-from calibration.sampling import STRATEGY_ACTIVE, DrawParams
+from calibration.cycles.active import Labelled, residual_sd_table
+from calibration.cycles.sampling import STRATEGY_ACTIVE, DrawParams
 from calibration.selectors import active_design, draw_pool, expert_truth_composites
 from calibration.services import cycle_commit, cycle_draw_compute, cycle_items_mark_anchor
 from calibration.truth import response_truths

@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from calibration.active import (
+from calibration.cycles.active import (
     DEFAULT_RESIDUAL_SD,
     ActiveDesign,
     Labelled,
@@ -22,7 +22,7 @@ from calibration.active import (
     systematic_pps,
     uncertainty_weights,
 )
-from calibration.sampling import (
+from calibration.cycles.sampling import (
     BASIS_CARRIED,
     BASIS_DRAWN,
     BASIS_EDGE_CASE,
