@@ -111,7 +111,7 @@ def demo_people_create() -> list[tuple[str, str, str]]:
 
 def _demo_cycle_create(*, admin: User, neutral: Panel) -> CalibrationCycle | None:
     """One committed demo cycle (idempotent); nothing when no responses are loaded yet."""
-    from .services import cycle_commit
+    from .cycles.services import cycle_commit
 
     existing = CalibrationCycle.objects.filter(name=DEMO_CYCLE_NAME).first()
     if existing is not None or not ModelResponse.objects.exists():

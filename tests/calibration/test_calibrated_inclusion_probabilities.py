@@ -281,7 +281,7 @@ def test_calibrated_ipw_mean_is_unbiased_under_the_active_design() -> None:
 
 
 def test_calibrated_preview_half_width_is_smaller_under_active_allocation_where_residuals_differ() -> None:
-    from calibration.services import draw_half_widths
+    from calibration.cycles.services import draw_half_widths
     from stats.ppi import expected_half_width
 
     pool = tiny_pool({("easy", "m1"): 40, ("hard", "m1"): 40})

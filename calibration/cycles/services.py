@@ -20,8 +20,8 @@ from evaluations.models import RubricVersion, Tradition
 from evaluations.selectors import rubric_active
 from stats.ppi import expected_half_width
 
-from .cycles.active import ActiveDesign
-from .cycles.sampling import (
+from .active import ActiveDesign
+from .sampling import (
     STRATEGIES,
     STRATEGY_ACTIVE,
     STRATEGY_PROPORTIONAL,

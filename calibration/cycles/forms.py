@@ -8,7 +8,7 @@ from django import forms
 
 from annotations.models import CalibrationCycle, Panel
 
-from .cycles.sampling import DrawParams
+from .sampling import DrawParams
 
 
 def random_seed() -> int:

@@ -12,8 +12,8 @@ from django.db.models import Count, Q, QuerySet
 from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, Panel
 from evaluations.models import Dimension, JudgeRun, ModelResponse, RubricVersion, Tradition
 
-from .cycles.active import ActiveDesign, Labelled, residual_sd_table
-from .cycles.sampling import PoolItem, PreviousItem
+from .active import ActiveDesign, Labelled, residual_sd_table
+from .sampling import PoolItem, PreviousItem
 
 
 def panel_warnings(*, panel: Panel, n_members: int | None = None) -> list[str]:
