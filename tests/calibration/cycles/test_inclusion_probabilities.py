@@ -34,7 +34,7 @@ from calibration.cycles.sampling import (
     PreviousItem,
     draw,
 )
-from tests.calibration.test_sampling import make_pool
+from tests.calibration.cycles.test_sampling import make_pool
 
 
 def tiny_pool(sizes: dict[tuple[str, str], int], *, start: int = 1) -> list[PoolItem]:

@@ -23,7 +23,7 @@ from calibration.validation.tradition import cross_tradition_cycle_commit
 from evaluations.judge.selectors import judge_decisive_scored
 from evaluations.models import JudgeResult, JudgeRun, ModelResponse, RubricVersion
 from tests.annotations.factories import world_build
-from tests.calibration.test_cycles import pool_create
+from tests.calibration.cycles.test_cycles import pool_create
 from tests.calibration.test_tradition_fairness import cross_world
 
 pytestmark = pytest.mark.django_db
