@@ -7,14 +7,13 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import dataclass
-from typing import Any
 
 from evaluations.spreadsheet import csv_dict_writer
 
 from ..exporter import Exporter
+from .selectors import GoldLabelRow
 
-GOLD_FIELDS = ["cycle", "case", "model", "run_label", "dimension", "sub_dimension", "gold_score", "reason",
-               "decision_id", "adjudicated_at"]
+GOLD_FIELDS = list(GoldLabelRow.__annotations__)  # cycle, case, model, run_label, …, adjudicated_at: the row's order
 
 
 @dataclass(frozen=True)
@@ -23,7 +22,7 @@ class GoldLabelSet:
 
     cycle: str
     rubric_version: str
-    rows: list[dict[str, Any]]
+    rows: list[GoldLabelRow]
 
 
 def gold_labels_csv(labels: GoldLabelSet) -> bytes:
