@@ -581,6 +581,9 @@ def agreement_interval(
     cats = resolve_categories(data, categories)
     codes = stratum_codes_of(strata, data.shape[1])
     n_strata = int(codes.max()) + 1 if codes.size else 1
+    if data.shape[1] == 0 or cats.size == 0:
+        return AgreementInterval(coefficient, None, None, None, confidence, n_resamples, 0, n_strata,
+                                 alpha_min=alpha_min, notes=(f"{coefficient} is undefined: no rated unit",))
     rng = np.random.default_rng(seed)
     if coefficient == "krippendorff_alpha" and (cats.size > MAX_CATEGORIES or cats.size * data.shape[1]
                                                 > MAX_COUNT_CELLS):

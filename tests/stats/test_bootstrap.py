@@ -125,6 +125,12 @@ def test_the_same_path_gives_any_agreement_coefficient_its_interval():
         agreement_interval(KRIPPENDORFF_2011, "cohen_kappa_unweighted")
 
 
+def test_no_unit_means_no_estimate_and_no_interval():
+    for coefficient in ("krippendorff_alpha", "fleiss_kappa", "cohen_kappa_unweighted"):
+        result = agreement_interval(np.empty((2, 0)), coefficient, categories=[0, 1], seed=0)
+        assert result.estimate is None and result.interval is None and result.notes
+
+
 def test_bootstrap_of_undefined_alpha_has_no_interval():
     result = agreement_interval(np.full((2, 4), 1.0), level="nominal", categories=[0, 1], seed=0)
     assert result.estimate is None and result.low is None and result.high is None and result.interval is None
