@@ -86,11 +86,12 @@ def judged_run_build(seed: int) -> Any:
     """A finished judge run with a result for every response, written by the pipeline's writer."""
     from decimal import Decimal
 
+    from evaluations.judge.leaderboard import case_composite
     from evaluations.judge.outcomes import ItemOutcome, ResultRecord, ScoreRecord
     from evaluations.judge.pipeline import SIX_PLACES, work_items
     from evaluations.judge.services import judge_results_store, judge_run_create, judge_run_finish
     from evaluations.models import JudgeResult, JudgeRun, ModelResponse
-    from evaluations.selectors import case_composite, rubric_active
+    from evaluations.selectors import rubric_active
 
     rng = random.Random(seed)
     run = judge_run_create(rubric=rubric_active(), label="benchmark", base_url="http://127.0.0.1:9/v1",
