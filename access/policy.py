@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 from functools import wraps
-from typing import Any
+from typing import Any, TypedDict
 
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
@@ -176,7 +176,11 @@ class PolicyPermission(BasePermission):
         return allowed(request.user, getattr(view, "policy_action", Action.USE_API))
 
 
-def can(request: HttpRequest) -> dict[str, Any]:
+class CanContext(TypedDict):
+    can: _Can
+
+
+def can(request: HttpRequest) -> CanContext:
     """Template context: `can.<action>` for the actions without an object (navigation and links)."""
     user = getattr(request, "user", None)
     return {"can": _Can(user)}
