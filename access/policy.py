@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 from functools import wraps
-from typing import Any
+from typing import Any, TypedDict
 
 from django.core.exceptions import ImproperlyConfigured, PermissionDenied
 from django.http import HttpRequest, HttpResponse
@@ -263,7 +263,11 @@ def mfa_satisfied(user: Any) -> bool:
     return _mfa_rule(user)
 
 
-def can(request: HttpRequest) -> dict[str, Any]:
+class CanContext(TypedDict):
+    can: _Can
+
+
+def can(request: HttpRequest) -> CanContext:
     """Template context: `can.<action>` for the actions without an object (navigation and links)."""
     user = getattr(request, "user", None)
     return {"can": _Can(user)}

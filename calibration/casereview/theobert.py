@@ -24,6 +24,7 @@ from annotations.review import ReviewError
 from evaluations.models import TheoBertRun
 from evaluations.theobert.scoring import Prediction
 from evaluations.theobert.services import (
+    TheoBertSummary,
     theobert_run_score,
     theobert_run_summary,
     theobert_run_summary_stored,
@@ -191,7 +192,7 @@ def rescore_without_rejected(*, run: TheoBertRun, user: Any = None) -> TheoBertR
 def side_by_side(run: TheoBertRun, rescored: TheoBertRun | None, *, n_resamples: int | None = None
                  ) -> list[dict[str, Any]]:
     """Each group's figures before and after re-scoring: the stored summaries, or computed anew with `n_resamples`."""
-    def summary(of: TheoBertRun) -> dict[str, Any]:
+    def summary(of: TheoBertRun) -> TheoBertSummary:
         return theobert_run_summary_stored(of) if n_resamples is None else theobert_run_summary(of, n_resamples=n_resamples)
 
     before = {(g["axis"], g["group"]): g for g in summary(run)["groups"]}
