@@ -10,16 +10,10 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from accounts.models import User
-from annotations.models import TheoBertAudit
-from annotations.review import ReviewError
-from calibration.casereview.theobert import (
-    audit_agreement,
-    audit_submit,
-    audits_assign,
-    rejected_cases,
-    rescore_without_rejected,
-    side_by_side,
-)
+from casereview.models import TheoBertAudit
+from casereview.rules import ReviewError
+from casereview.services import audit_submit, audits_assign
+from casereview.theobert import audit_agreement, rejected_cases, rescore_without_rejected, side_by_side
 from evaluations.models import TheoBertCase, TheoBertRun
 from stats.kappa import cohen_kappa
 from tests.annotations.factories import person, tradition
@@ -107,10 +101,10 @@ def test_the_audit_page_reads_stored_figures_kept_correct_when_audits_change(run
                                                                            django_capture_on_commit_callbacks):
     """No bootstrap on a page view: the summary is stored with the run, the agreement when an audit is submitted;
     an audit changed behind the services' back (the Django admin) is noticed and the figures recomputed once."""
-    import calibration.casereview.theobert as audit_service
+    import casereview.theobert as audit_service
     import evaluations.theobert.services as run_services
-    from calibration.casereview.tasks import theobert_audit_figures_task
-    from calibration.casereview.theobert import audit_figures_read
+    from casereview.tasks import theobert_audit_figures_task
+    from casereview.theobert import audit_figures_read
 
     assert run.summary is not None and run.summary["cases"] == 6  # stored when scored
     catholic = tradition("catholic")

@@ -5,13 +5,10 @@ from __future__ import annotations
 import pytest
 
 from accounts.models import User
-from annotations.models import CaseFlag, CaseReview, Panel
-from annotations.review import (
-    ReviewAnswers,
-    case_review_submit,
-    review_cycle_close,
-    review_cycle_open,
-)
+from annotations.models import Panel
+from casereview.models import CaseFlag, CaseReview
+from casereview.rules import ReviewAnswers
+from casereview.services import case_review_submit, review_cycle_close, review_cycle_open
 from evaluations.services import reference_data_ensure
 from tests.annotations.factories import CaseFactory, person, tradition
 from tests.concurrency import run_together
@@ -45,7 +42,7 @@ def test_last_two_reviewers_at_once_raise_one_flag(attempt, monkeypatch):  # typ
     raise no flag."""
     import time
 
-    import annotations.review as review_module
+    import casereview.services as review_module
 
     judge = review_module.case_judge
 

@@ -1,11 +1,14 @@
+"""The forms of the case-review pages: every POST a view reads goes through one of these."""
 from __future__ import annotations
 
 from typing import Any
 
 from django import forms
 
-from annotations.models import CaseReview, Panel, TheoBertAudit
+from annotations.models import Panel
 from evaluations.domain import Difficulty
+
+from .models import CaseReview, TheoBertAudit
 
 
 class CaseReviewForm(forms.Form):
@@ -47,3 +50,18 @@ class TheoBertAuditForm(forms.Form):
     verdict_right = forms.ChoiceField(label="Is the scorer's verdict right?", choices=TheoBertAudit.Answer.choices,
                                       widget=forms.RadioSelect)
     comment = forms.CharField(required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class CycleCloseForm(forms.Form):
+    close = forms.BooleanField()
+
+
+class TheoBertRunForm(forms.Form):
+    """The audit page's POSTs: which run (its id; the newest when absent), and assign audits to a panel's experts
+    or re-score without the rejected cases."""
+
+    run = forms.CharField(required=False)
+    assign = forms.BooleanField(required=False)
+    rescore = forms.BooleanField(required=False)
+    panel = forms.ModelChoiceField(queryset=Panel.objects.all(), required=False)
+    per_case = forms.IntegerField(required=False)

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from calibration.casereview.difficulty import (
+from calibration.models import DifficultyFit
+from casereview.difficulty import (
     DifficultyError,
     difficulty_equate,
     difficulty_fit,
     response_scores,
 )
-from calibration.models import DifficultyFit
 from evaluations.models import EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, ModelResponse, TestCase
 from evaluations.selectors import rubric_active, rubric_weights
 from stats.irt import grm_simulate

@@ -6,19 +6,12 @@ from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
 from accounts.models import User
-from annotations.models import CaseFlag, CaseReview, Panel
-from annotations.review import (
-    ReviewAnswers,
-    ReviewError,
-    case_flag_resolve,
-    case_history,
-    case_review_submit,
-    flag_reasons,
-    review_cycle_open,
-    stratified_sample,
-    validated_cases,
-)
-from calibration.casereview.report import review_report_snapshot
+from annotations.models import Panel
+from casereview.agreement import review_report_snapshot
+from casereview.models import CaseFlag, CaseReview
+from casereview.rules import ReviewAnswers, ReviewError, flag_reasons, stratified_sample
+from casereview.selectors import case_history, validated_cases
+from casereview.services import case_flag_resolve, case_review_submit, review_cycle_open
 from evaluations.domain import Visibility
 from evaluations.models import TestCase, TestCaseRevision
 from tests.annotations.factories import CaseFactory, person, tradition
@@ -124,9 +117,9 @@ def test_flag_raised_only_when_all_reviews_are_in_then_revise_keeps_history(pane
     assert case.version == 2 and case.prompt == "A clearer question."
     assert TestCaseRevision.objects.get(test_case=case, version=1).prompt == old_prompt
     history = case_history(case)
-    assert [h["version"] for h in history] == [1, 2]
-    assert len(history[0]["reviews"]) == 3 and history[1]["reviews"] == []  # scores stay with the version given
-    assert history[0]["prompt"] == old_prompt and history[1]["reason"] == "Fixed the reference."
+    assert [h.version for h in history] == [1, 2]
+    assert len(history[0].reviews) == 3 and history[1].reviews == ()  # scores stay with the version given
+    assert history[0].prompt == old_prompt and history[1].reason == "Fixed the reference."
     with pytest.raises(ReviewError, match="already resolved"):
         case_flag_resolve(flag=flag, user=panel.lead, action="retire", note="x")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 from django.db import transaction
@@ -18,17 +18,112 @@ from django.db.models import Q
 from scipy.stats import spearmanr
 
 from annotations.models import Annotation, SubScore
-from annotations.review import DIFFICULTY_ORDER, DIFFICULTY_RANK
-from calibration.models import DifficultyFit
 from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_latest_finished
 from evaluations.models import JudgeRun, ModelResponse, TestCase
 from evaluations.selectors import case_composite, rubric_active, rubric_weights
 from stats.irt import GRMFit, equate_mean_sigma, equate_stocking_lord, grm_fit
 from stats.matrix import matrix_from_triples
 
+from .reports import DifficultyFit, difficulty_fit_equated_store, difficulty_fit_store
+from .rules import DIFFICULTY_ORDER, DIFFICULTY_RANK
+
 
 class DifficultyError(ValueError):
     pass
+
+
+class CellSources(TypedDict):
+    expert: int
+    judge: int
+
+
+class FitItem(TypedDict):
+    """One case (item) of a fit: GRM parameters with SEs, fit statistics, where its scores came from."""
+
+    case: str
+    case_id: int
+    tier: str
+    anchor: bool
+    rotation: str
+    version: int
+    n: int
+    a: float
+    a_se: float | None
+    b: list[float]
+    b_se: list[float | None]
+    difficulty: float
+    difficulty_se: float | None
+    infit: float | None
+    outfit: float | None
+    misfit: bool
+    sources: CellSources
+
+
+class FitModel(TypedDict):
+    model: str
+    theta: float
+    sd: float
+    interval: list[float]
+
+
+class TierRow(TypedDict):
+    tier: str
+    cases: int
+    mean_difficulty: float | None
+
+
+class TierComparison(TypedDict):
+    tiers: list[TierRow]
+    spearman_rho: float | None
+
+
+class LinkConstants(TypedDict):
+    A: float
+    B: float
+
+
+class EquatedItem(TypedDict):
+    case: str
+    difficulty: float
+
+
+class EquatedModel(TypedDict):
+    model: str
+    theta: float
+    interval: list[float]
+
+
+class Equating(TypedDict):
+    to_fit: int
+    to_rotation: str
+    anchors: list[str]
+    mean_sigma: LinkConstants
+    stocking_lord: LinkConstants
+    items: list[EquatedItem]
+    models: list[EquatedModel]
+
+
+class FitPayload(TypedDict):
+    """A stored fit (its JSON)."""
+
+    dimension: str
+    rotation: str
+    judge_run: int | None
+    score: str
+    converged: bool
+    iterations: int
+    log_likelihood: float
+    items: list[FitItem]
+    models: list[FitModel]
+    tiers: TierComparison
+    misfit: int
+    equating: NotRequired[Equating]
+
+
+class Ability(FitModel):
+    """A model's ability on its fit's own scale and, when the fit was equated, on the base scale."""
+
+    equated: EquatedModel | None
 
 
 def _score(composite: float) -> int:
@@ -36,7 +131,7 @@ def _score(composite: float) -> int:
 
 
 def response_scores(*, dimension: str, judge_run: JudgeRun | None, rotation: str | None = None
-                    ) -> tuple[list[TestCase], list[str], np.ndarray, dict[int, dict[str, int]]]:
+                    ) -> tuple[list[TestCase], list[str], np.ndarray, dict[int, CellSources]]:
     """(cases, model names, models × cases matrix of 0–3 scores with NaN, {case id: {"expert": n, "judge": n}})."""
     rubric = judge_run.rubric if judge_run else rubric_active()
     weights = rubric_weights(rubric=rubric)
@@ -81,23 +176,26 @@ def response_scores(*, dimension: str, judge_run: JudgeRun | None, rotation: str
     cases = sorted(TestCase.objects.filter(pk__in=case_ids), key=lambda c: c.external_id)
     matrix = matrix_from_triples(((model, case_id, _score(float(np.mean([v for v, _ in values]))))
                                   for (case_id, model), values in cells.items()), models, [c.pk for c in cases])
-    sources: dict[int, dict[str, int]] = {c.pk: {"expert": 0, "judge": 0} for c in cases}
+    sources: dict[int, CellSources] = {c.pk: CellSources(expert=0, judge=0) for c in cases}
     for (case_id, _model), values in cells.items():
-        sources[case_id]["expert" if any(s == "expert" for _, s in values) else "judge"] += 1
+        if any(s == "expert" for _, s in values):
+            sources[case_id]["expert"] += 1
+        else:
+            sources[case_id]["judge"] += 1
     return cases, models, matrix, sources
 
 
-def _tier_comparison(cases: list[TestCase], fit: GRMFit) -> dict[str, Any]:
+def _tier_comparison(cases: list[TestCase], fit: GRMFit) -> TierComparison:
     by_tier: dict[str, list[float]] = defaultdict(list)
     for case, difficulty in zip(cases, fit.difficulty, strict=True):
         by_tier[case.difficulty].append(float(difficulty))
-    tiers = [{"tier": str(t), "cases": len(by_tier[t]),
-              "mean_difficulty": float(np.mean(by_tier[t])) if by_tier[t] else None} for t in DIFFICULTY_ORDER]
+    tiers = [TierRow(tier=str(t), cases=len(by_tier[t]),
+                     mean_difficulty=float(np.mean(by_tier[t])) if by_tier[t] else None) for t in DIFFICULTY_ORDER]
     ranks = [DIFFICULTY_RANK[c.difficulty] for c in cases]
     rho = None
     if len(set(ranks)) > 1:
         rho = float(spearmanr(ranks, fit.difficulty).statistic)
-    return {"tiers": tiers, "spearman_rho": rho}
+    return TierComparison(tiers=tiers, spearman_rho=rho)
 
 
 @transaction.atomic
@@ -112,7 +210,7 @@ def difficulty_fit(*, dimension: str, judge_run: JudgeRun | None = None, rotatio
         raise DifficultyError(f"{dimension}: {len(cases)} scored case(s); the fit needs at least 2")
     fit = grm_fit(matrix)
     low, high = fit.theta - 1.96 * fit.theta_sd, fit.theta + 1.96 * fit.theta_sd
-    items = []
+    items: list[FitItem] = []
     for j, case in enumerate(cases):
         items.append({
             "case": case.external_id, "case_id": case.pk, "tier": case.difficulty, "anchor": case.is_anchor,
@@ -122,7 +220,7 @@ def difficulty_fit(*, dimension: str, judge_run: JudgeRun | None = None, rotatio
             "difficulty_se": _num(fit.difficulty_se[j]), "infit": _num(fit.infit[j]), "outfit": _num(fit.outfit[j]),
             "misfit": bool(fit.misfit[j]), "sources": sources[case.pk],
         })
-    payload = {
+    payload: FitPayload = {
         "dimension": dimension, "rotation": rotation, "judge_run": judge_run.pk if judge_run else None,
         "score": "round(3 × dimension composite): experts' mean where annotated, else the judge's decisive result",
         "converged": fit.converged, "iterations": fit.iterations, "log_likelihood": fit.log_likelihood,
@@ -132,16 +230,17 @@ def difficulty_fit(*, dimension: str, judge_run: JudgeRun | None = None, rotatio
         "tiers": _tier_comparison(cases, fit),
         "misfit": int(fit.misfit.sum()),
     }
-    return DifficultyFit.objects.create(dimension=dimension, rotation=rotation, items=len(cases), persons=len(models),
-                                        payload=payload, created_by=user if getattr(user, "pk", None) else None)
+    return difficulty_fit_store(dimension=dimension, rotation=rotation, items=len(cases), persons=len(models),
+                                payload=payload, user=user)
 
 
-def fit_abilities(fit: DifficultyFit) -> list[dict[str, Any]]:
+def fit_abilities(fit: DifficultyFit) -> list[Ability]:
     """Each model of a fit with its own-scale ability and, when the fit was equated, its ability on the base scale
     (`equated`, else None); the most able first (on the equated scale when there is one)."""
-    equating = fit.payload.get("equating")
+    payload: FitPayload = fit.payload
+    equating = payload.get("equating")
     equated = {m["model"]: m for m in equating["models"]} if equating else {}
-    rows = [{**m, "equated": equated.get(m["model"])} for m in fit.payload["models"]]
+    rows = [Ability(**m, equated=equated.get(m["model"])) for m in payload["models"]]
     return sorted(rows, key=lambda m: -(m["equated"] or m)["theta"])
 
 
@@ -156,8 +255,10 @@ def difficulty_equate(*, base: DifficultyFit, other: DifficultyFit, min_anchors:
     the mean/sigma constants beside it)."""
     if base.dimension != other.dimension:
         raise DifficultyError("equating needs two fits of the same dimension")
-    base_items = {i["case"]: i for i in base.payload["items"] if i["anchor"]}
-    other_items = {i["case"]: i for i in other.payload["items"] if i["anchor"]}
+    base_payload: FitPayload = base.payload
+    other_payload: FitPayload = other.payload
+    base_items = {i["case"]: i for i in base_payload["items"] if i["anchor"]}
+    other_items = {i["case"]: i for i in other_payload["items"] if i["anchor"]}
     shared = sorted(set(base_items) & set(other_items))
     if len(shared) < min_anchors:
         raise DifficultyError(f"the two fits share {len(shared)} anchor case(s); equating needs at least {min_anchors}")
@@ -167,18 +268,15 @@ def difficulty_equate(*, base: DifficultyFit, other: DifficultyFit, min_anchors:
     b_y = np.array([other_items[c]["b"] for c in shared])
     mean_sigma = equate_mean_sigma(b_x, b_y)
     stocking_lord = equate_stocking_lord(a_x, b_x, a_y, b_y, start=mean_sigma)
-    payload = dict(other.payload)
+    payload: FitPayload = {**other_payload}
     payload["equating"] = {
         "to_fit": base.pk, "to_rotation": base.rotation, "anchors": shared,
         "mean_sigma": {"A": mean_sigma.A, "B": mean_sigma.B},
         "stocking_lord": {"A": stocking_lord.A, "B": stocking_lord.B},
         "items": [{"case": i["case"], "difficulty": float(stocking_lord.difficulties(np.array(i["difficulty"])))}
-                  for i in other.payload["items"]],
+                  for i in other_payload["items"]],
         "models": [{"model": m["model"], "theta": float(stocking_lord.abilities(np.array(m["theta"]))),
                     "interval": [float(stocking_lord.abilities(np.array(v))) for v in m["interval"]]}
-                   for m in other.payload["models"]],
+                   for m in other_payload["models"]],
     }
-    other.payload = payload
-    other.equated_to = base
-    other.save(update_fields=["payload", "equated_to"])
-    return other
+    return difficulty_fit_equated_store(fit=other, base=base, payload=payload)

@@ -6,7 +6,7 @@ waits for them. Tasks call services; the views call `audit_figures_update_later`
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from django.db import transaction
 from django_tasks import task
@@ -16,8 +16,13 @@ from evaluations.models import TheoBertRun
 from .theobert import audit_figures_key, audit_figures_refresh
 
 
+class FiguresTaskOutcome(TypedDict):
+    run: int
+    updated: bool
+
+
 @task()
-def theobert_audit_figures_task(run_id: int) -> dict[str, Any]:
+def theobert_audit_figures_task(run_id: int) -> FiguresTaskOutcome:
     """Recompute a run's stored audit figures unless they already match its audits (idempotent)."""
     run = TheoBertRun.objects.filter(pk=run_id).first()
     if run is None:

@@ -7,13 +7,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from calibration.casereview.difficulty import (
+from casereview.difficulty import (
     DifficultyError,
     difficulty_equate,
     difficulty_fit,
     fit_abilities,
 )
-from calibration.models import DifficultyFit
+from casereview.reports import difficulty_fit_find, difficulty_fits_list
 from evaluations.domain import Dimension
 from evaluations.models import JudgeRun
 from evaluations.spreadsheet import csv_writer
@@ -35,7 +35,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["list"]:
-            for fit in DifficultyFit.objects.all()[:50]:
+            for fit in difficulty_fits_list():
                 equated = f" equated to #{fit.equated_to_id}" if fit.equated_to_id else ""
                 self.stdout.write(f"#{fit.pk} {fit.dimension} rotation={fit.rotation or '(all)'} {fit.items} cases × "
                                   f"{fit.persons} models {fit.created_at:%Y-%m-%d %H:%M}{equated}")
@@ -49,7 +49,7 @@ class Command(BaseCommand):
                 raise CommandError(f"--judge-run: no judge run {options['judge_run']}")
         base = None
         if options["equate_to"]:
-            base = DifficultyFit.objects.filter(pk=options["equate_to"]).first()
+            base = difficulty_fit_find(options["equate_to"])
             if base is None:
                 raise CommandError(f"--equate-to: no fit #{options['equate_to']} (see --list)")
         try:

@@ -7,15 +7,18 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from accounts.models import User
-from annotations.models import CaseReview, CaseReviewCycle, Panel, TheoBertAudit
-from annotations.review import ReviewAnswers, case_review_submit, review_cycle_open
+from annotations.models import Panel
 from evaluations.models import TheoBertCase, TheoBertRun
 from evaluations.theobert.scoring import CaseSpec, Prediction
 from evaluations.theobert.services import theobert_run_score
 
+from .agreement import review_report_snapshot
 from .difficulty import DifficultyError, difficulty_fit
-from .report import review_report_snapshot
-from .theobert import audit_figures_refresh, audit_submit, audits_assign
+from .models import CaseReview, CaseReviewCycle, TheoBertAudit
+from .reports import difficulty_fits_exist
+from .rules import ReviewAnswers
+from .services import audit_submit, audits_assign, case_review_submit, review_cycle_open
+from .theobert import audit_figures_refresh
 
 DEMO_REVIEW_NAME = "Demo case review"
 DEMO_THEOBERT_LABEL = "demo predictions (synthetic)"
@@ -78,9 +81,7 @@ def demo_validity_create(*, seed: int = 20251122) -> list[str]:
             audit_figures_refresh(run=run)  # once, after every demo audit (the page reads stored figures)
         lines.append(f"TheoBERT run #{run.pk}: {run.results.filter(passed=True).count()} of {run.results.count()} "
                      "cases pass (synthetic predictions), audits assigned to the Catholic panel")
-    from calibration.models import DifficultyFit
-
-    if not DifficultyFit.objects.exists():
+    if not difficulty_fits_exist():
         try:
             fit = difficulty_fit(dimension="doctrinal")
         except DifficultyError as exc:

@@ -1,24 +1,24 @@
 """A review cycle's agreement report: Krippendorff's α per field at its level of measurement, with bootstrap
-intervals; flags; expert difficulty against the corpus's assigned difficulty. Stored as a `CaseReviewReport`
-version (frozen; a new computation is a new version)."""
+intervals; flags; expert difficulty against the corpus's assigned difficulty. Stored as a new report version
+(frozen; a new computation is a new version) through `reports.py`."""
 from __future__ import annotations
 
 import hashlib
 import json
 from collections import Counter, defaultdict
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Max
 
-from annotations.models import CaseFlag, CaseReview, CaseReviewCycle
-from annotations.review import DIFFICULTY_ORDER, DIFFICULTY_RANK
-from calibration.models import CaseReviewReport
 from stats.agreement import pairable_units
 from stats.alpha import Level
 from stats.bootstrap import bootstrap_alpha, named_seed_sequence
 from stats.matrix import matrix_from_triples
+
+from .models import CaseFlag, CaseReview, CaseReviewCycle
+from .reports import CaseReviewReport, review_report_store
+from .rules import DIFFICULTY_ORDER, DIFFICULTY_RANK
 
 # field → (level, code of each answer); "unsure" is its own nominal category
 FIELDS: dict[str, tuple[Level, dict[str, float]]] = {
@@ -32,24 +32,95 @@ FIELD_LABELS = {"valid": "Valid test of its dimension", "reference_correct": "Re
 MIN_UNITS = 10
 
 
-def review_rows(cycle: CaseReviewCycle) -> list[dict[str, Any]]:
+class ReviewRow(TypedDict):
+    """One submitted review, as the report reads it (and hashes it)."""
+
+    test_case_id: int
+    test_case__external_id: str
+    test_case__difficulty: str
+    test_case__dimension: str
+    case_version: int
+    expert_id: int
+    valid: str
+    reference_correct: str
+    difficulty: str
+    clarity: int
+
+
+class FieldAgreement(TypedDict):
+    field: str
+    label: str
+    level: str
+    units: int
+    alpha: float | None
+    interval: list[float] | None
+    note: str
+
+
+class DifficultyCrosstab(TypedDict):
+    levels: list[str]
+    table: dict[str, dict[str, int]]
+    cases: int
+    same: int
+    share_same: float | None
+
+
+class FlagCase(TypedDict):
+    case: str
+    version: int
+    reasons: list[str]
+    status: str
+
+
+class FlagSummary(TypedDict):
+    total: int
+    by_reason: dict[str, int]
+    by_status: dict[str, int]
+    cases: list[FlagCase]
+
+
+class ReviewCounts(TypedDict):
+    assigned: int
+    submitted: int
+
+
+class ReviewReportPayload(TypedDict):
+    """The stored report (its JSON)."""
+
+    cycle: int
+    name: str
+    panel: str
+    seed: int
+    resamples: int
+    reviews: ReviewCounts
+    cases_reviewed: int
+    experts: int
+    agreement: list[FieldAgreement]
+    flags: FlagSummary
+    difficulty: DifficultyCrosstab
+
+
+def review_rows(cycle: CaseReviewCycle) -> list[ReviewRow]:
+    """The cycle's submitted reviews, in a fixed order."""
     rows = (CaseReview.objects.filter(cycle=cycle, submitted_at__isnull=False)
             .order_by("test_case__external_id", "case_version", "expert_id")
             .values("test_case_id", "test_case__external_id", "test_case__difficulty", "test_case__dimension",
                     "case_version", "expert_id", "valid", "reference_correct", "difficulty", "clarity"))
-    return [dict(row) for row in rows]
+    return [ReviewRow(**row) for row in rows]  # type: ignore[typeddict-item]
 
 
-def agreement(rows: list[dict[str, Any]], *, n_resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+def agreement(rows: list[ReviewRow], *, n_resamples: int = 1000, seed: int = 0) -> list[FieldAgreement]:
+    """Krippendorff's α of each field over the reviewed cases, with a bootstrap interval."""
     experts = sorted({r["expert_id"] for r in rows})
     units = sorted({(r["test_case_id"], r["case_version"]) for r in rows})
     out = []
     for name, (level, codes) in FIELDS.items():
-        matrix = matrix_from_triples(((r["expert_id"], (r["test_case_id"], r["case_version"]), codes[str(r[name])])
+        matrix = matrix_from_triples(((r["expert_id"], (r["test_case_id"], r["case_version"]),
+                                       codes[str(r[name])])  # type: ignore[literal-required]
                                       for r in rows), experts, units)
         pairable = int(pairable_units(matrix).sum())
-        entry: dict[str, Any] = {"field": name, "label": FIELD_LABELS[name], "level": level, "units": pairable,
-                                 "alpha": None, "interval": None, "note": ""}
+        entry = FieldAgreement(field=name, label=FIELD_LABELS[name], level=level, units=pairable,
+                               alpha=None, interval=None, note="")
         if pairable >= 2:
             result = bootstrap_alpha(matrix, level, categories=sorted(codes.values()), n_resamples=n_resamples,
                                      seed=np.random.default_rng(named_seed_sequence(seed, name)))
@@ -65,7 +136,7 @@ def agreement(rows: list[dict[str, Any]], *, n_resamples: int = 1000, seed: int 
     return out
 
 
-def difficulty_crosstab(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def difficulty_crosstab(rows: list[ReviewRow]) -> DifficultyCrosstab:
     """Assigned difficulty (rows) × the reviewers' median difficulty (columns; a tie takes the lower level)."""
     by_case: dict[tuple[int, int], list[int]] = defaultdict(list)
     assigned: dict[tuple[int, int], str] = {}
@@ -81,36 +152,37 @@ def difficulty_crosstab(rows: list[dict[str, Any]]) -> dict[str, Any]:
         median = levels[ordered[(len(ordered) - 1) // 2]]
         table[assigned[key]][median] += 1
         agree += median == assigned[key]
-    return {"levels": levels, "table": table, "cases": len(by_case),
-            "same": agree, "share_same": agree / len(by_case) if by_case else None}
+    return DifficultyCrosstab(levels=levels, table=table, cases=len(by_case), same=agree,
+                              share_same=agree / len(by_case) if by_case else None)
 
 
-def report_build(cycle: CaseReviewCycle, *, n_resamples: int = 1000, seed: int = 0) -> tuple[dict[str, Any], str]:
+def report_build(cycle: CaseReviewCycle, *, n_resamples: int = 1000, seed: int = 0
+                 ) -> tuple[ReviewReportPayload, str]:
+    """The report's payload and the SHA-256 of the review rows it was computed from."""
     rows = review_rows(cycle)
     digest = hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()
     flags = list(CaseFlag.objects.filter(cycle=cycle).select_related("test_case").order_by("test_case__external_id"))
     reasons = Counter(reason for flag in flags for reason in flag.reasons)
     progress = CaseReview.objects.filter(cycle=cycle)
-    payload = {
-        "cycle": cycle.pk, "name": cycle.name, "panel": cycle.panel.name, "seed": seed, "resamples": n_resamples,
-        "reviews": {"assigned": progress.count(), "submitted": len(rows)},
-        "cases_reviewed": len({(r["test_case_id"], r["case_version"]) for r in rows}),
-        "experts": len({r["expert_id"] for r in rows}),
-        "agreement": agreement(rows, n_resamples=n_resamples, seed=seed),
-        "flags": {"total": len(flags), "by_reason": dict(sorted(reasons.items())),
-                  "by_status": dict(sorted(Counter(f.status for f in flags).items())),
-                  "cases": [{"case": f.test_case.external_id, "version": f.case_version, "reasons": f.reasons,
-                             "status": f.status} for f in flags]},
-        "difficulty": difficulty_crosstab(rows),
-    }
+    payload = ReviewReportPayload(
+        cycle=cycle.pk, name=cycle.name, panel=cycle.panel.name, seed=seed, resamples=n_resamples,
+        reviews=ReviewCounts(assigned=progress.count(), submitted=len(rows)),
+        cases_reviewed=len({(r["test_case_id"], r["case_version"]) for r in rows}),
+        experts=len({r["expert_id"] for r in rows}),
+        agreement=agreement(rows, n_resamples=n_resamples, seed=seed),
+        flags=FlagSummary(total=len(flags), by_reason=dict(sorted(reasons.items())),
+                          by_status=dict(sorted(Counter(f.status for f in flags).items())),
+                          cases=[FlagCase(case=f.test_case.external_id, version=f.case_version, reasons=f.reasons,
+                                          status=f.status) for f in flags]),
+        difficulty=difficulty_crosstab(rows),
+    )
     return payload, digest
 
 
 @transaction.atomic
 def review_report_snapshot(*, cycle: CaseReviewCycle, user: Any = None, n_resamples: int = 1000,
                            seed: int = 0) -> CaseReviewReport:
+    """Compute a cycle's agreement report and store it as its next version."""
     cycle = CaseReviewCycle.objects.select_for_update().get(pk=cycle.pk)
     payload, digest = report_build(cycle, n_resamples=n_resamples, seed=seed)
-    version = (cycle.reports.aggregate(v=Max("version"))["v"] or 0) + 1
-    return CaseReviewReport.objects.create(cycle=cycle, version=version, payload=payload, input_hash=digest,
-                                           seed=seed, created_by=user if getattr(user, "pk", None) else None)
+    return review_report_store(cycle=cycle, payload=payload, input_hash=digest, seed=seed, user=user)

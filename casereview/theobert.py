@@ -4,23 +4,18 @@ run, shown beside the original.
 
 The audit page reads stored figures: the run's summary (stored when it is scored, evaluations.theobert.services)
 and its audit figures, recomputed by the worker when an audit is submitted (`audit_figures_refresh`, through
-casereview/tasks.py). The stored audit figures carry a fingerprint of the submitted audits they came from; a page
+tasks.py). The stored audit figures carry a fingerprint of the submitted audits they came from; a page
 that finds another fingerprint (the worker has not caught up, or an audit changed elsewhere such as the Django
 admin) recomputes and stores them once (`audit_figures_read`)."""
 from __future__ import annotations
 
 import hashlib
-import random
 from collections import defaultdict
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypedDict
 
 import numpy as np
-from django.core.exceptions import PermissionDenied
-from django.db import transaction
-from django.utils import timezone
 
-from annotations.models import TheoBertAudit
-from annotations.review import ReviewError
 from evaluations.models import TheoBertRun
 from evaluations.theobert.scoring import Prediction
 from evaluations.theobert.services import (
@@ -31,45 +26,48 @@ from evaluations.theobert.services import (
 from stats.bootstrap import bootstrap_statistic
 from stats.kappa import cohen_kappa, fleiss_kappa
 
+from .models import TheoBertAudit
+
 ANSWER_CODE = {"no": 0.0, "unsure": 1.0, "yes": 2.0}
 AUDIT_RESAMPLES = 500  # the stored agreement's bootstrap
 
 
-@transaction.atomic
-def audits_assign(*, run: TheoBertRun, experts: list[Any], per_case: int = 2, cases: int | None = None,
-                  seed: int = 0) -> int:
-    """Give each of (a sample of) the run's results to `per_case` experts, load spread evenly; returns how many."""
-    if per_case < 2:
-        raise ReviewError("agreement needs at least two experts per case")
-    if len(experts) < per_case:
-        raise ReviewError(f"{per_case} experts per case need at least {per_case} experts")
-    results = list(run.results.order_by("case__case_id"))
-    rng = random.Random(seed)
-    if cases is not None and cases < len(results):
-        results = sorted(rng.sample(results, cases), key=lambda r: r.case_id)
-    load = {e.pk: 0 for e in experts}
-    created = 0
-    for result in results:
-        for expert in sorted(experts, key=lambda e: (load[e.pk], rng.random()))[:per_case]:
-            _, new = TheoBertAudit.objects.get_or_create(result=result, expert=expert)
-            load[expert.pk] += 1
-            created += new
-    return created
+class KappaFigure(TypedDict):
+    kappa: float | None
+    interval: list[float] | None
+    units: int
+    note: str
 
 
-@transaction.atomic
-def audit_submit(*, audit: TheoBertAudit, user: Any, case_sound: str, verdict_right: str, comment: str = "") -> TheoBertAudit:
-    audit = TheoBertAudit.objects.select_for_update().get(pk=audit.pk)
-    if audit.expert_id != getattr(user, "pk", None):
-        raise PermissionDenied
-    if audit.submitted_at is not None:
-        raise ReviewError("this audit was already submitted")
-    if case_sound not in ANSWER_CODE or verdict_right not in ANSWER_CODE:
-        raise ReviewError("answer yes, no or unsure to both questions")
-    audit.case_sound, audit.verdict_right, audit.comment = case_sound, verdict_right, comment.strip()
-    audit.submitted_at = timezone.now()
-    audit.save()
-    return audit
+class ScorerKappa(KappaFigure):
+    agreement: float | None
+
+
+class AmongExperts(TypedDict):
+    case_sound: KappaFigure
+    verdict_right: KappaFigure
+
+
+class AuditAgreement(TypedDict):
+    """Agreement among the auditors and with the scorer, and the cases they reject (stored as JSON)."""
+
+    audits: int
+    cases: int
+    among_experts: AmongExperts
+    experts_vs_scorer: ScorerKappa
+    rejected: list[str]
+
+
+class AuditFigures(TypedDict):
+    key: str
+    agreement: AuditAgreement
+
+
+class SideBySideRow(TypedDict):
+    axis: str
+    group: str
+    before: Mapping[str, object]
+    after: Mapping[str, object] | None
 
 
 def audit_figures_key(run: TheoBertRun) -> str:
@@ -81,9 +79,10 @@ def audit_figures_key(run: TheoBertRun) -> str:
     return digest.hexdigest()
 
 
-def audit_figures_refresh(*, run: TheoBertRun) -> dict[str, Any]:
+def audit_figures_refresh(*, run: TheoBertRun) -> AuditAgreement:
     """Compute the run's audit figures (agreement, rejected cases) and store them with their fingerprint."""
-    figures = {"key": audit_figures_key(run), "agreement": _json_safe(audit_agreement(run, n_resamples=AUDIT_RESAMPLES))}
+    figures = AuditFigures(key=audit_figures_key(run),
+                           agreement=_json_safe(audit_agreement(run, n_resamples=AUDIT_RESAMPLES)))
     TheoBertRun.objects.filter(pk=run.pk).update(audit_figures=figures)
     run.audit_figures = figures
     return figures["agreement"]
@@ -100,11 +99,12 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def audit_figures_read(run: TheoBertRun) -> dict[str, Any]:
+def audit_figures_read(run: TheoBertRun) -> AuditAgreement:
     """The stored audit figures of the run; recomputed (and stored) only when its audits changed since."""
     stored = run.audit_figures or {}
     if stored.get("key") == audit_figures_key(run) and "agreement" in stored:
-        return dict(stored["agreement"])
+        agreement: AuditAgreement = {**stored["agreement"]}
+        return agreement
     return audit_figures_refresh(run=run)
 
 
@@ -117,7 +117,7 @@ def rejected_cases(run: TheoBertRun) -> list[str]:
     return sorted(c for c, a in answers.items() if a.count("no") * 2 > len(a))
 
 
-def audit_agreement(run: TheoBertRun, *, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+def audit_agreement(run: TheoBertRun, *, n_resamples: int = 1000, seed: int = 0) -> AuditAgreement:
     """Among experts: Fleiss' κ on each question (cases with ≥ 2 audits). Experts vs scorer: Cohen's κ between the
     scorer's pass/fail and the outcome the experts' majority implies (the scorer's if they call the verdict right,
     the opposite if wrong; ties and "unsure" majorities left out). Intervals: percentile bootstrap over cases."""
@@ -126,7 +126,7 @@ def audit_agreement(run: TheoBertRun, *, n_resamples: int = 1000, seed: int = 0)
     by_result: dict[int, list[TheoBertAudit]] = defaultdict(list)
     for audit in audits:
         by_result[audit.result_id].append(audit)
-    among = {}
+    among: dict[str, KappaFigure] = {}
     for question in ("case_sound", "verdict_right"):
         units = [group for group in by_result.values() if len(group) >= 2]
         width = max((len(g) for g in units), default=0)
@@ -145,25 +145,29 @@ def audit_agreement(run: TheoBertRun, *, n_resamples: int = 1000, seed: int = 0)
         scorer.append(1.0 if passed else 0.0)
         experts.append((1.0 if passed else 0.0) if right > wrong else (0.0 if passed else 1.0))
     pair = np.array([scorer, experts]) if scorer else np.empty((2, 0))
-    versus = _interval(pair, lambda m: cohen_kappa(m[0], m[1], categories=[0.0, 1.0]), n_resamples, seed)
-    versus["agreement"] = float(np.mean(pair[0] == pair[1])) if scorer else None
-    return {"audits": len(audits), "cases": len(by_result), "among_experts": among, "experts_vs_scorer": versus,
-            "rejected": rejected_cases(run)}
+    versus = ScorerKappa(**_interval(pair, lambda m: cohen_kappa(m[0], m[1], categories=[0.0, 1.0]), n_resamples,
+                                     seed),
+                         agreement=float(np.mean(pair[0] == pair[1])) if scorer else None)
+    return AuditAgreement(audits=len(audits), cases=len(by_result),
+                          among_experts=AmongExperts(case_sound=among["case_sound"],
+                                                     verdict_right=among["verdict_right"]),
+                          experts_vs_scorer=versus, rejected=rejected_cases(run))
 
 
-def _interval(matrix: np.ndarray, statistic: Any, n_resamples: int, seed: int) -> dict[str, Any]:
+def _interval(matrix: np.ndarray, statistic: Callable[[np.ndarray], float], n_resamples: int,
+              seed: int) -> KappaFigure:
     if matrix.shape[1] < 2:
-        return {"kappa": None, "interval": None, "units": int(matrix.shape[1]), "note": "fewer than two cases"}
+        return KappaFigure(kappa=None, interval=None, units=int(matrix.shape[1]), note="fewer than two cases")
     try:
         result = bootstrap_statistic(matrix, statistic, n_resamples=n_resamples, seed=seed)
     except (ValueError, ZeroDivisionError) as exc:
-        return {"kappa": None, "interval": None, "units": int(matrix.shape[1]), "note": str(exc)}
+        return KappaFigure(kappa=None, interval=None, units=int(matrix.shape[1]), note=str(exc))
     estimate = result.estimate
     if estimate is not None and not np.isfinite(estimate):
         estimate = None
     note = "" if estimate is not None else "κ is undefined: every answer was the same"
-    return {"kappa": estimate, "interval": [result.ci_low, result.ci_high] if result.ci_low is not None else None,
-            "units": int(matrix.shape[1]), "note": note}
+    return KappaFigure(kappa=estimate, interval=[result.ci_low, result.ci_high] if result.ci_low is not None else None,
+                       units=int(matrix.shape[1]), note=note)
 
 
 class _StoredPredictions:
@@ -176,7 +180,7 @@ class _StoredPredictions:
                                                    probabilities=r.probabilities)
                         for r in run.results.select_related("case")}
 
-    def predict(self, cases: Any, *, top: int, progress: Any = None) -> Any:
+    def predict(self, cases: Sequence[Any], *, top: int, progress: Any = None) -> Iterator[Prediction]:
         for case in cases:
             yield self.by_case[case.case_id]
 
@@ -190,12 +194,12 @@ def rescore_without_rejected(*, run: TheoBertRun, user: Any = None) -> TheoBertR
 
 
 def side_by_side(run: TheoBertRun, rescored: TheoBertRun | None, *, n_resamples: int | None = None
-                 ) -> list[dict[str, Any]]:
+                 ) -> list[SideBySideRow]:
     """Each group's figures before and after re-scoring: the stored summaries, or computed anew with `n_resamples`."""
-    def summary(of: TheoBertRun) -> dict[str, Any]:
+    def summary(of: TheoBertRun) -> Any:
         return theobert_run_summary_stored(of) if n_resamples is None else theobert_run_summary(of, n_resamples=n_resamples)
 
     before = {(g["axis"], g["group"]): g for g in summary(run)["groups"]}
     after = {(g["axis"], g["group"]): g for g in summary(rescored)["groups"]} if rescored else {}
-    return [{"axis": axis, "group": group, "before": row, "after": after.get((axis, group))}
+    return [SideBySideRow(axis=axis, group=group, before=row, after=after.get((axis, group)))
             for (axis, group), row in before.items() if axis != "cell"]

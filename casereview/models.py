@@ -1,12 +1,15 @@
 """Test-case review: cycles in which a panel's experts judge the benchmark's cases themselves (methodology §5.1.2,
-§6.5: the corpus was "LLM-screened, not human-validated"), the flags their answers raise, and TheoBERT audits."""
+§6.5: the corpus was "LLM-screened, not human-validated"), the flags their answers raise, and TheoBERT audits.
+
+The models moved here from `annotations` by a state-only migration: their tables keep their `annotations_*` names
+(`Meta.db_table`), so no row moved."""
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from .scoring import public_id_new
+from annotations.models import public_id_new
 
 
 class CaseReviewCycle(models.Model):
@@ -26,6 +29,7 @@ class CaseReviewCycle(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "annotations_casereviewcycle"
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(condition=Q(reviewers_per_case__gte=3), name="review_cycle_three_reviewers"),
@@ -64,6 +68,7 @@ class CaseReview(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "annotations_casereview"
         ordering = ["cycle", "test_case", "id"]
         constraints = [
             models.UniqueConstraint(fields=["cycle", "test_case", "expert"], name="case_review_one_per_expert"),
@@ -105,6 +110,7 @@ class CaseFlag(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "annotations_caseflag"
         ordering = ["cycle", "test_case"]
         constraints = [
             models.UniqueConstraint(fields=["cycle", "test_case"], name="case_flag_one_per_cycle_case"),
@@ -135,6 +141,7 @@ class TheoBertAudit(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "annotations_theobertaudit"
         ordering = ["result", "id"]
         constraints = [
             models.UniqueConstraint(fields=["result", "expert"], name="theobert_audit_one_per_expert"),
