@@ -53,7 +53,7 @@ class FieldAgreement(TypedDict):
     level: str
     units: int
     alpha: float | None
-    interval: list[float] | None
+    interval: list[float | None] | None
     note: str
 
 

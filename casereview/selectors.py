@@ -9,10 +9,12 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
+from django.utils.safestring import SafeString
 
 from access.policy import panels_led
 from annotations.models import Panel
-from evaluations.models import TestCase, TheoBertRun
+from annotations.rendering import markdown_to_safe_html
+from evaluations.models import TestCase, TheoBertCase, TheoBertResult, TheoBertRun, Tradition
 
 from .difficulty import Ability, FitItem, FitPayload, fit_abilities
 from .models import CaseFlag, CaseReview, CaseReviewCycle, TheoBertAudit
@@ -126,6 +128,64 @@ def review_get(public_id: str) -> CaseReview | None:
             .filter(public_id=public_id).first())
 
 
+@dataclass(frozen=True)
+class ReviewPage:
+    """The expert's own review of one case: the case as assigned and their answers once submitted. Nothing about
+    the other reviewers, the corpus's assigned difficulty or any model's answer."""
+
+    public_id: str
+    case_version: int
+    is_submitted: bool
+    valid_label: str
+    reference_label: str
+    difficulty: str
+    clarity: int | None
+    comment: str
+    case_external_id: str
+    dimension_label: str
+    tradition: Tradition | None
+    question_type_label: str
+    is_held_out: bool
+    stale: bool  # the case was revised after it was assigned: its new text is not shown
+    prompt_html: SafeString
+    reference_html: SafeString
+
+
+def review_page(review: CaseReview) -> ReviewPage:
+    """What the reviewer's page shows of their own review (`review_get`'s result, after the policy allowed it)."""
+    case = review.test_case
+    return ReviewPage(
+        public_id=review.public_id, case_version=review.case_version, is_submitted=review.is_submitted,
+        valid_label=review.get_valid_display(), reference_label=review.get_reference_correct_display(),
+        difficulty=review.difficulty, clarity=review.clarity, comment=review.comment,
+        case_external_id=case.external_id, dimension_label=case.get_dimension_display(), tradition=case.tradition,
+        question_type_label=case.get_question_type_display(), is_held_out=case.is_held_out,
+        stale=case.version != review.case_version, prompt_html=markdown_to_safe_html(case.prompt),
+        reference_html=markdown_to_safe_html(case.reference_answer))
+
+
+@dataclass(frozen=True)
+class AuditPage:
+    """The expert's own audit of one scored TheoBERT case: the case, the scorer's verdict, their answers."""
+
+    public_id: str
+    is_submitted: bool
+    case_sound_label: str
+    verdict_right_label: str
+    case: TheoBertCase
+    result: TheoBertResult
+    top: tuple[Any, ...]
+
+
+def audit_page(audit: TheoBertAudit) -> AuditPage:
+    """What the auditor's page shows (`audit_get`'s result, after the policy allowed it)."""
+    result = audit.result
+    return AuditPage(public_id=audit.public_id, is_submitted=audit.submitted_at is not None,
+                     case_sound_label=audit.get_case_sound_display(),
+                     verdict_right_label=audit.get_verdict_right_display(), case=result.case, result=result,
+                     top=tuple(result.ranked[: max(result.k, 10)]))
+
+
 def audit_get(public_id: str) -> TheoBertAudit | None:
     """A TheoBERT audit by its public id, with its result and case (the policy decides who may open it)."""
     return TheoBertAudit.objects.select_related("result", "result__case").filter(public_id=public_id).first()
@@ -230,7 +290,7 @@ def review_cycles_for(user: Any) -> list[CycleRow]:
                       n_done=Count("reviews", filter=Q(reviews__submitted_at__isnull=False), distinct=True),
                       n_open_flags=Count("flags", filter=Q(flags__status=CaseFlag.Status.OPEN), distinct=True)))
     return [CycleRow(pk=c.pk, name=c.name, panel=str(c.panel), status_label=c.get_status_display(),
-                     n_reviews=c.n_reviews, n_done=c.n_done, n_open_flags=c.n_open_flags)  # type: ignore[attr-defined]
+                     n_reviews=c.n_reviews, n_done=c.n_done, n_open_flags=c.n_open_flags)
             for c in rows]
 
 

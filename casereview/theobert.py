@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 import numpy as np
 
@@ -34,7 +34,7 @@ AUDIT_RESAMPLES = 500  # the stored agreement's bootstrap
 
 class KappaFigure(TypedDict):
     kappa: float | None
-    interval: list[float] | None
+    interval: list[float | None] | None
     units: int
     note: str
 
@@ -103,8 +103,7 @@ def audit_figures_read(run: TheoBertRun) -> AuditAgreement:
     """The stored audit figures of the run; recomputed (and stored) only when its audits changed since."""
     stored = run.audit_figures or {}
     if stored.get("key") == audit_figures_key(run) and "agreement" in stored:
-        agreement: AuditAgreement = {**stored["agreement"]}
-        return agreement
+        return cast(AuditAgreement, dict(stored["agreement"]))
     return audit_figures_refresh(run=run)
 
 

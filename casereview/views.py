@@ -18,7 +18,6 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from access.policy import Action, allowed, require
 from accounts.http import AuthedRequest
-from annotations.rendering import markdown_to_safe_html as render_markdown
 
 from . import selectors, services
 from . import theobert as audit_service
@@ -77,13 +76,8 @@ def case(request: AuthedRequest, public_id: str) -> HttpResponse:
                 messages.success(request, f"Your review of case {review.test_case.external_id} is saved.")
                 following = selectors.review_next_open(request.user)
                 return redirect("review:case", public_id=following) if following else redirect("review:queue")
-    test_case = review.test_case
-    # A revised case is reviewed as the version assigned; if it changed since, say so instead of showing new text.
-    stale = test_case.version != review.case_version
-    return render(request, "review/case.html", {
-        "review": review, "case": test_case, "form": form, "stale": stale,
-        "prompt_html": render_markdown(test_case.prompt), "reference_html": render_markdown(test_case.reference_answer),
-    }, status=status)
+    # A revised case is reviewed as the version assigned; if it changed since, the page says so instead of new text.
+    return render(request, "review/case.html", {"page": selectors.review_page(review), "form": form}, status=status)
 
 
 @never_cache
@@ -108,9 +102,7 @@ def audit(request: AuthedRequest, public_id: str) -> HttpResponse:
                 messages.success(request, f"Your audit of {item.result.case.case_id} is saved.")
                 following = selectors.audit_next_open(request.user)
                 return redirect("review:audit", public_id=following) if following else redirect("review:queue")
-    result = item.result
-    return render(request, "review/audit.html", {"audit": item, "result": result, "case": result.case, "form": form,
-                                                 "top": result.ranked[: max(result.k, 10)]}, status=status)
+    return render(request, "review/audit.html", {"page": selectors.audit_page(item), "form": form}, status=status)
 
 
 # --- leads -------------------------------------------------------------------------------------------------
