@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from access.policy import Action, require
 from annotations.models import Panel
 from evaluations.domain import Difficulty
 from evaluations.models import TestCase, TestCaseRevision, TheoBertRun
@@ -79,8 +79,7 @@ def case_review_submit(*, review: CaseReview, user: Any, answers: ReviewAnswers)
     list(CaseReview.objects.select_for_update().filter(cycle_id=review.cycle_id, test_case_id=review.test_case_id)
          .order_by("pk").values_list("pk", flat=True))
     review = CaseReview.objects.select_related("cycle", "test_case").get(pk=review.pk)
-    if review.expert_id != getattr(user, "pk", None):
-        raise PermissionDenied
+    require(user, Action.REVIEW_CASE, review)  # its reviewer only (PermissionDenied for anyone else)
     if review.cycle.status != CaseReviewCycle.Status.OPEN:
         raise ReviewError("this review cycle is closed")
     if review.is_submitted:
@@ -210,8 +209,7 @@ def audits_assign_to_panel(*, run: TheoBertRun, panel: Panel, per_case: int) -> 
 def audit_submit(*, audit: TheoBertAudit, user: Any, case_sound: str, verdict_right: str, comment: str = "") -> TheoBertAudit:
     """Submit the expert's own audit (once)."""
     audit = TheoBertAudit.objects.select_for_update().get(pk=audit.pk)
-    if audit.expert_id != getattr(user, "pk", None):
-        raise PermissionDenied
+    require(user, Action.REVIEW_CASE, audit)  # its expert only
     if audit.submitted_at is not None:
         raise ReviewError("this audit was already submitted")
     if case_sound not in AUDIT_ANSWERS or verdict_right not in AUDIT_ANSWERS:
