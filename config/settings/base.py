@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "evaluations",
     "annotations",
     "calibration",
+    "delphi",
     "config",  # operations: worker heartbeat (config/models.py), `manage.py run_worker`
 ]
 

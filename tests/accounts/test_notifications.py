@@ -16,9 +16,9 @@ from accounts.notifications import digests_send, notify
 from annotations.lifecycle import assignment_reassign
 from annotations.models import Assignment
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
-from calibration.delphi.services import delphi_round_close
-from calibration.models import DelphiRound
 from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
+from delphi.models import DelphiRound
+from delphi.services import delphi_round_close
 from tests.annotations.factories import (
     MODEL_NAME_MARKER,
     MODEL_PROVIDER_MARKER,

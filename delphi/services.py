@@ -25,8 +25,8 @@ from evaluations.selectors import rubric_weights
 from evaluations.services import rubric_version_create
 from stats.delphi import RoundSummary, WeightSummary, renormalise, round_summary
 
-from ..models import DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
 from .allocation import AllocationInput, allocation_errors
+from .models import DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
 from .rescoring import rescoring_report
 from .selectors import DIMENSION_GROUP, study_warnings, weight_structure
 

@@ -18,8 +18,8 @@ from django.utils.safestring import SafeString
 from access.policy import Action, allowed
 from evaluations.models import RubricVersion
 
-from ..models import METHODOLOGY_MIN_PANELISTS, DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
 from .allocation import WeightGroup, points_str
+from .models import METHODOLOGY_MIN_PANELISTS, DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
 from .svg import histogram_svg
 
 DIMENSION_GROUP = "dimensions"
@@ -109,6 +109,13 @@ def is_panelist(*, study: DelphiStudy, user: Any) -> bool:
 
 def round_open(*, study: DelphiStudy) -> DelphiRound | None:
     return study.rounds.open().first()
+
+
+def rounds_awaiting_answer(*, expert: Any) -> list[DelphiRound]:
+    """The open rounds of the expert's studies that they have not answered yet, oldest first (one query)."""
+    answered = DelphiResponse.objects.filter(expert=expert).values("round_id")
+    return list(DelphiRound.objects.open().filter(study__panelists=expert).exclude(pk__in=answered)
+                .select_related("study").order_by("opened_at"))
 
 
 def round_last_closed(*, study: DelphiStudy) -> DelphiRound | None:

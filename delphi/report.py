@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models import DelphiStudy
+from .models import DelphiStudy
 from .selectors import named_allocations, study_warnings, weight_structure
 
 

@@ -21,9 +21,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from access.policy import Action, allowed, policy_required, require
 from accounts.http import AuthedRequest, download_response
 
-from ..models import DelphiStudy
 from .exporting import JSON_CONTENT_TYPE, study_report_filename, study_report_json
 from .forms import AllocationForm, ApproveForm, StudyCreateForm
+from .models import DelphiStudy
 from .report import delphi_report_build
 from .selectors import (
     allocation_prefill,
@@ -63,7 +63,7 @@ def _validation_messages(exc: ValidationError) -> list[str]:
 def index(request: AuthedRequest) -> HttpResponse:
     """The studies the user may see (all for staff, their own for panelists), a page at a time."""
     page = Paginator(study_list(user=request.user), STUDIES_PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "calibration/delphi/index.html",
+    return render(request, "delphi/index.html",
                   {"rows": page.object_list, "page_obj": page, "is_admin": allowed(request.user, Action.RUN_DELPHI)})
 
 
@@ -88,7 +88,7 @@ def create(request: AuthedRequest) -> HttpResponse:
             for warning in result.warnings:
                 messages.warning(request, warning)
             return redirect("delphi:study", pk=result.study.pk)
-    return render(request, "calibration/delphi/create.html", {"form": form},
+    return render(request, "delphi/create.html", {"form": form},
                   status=422 if request.method == "POST" else 200)
 
 
@@ -104,7 +104,7 @@ def study(request: AuthedRequest, pk: int) -> HttpResponse:
     context: dict[str, Any] = {"study": obj, "open_round": round_open(study=obj), "structure": structure,
                                "rounds": expert_rounds(study=obj, expert=request.user, structure=structure),
                                "n_panelists": obj.panelists.count()}
-    return render(request, "calibration/delphi/study_expert.html", context)
+    return render(request, "delphi/study_expert.html", context)
 
 
 def _render_study_admin(request: AuthedRequest, obj: DelphiStudy, *, approve_form: ApproveForm,
@@ -125,7 +125,7 @@ def _render_study_admin(request: AuthedRequest, obj: DelphiStudy, *, approve_for
         rescoring=rescoring, approve_form=approve_form,
         dimension_names={d.key: d.name for d in structure.dimensions},
     )
-    return render(request, "calibration/delphi/study_admin.html", context, status=status)
+    return render(request, "delphi/study_admin.html", context, status=status)
 
 
 def _proposal_levels(proposal: dict, structure) -> list[dict]:
@@ -153,7 +153,7 @@ def respond(request: AuthedRequest, pk: int) -> HttpResponse:
     structure = weight_structure(rubric=obj.rubric)
     context: dict[str, Any] = {"study": obj, "round": current, "panelist": panelist, "structure": structure}
     if current is None:
-        return render(request, "calibration/delphi/respond.html", context, status=409 if request.method == "POST" else 200)
+        return render(request, "delphi/respond.html", context, status=409 if request.method == "POST" else 200)
     form = AllocationForm(request.POST, structure=structure) if request.method == "POST" else None
     if form is not None and form.is_valid():
         try:
@@ -172,7 +172,7 @@ def respond(request: AuthedRequest, pk: int) -> HttpResponse:
         groups=form.groups(prefill.feedback),
         answered=current.responses.filter(expert=request.user).values_list("updated_at", flat=True).first(),
     )
-    return render(request, "calibration/delphi/respond.html", context, status=422 if form.errors else 200)
+    return render(request, "delphi/respond.html", context, status=422 if form.errors else 200)
 
 
 def _staff_action(
