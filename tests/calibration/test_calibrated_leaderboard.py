@@ -18,8 +18,8 @@ from annotations.services import AnnotationInput, annotation_skip, annotation_su
 from calibration.calibrated.build import DIFFICULTY_WEIGHTS, InputRow, Options, calibrated_leaderboard_build
 from calibration.calibrated.files import InputsError, inputs_csv, inputs_csv_parse, report_json
 from calibration.calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
+from calibration.cycles.truth import response_truths
 from calibration.models import ReportSnapshot
-from calibration.truth import response_truths
 from evaluations.models import JudgeResult, JudgeRun
 from tests.annotations.factories import world_build
 
