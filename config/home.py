@@ -16,7 +16,9 @@ from django.shortcuts import render
 from access.policy import Action, allowed, panels_led
 from annotations.models import Assignment, CalibrationCycle, Panel
 from calibration.adjudication.selectors import adjudication_queue
-from calibration.models import DelphiResponse, DelphiRound, ReportSnapshot
+from calibration.models import ReportSnapshot
+from delphi.models import DelphiRound
+from delphi.selectors import rounds_awaiting_answer
 from evaluations.models import JudgeRun
 from evaluations.selectors import rubric_active
 
@@ -39,9 +41,7 @@ def home_parts(user: Any) -> HomeParts:
     parts.queue = list(
         Assignment.objects.filter(expert=user, status__in=OPEN_STATUSES, cycle__status=CalibrationCycle.Status.OPEN)
         .values("cycle__name").annotate(open=Count("id")).order_by("cycle__name"))
-    answered = DelphiResponse.objects.filter(expert=user).values("round_id")
-    parts.delphi = list(DelphiRound.objects.open().filter(study__panelists=user).exclude(pk__in=answered)
-                        .select_related("study").order_by("opened_at"))
+    parts.delphi = rounds_awaiting_answer(expert=user)
     if allowed(user, Action.LEAD):
         parts.adjudication_waiting = len(adjudication_queue(user=user))
         led = panels_led(user)

@@ -35,5 +35,5 @@ urlpatterns = [
     path("review/", include("casereview.urls")),
     path("calibration/", include("calibration.urls")),
     path("calibrated/", include("calibration.calibrated.urls")),
-    path("delphi/", include("calibration.delphi.urls")),
+    path("delphi/", include("delphi.urls")),
 ]

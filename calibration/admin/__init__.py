@@ -2,10 +2,9 @@
 
 `cycles` (`calibration/cycles/admin.py`): panels (size warnings) and calibration cycles with their items (models
 of `annotations`).
-`delphi`: Delphi studies, rounds and responses.
 `snapshots`: report snapshots, read-only.
 """
 from ..cycles import admin as cycles
-from . import delphi, snapshots
+from . import snapshots
 
-__all__ = ["cycles", "delphi", "snapshots"]
+__all__ = ["cycles", "snapshots"]

@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "annotations",
     "casereview",
     "calibration",
+    "delphi",
     "config",  # operations: worker heartbeat (config/models.py), `manage.py run_worker`
 ]
 

@@ -2,22 +2,17 @@
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 
 import pytest
 from django.core import mail
-from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
 
 from accounts.models import Notification, User
 from accounts.notifications import digests_send, notify
 from annotations.lifecycle import assignment_reassign
 from annotations.models import Assignment
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
-from calibration.delphi.services import delphi_round_close
-from calibration.models import DelphiRound
 from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
 from tests.annotations.factories import (
     MODEL_NAME_MARKER,
@@ -26,7 +21,6 @@ from tests.annotations.factories import (
     tradition,
     world_build,
 )
-from tests.delphi.factories import delphi_world_build, submit_all
 
 pytestmark = pytest.mark.django_db
 K = Notification.Kind
@@ -64,24 +58,6 @@ def test_a_reassigned_item_tells_its_new_expert(django_capture_on_commit_callbac
     second = Assignment.objects.filter(expert=world.other_expert, panel=world.catholic).exclude(pk=old.pk).first()
     assignment_reassign(assignment=second, to_expert=newcomer, actor=world.lead)
     assert len(notes(newcomer, K.ASSIGNMENTS)) == 1  # still unread: not repeated
-
-
-def test_delphi_rounds_tell_their_panelists_and_reminders_come_once() -> None:
-    world = delphi_world_build()
-    panelists = [world.expert, *world.others]
-    for person_ in panelists:
-        [note] = notes(person_, K.DELPHI_OPEN)
-        assert "Round 1" in note.text and note.link == reverse("delphi:respond", kwargs={"pk": world.study.pk})
-    assert notes(world.outsider) == [] and notes(world.admin, K.DELPHI_OPEN) == []
-    round1 = DelphiRound.objects.get(study=world.study, number=1)
-    DelphiRound.objects.filter(pk=round1.pk).update(opened_at=timezone.now() - timedelta(days=4))
-    call_command("notify_due", stdout=open("/dev/null", "w"))
-    call_command("notify_due", "--days", "0", stdout=open("/dev/null", "w"))  # a second run reminds nobody again
-    for person_ in panelists:
-        assert len(notes(person_, K.DELPHI_REMINDER)) == 1
-    submit_all(world, world.round(1), [-15, -5, 5, 15, 0])
-    delphi_round_close(round=round1, actor=world.admin)
-    assert [n.text[:7] for n in notes(world.expert, K.DELPHI_OPEN)] == ["Round 2", "Round 1"]
 
 
 def test_a_disagreement_tells_the_panel_lead_once_per_cycle(django_capture_on_commit_callbacks) -> None:

@@ -10,7 +10,7 @@ from tests.accounts.permission_matrix import Case, extra_identities, matrix_fail
 
 pytestmark = pytest.mark.django_db
 
-OWN_APPS = ("accounts", "annotations", "calibration", "judge", "review")
+OWN_APPS = ("accounts", "annotations", "calibration", "delphi", "judge", "review")
 # allauth's pages that the app links to (the rest of allauth behaves like these: login or allow).
 ALLAUTH_NAMES = (
     "account_login", "account_signup", "account_logout", "account_reset_password", "account_email",

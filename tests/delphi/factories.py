@@ -13,10 +13,10 @@ import pytest
 
 from accounts.models import User
 from annotations.models import Panel
-from calibration.delphi.allocation import AllocationInput
-from calibration.delphi.selectors import WeightStructure, weight_structure
-from calibration.delphi.services import delphi_response_submit, delphi_round_close, delphi_study_create
-from calibration.models import DelphiRound, DelphiStudy
+from delphi.allocation import AllocationInput
+from delphi.models import DelphiRound, DelphiStudy
+from delphi.selectors import WeightStructure, weight_structure
+from delphi.services import delphi_response_submit, delphi_round_close, delphi_study_create
 from evaluations.models import RubricVersion, Tradition
 from tests.annotations.factories import person
 

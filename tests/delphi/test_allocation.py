@@ -10,9 +10,9 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ValidationError
 
-from calibration.delphi.allocation import WeightGroup, allocation_errors, points_str
-from calibration.delphi.forms import AllocationForm, PointsField
-from calibration.delphi.selectors import WeightField, WeightStructure
+from delphi.allocation import WeightGroup, allocation_errors, points_str
+from delphi.forms import AllocationForm, PointsField
+from delphi.selectors import WeightField, WeightStructure
 
 GROUPS = [WeightGroup("dimensions", "The six dimensions", ("a", "b", "c")),
           WeightGroup("a", "The sub-dimensions of A", ("a.x", "a.y"))]

@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-from calibration.delphi.services import (
+from delphi.services import (
     delphi_proposal_approve,
     delphi_response_submit,
     delphi_study_close,

@@ -7,8 +7,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection
 
-from calibration.delphi.services import delphi_response_submit, delphi_round_close
-from calibration.models import DelphiResponse
+from delphi.models import DelphiResponse
+from delphi.services import delphi_response_submit, delphi_round_close
 from evaluations.services import reference_data_ensure
 from tests.delphi.factories import allocation, delphi_world_build, submit_all
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 import pytest
 
 from annotations.models import Panel
-from calibration.delphi.demo import demo_delphi_create
-from calibration.delphi.selectors import study_warnings
 from calibration.demo import demo_people_create
-from calibration.models import DelphiStudy
+from delphi.demo import demo_delphi_create
+from delphi.models import DelphiStudy
+from delphi.selectors import study_warnings
 
 pytestmark = pytest.mark.django_db
 
@@ -31,9 +31,9 @@ def test_one_demo_study_has_round_1_answered_so_that_closing_it_works(client) ->
     from django.urls import reverse
 
     from accounts.models import User
-    from calibration.delphi.demo import ANSWERED_TRADITION, demo_round_answers_create
-    from calibration.delphi.selectors import weight_structure
-    from calibration.models import DelphiAllocation, DelphiResponse
+    from delphi.demo import ANSWERED_TRADITION, demo_round_answers_create
+    from delphi.models import DelphiAllocation, DelphiResponse
+    from delphi.selectors import weight_structure
 
     demo_people_create()
     studies = demo_delphi_create()

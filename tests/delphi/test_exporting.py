@@ -8,18 +8,18 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.test import Client
 from django.urls import reverse
 
-from calibration.delphi.exporting import study_report_json
-from calibration.delphi.report import delphi_report_build
-from calibration.delphi.selectors import named_allocations, study_warnings, weight_structure
-from calibration.delphi.services import delphi_proposal_approve, delphi_study_close
-from calibration.models import DelphiStudy
+from delphi.exporting import study_report_json
+from delphi.models import DelphiStudy
+from delphi.report import delphi_report_build
+from delphi.selectors import named_allocations, study_warnings, weight_structure
+from delphi.services import delphi_proposal_approve, delphi_study_close
 from tests.delphi.factories import close, submit_all
 
 pytestmark = pytest.mark.django_db
 
 
 def former_report_body(study) -> bytes:  # type: ignore[no-untyped-def]
-    """What calibration.delphi.views.report_json built by hand before the exporter (kept here as the reference)."""
+    """What delphi.views.report_json built by hand before the exporter (kept here as the reference)."""
     structure = weight_structure(rubric=study.rubric)
     rounds = []
     for r in study.rounds.order_by("number"):

@@ -6,7 +6,7 @@ from django.test import Client
 from django.urls import get_resolver, reverse
 
 from access.policy import URL_ACTIONS
-from calibration.models import DelphiResponse
+from delphi.models import DelphiResponse
 from tests.accounts.permission_matrix import Case, extra_identities, matrix_failures, roles
 from tests.delphi.factories import allocation, close, delphi_world_build, form_data, submit_all
 

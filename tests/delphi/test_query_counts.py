@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from calibration.models import DelphiStudy
+from delphi.models import DelphiStudy
 from tests.growth import Base, PageCheck, assert_constant, measure_two_sizes
 
 pytestmark = pytest.mark.django_db  # the test database must exist for the module fixture

@@ -5,9 +5,9 @@ from decimal import Decimal
 
 import pytest
 
-from calibration.delphi.rescoring import JudgedItem, judged_items, model_dimension_scores, rescoring_compare
-from calibration.delphi.services import delphi_proposal_approve, delphi_response_submit, delphi_study_close
-from calibration.models import DelphiStudy
+from delphi.models import DelphiStudy
+from delphi.rescoring import JudgedItem, judged_items, model_dimension_scores, rescoring_compare
+from delphi.services import delphi_proposal_approve, delphi_response_submit, delphi_study_close
 from evaluations.models import JudgeRun
 from tests.delphi.factories import allocation, close
 from tests.delphi.judge_data import MODEL_SCORES, judge_run_seed

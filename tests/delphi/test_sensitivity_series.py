@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from calibration.delphi.rescoring import series_sensitivity
+from delphi.rescoring import series_sensitivity
 from evaluations.models import JudgeRun, ModelResponse
 from evaluations.selectors import rubric_weights
 from tests.calibration.test_judge_agreement import fake_run

@@ -6,13 +6,13 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ValidationError
 
-from calibration.delphi.services import (
+from delphi.models import DelphiAllocation, DelphiRound, DelphiStudy
+from delphi.services import (
     delphi_proposal_approve,
     delphi_response_submit,
     delphi_study_close,
     delphi_study_create,
 )
-from calibration.models import DelphiAllocation, DelphiRound, DelphiStudy
 from evaluations.models import RubricVersion
 from evaluations.selectors import rubric_weights
 from tests.annotations.factories import person

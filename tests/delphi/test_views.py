@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from calibration.models import DelphiAllocation, DelphiResponse, DelphiStudy
+from delphi.models import DelphiAllocation, DelphiResponse, DelphiStudy
 from evaluations.models import JudgeScore
 from tests.delphi.factories import RATIONALE_MARKER, allocation, close, form_data, submit_all
 from tests.delphi.judge_data import judge_run_seed
@@ -228,8 +228,8 @@ def test_approval_with_a_taken_or_too_long_version_name_comes_back_on_the_versio
 
 
 def test_index_lists_the_studies_a_page_at_a_time(dworld, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from calibration.delphi import views
-    from calibration.delphi.services import delphi_study_create
+    from delphi import views
+    from delphi.services import delphi_study_create
 
     delphi_study_create(name="Second study", rubric=dworld.rubric, panelists=[dworld.expert], created_by=dworld.admin)
     monkeypatch.setattr(views, "STUDIES_PAGE_SIZE", 1)

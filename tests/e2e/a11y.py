@@ -29,7 +29,7 @@ class Role:
 def demo_pages() -> list[Role]:
     """Every page of every role, with the demo's ids (call after `load_demo`)."""
     from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem
-    from calibration.models import DelphiStudy
+    from delphi.models import DelphiStudy
     from evaluations.models import JudgeRun
 
     expert = "catholic1@faithbench.test"

@@ -12,7 +12,7 @@ from decimal import Decimal
 
 import pytest
 
-from calibration.models import DelphiAllocation, DelphiResponse
+from delphi.models import DelphiAllocation, DelphiResponse
 from evaluations.services import reference_data_ensure
 from tests.delphi.factories import allocation, delphi_world_build
 from tests.e2e.conftest import ARTIFACTS

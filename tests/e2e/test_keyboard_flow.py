@@ -7,8 +7,8 @@ import re
 import pytest
 
 from annotations.models import Annotation
-from calibration.delphi.services import delphi_study_create
-from calibration.models import DelphiAllocation, DelphiResponse
+from delphi.models import DelphiAllocation, DelphiResponse
+from delphi.services import delphi_study_create
 from evaluations.models import RubricVersion
 from tests.delphi.factories import allocation, weight_structure
 from tests.e2e.conftest import ARTIFACTS

@@ -47,7 +47,7 @@ def test_the_selector_skips_newer_cancelled_failed_running_and_empty_runs(runs, 
 
 def test_every_default_uses_it_and_an_explicit_choice_still_works(runs, rubric_v1) -> None:  # type: ignore[no-untyped-def]
     from annotations.models import CalibrationCycle
-    from calibration.delphi import rescoring
+    from delphi import rescoring
 
     finished, newer = runs
     cycle = CalibrationCycle.objects.create(name="c", rubric=rubric_v1, seed=1)

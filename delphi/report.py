@@ -1,16 +1,15 @@
 """The Delphi study report: everything about a study as plain data (staff only: allocations are named)."""
 from __future__ import annotations
 
-from typing import Any
-
-from ..models import DelphiStudy
+from .models import DelphiStudy
+from .schema import DelphiReport, ReportRound
 from .selectors import named_allocations, study_warnings, weight_structure
 
 
-def delphi_report_build(*, study: DelphiStudy) -> dict[str, Any]:
+def delphi_report_build(*, study: DelphiStudy) -> DelphiReport:
     """Settings, warnings, weights, every round (statistics and named allocations), the proposal and re-scoring."""
     structure = weight_structure(rubric=study.rubric)
-    rounds = []
+    rounds: list[ReportRound] = []
     for r in study.rounds.order_by("number"):
         rounds.append({"number": r.number, "status": r.status, "opened_at": r.opened_at, "closed_at": r.closed_at,
                        "invited": r.invited, "responded": r.responded, "converged": r.converged,

@@ -10,8 +10,8 @@ from django.db import transaction
 from annotations.models import Panel
 from evaluations.selectors import rubric_active
 
-from ..models import DelphiStudy
 from .allocation import HUNDRED, AllocationInput
+from .models import DelphiStudy
 from .selectors import WeightStructure, round_open, weight_structure
 from .services import delphi_response_submit, delphi_study_create
 

@@ -3,6 +3,9 @@
 Weight keys: a dimension's key (``textual``) for the dimension level, ``<dimension>.<subDimension>``
 (``textual.lexicalAccuracy``) for the sub-dimension level. Points are decimals with one place, never
 floats; the statistics of a closed round are stored as JSON on the round.
+
+The models moved here from `calibration` by a state-only migration: their tables keep their `calibration_*`
+names (`Meta.db_table`), so no row moved.
 """
 from __future__ import annotations
 
@@ -87,6 +90,7 @@ class DelphiStudy(models.Model):
     objects = DelphiStudyQuerySet.as_manager()
 
     class Meta:
+        db_table = "calibration_delphistudy"
         ordering = ["-created_at", "-id"]
         verbose_name = "Delphi study"
         verbose_name_plural = "Delphi studies"
@@ -150,6 +154,7 @@ class DelphiRound(models.Model):
     objects = DelphiRoundQuerySet.as_manager()
 
     class Meta:
+        db_table = "calibration_delphiround"
         ordering = ["study", "number"]
         verbose_name = "Delphi round"
         constraints = [
@@ -176,6 +181,7 @@ class DelphiResponse(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        db_table = "calibration_delphiresponse"
         ordering = ["round", "submitted_at", "id"]
         verbose_name = "Delphi response"
         constraints = [
@@ -198,6 +204,7 @@ class DelphiAllocation(models.Model):
     rationale = models.TextField(blank=True)
 
     class Meta:
+        db_table = "calibration_delphiallocation"
         ordering = ["response", "id"]
         verbose_name = "Delphi allocation"
         constraints = [

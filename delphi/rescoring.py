@@ -21,7 +21,6 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
 
 import numpy as np
 
@@ -30,6 +29,8 @@ from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_lat
 from evaluations.models import JudgeRun, ModelResponse
 from evaluations.selectors import difficulty_weight
 from stats.delphi import kendall_tau, ranking, weight_sensitivity, weighted_scores
+
+from .schema import Rescoring, RunSensitivity, SeriesSensitivity
 
 SubWeights = Mapping[str, Mapping[str, Decimal]]  # dimension key → {sub-dimension key: weight}
 NO_JUDGE_SCORES = ("No judge scores exist yet, so the composites could not be re-scored and there is no "
@@ -97,14 +98,14 @@ def model_dimension_scores(items: Sequence[JudgedItem], sub_weights: SubWeights)
                                 used, skipped)
 
 
-def _clean(value: float) -> float | None:
+def _clean(value: float | None) -> float | None:
     return None if value is None or np.isnan(value) else round(float(value), 6)
 
 
 def rescoring_compare(
     items: Sequence[JudgedItem], *, old_dimension_weights: Mapping[str, Decimal], old_sub_weights: SubWeights,
     new_dimension_weights: Mapping[str, Decimal], new_sub_weights: SubWeights, delta: float = 5.0,
-) -> dict[str, Any]:
+) -> Rescoring:
     """The old and new model scores and ranks, Kendall's τ between them, and the ± delta sensitivity (JSON-ready)."""
     if not items:
         return {"available": False, "reason": NO_JUDGE_SCORES}
@@ -155,7 +156,7 @@ def rescoring_compare(
 def rescoring_report(
     *, old_dimension_weights: Mapping[str, Decimal], old_sub_weights: SubWeights,
     new_dimension_weights: Mapping[str, Decimal], new_sub_weights: SubWeights,
-) -> dict[str, Any]:
+) -> Rescoring:
     """Re-score the newest finished judge run's stored raw scores; says so plainly when there are none."""
     run = judge_run_latest_finished()
     if run is None:
@@ -175,11 +176,12 @@ def rescoring_report(
 def series_sensitivity(
     runs: Sequence[JudgeRun], *, new_dimension_weights: Mapping[str, Decimal], new_sub_weights: SubWeights,
     delta: float = 5.0,
-) -> dict[str, Any]:
+) -> SeriesSensitivity:
     """§6.3.1 across the runs of a series (§8.4): the ± delta sensitivity of every run, and whether the runs agree
     on the ranking at the proposed weights — a ranking that changes from run to run is not stable however small
     its weight sensitivity."""
-    per_run, rankings = [], []
+    per_run: list[RunSensitivity] = []
+    rankings: list[list[str]] = []
     for run in runs:
         scores = model_dimension_scores(judged_items(run=run), new_sub_weights)
         dims = [d for d in scores.dimensions if d in new_dimension_weights]

@@ -6,7 +6,7 @@ module only gathers the allocations, calls them and stores the results.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -25,9 +25,10 @@ from evaluations.selectors import rubric_weights
 from evaluations.services import rubric_version_create
 from stats.delphi import RoundSummary, WeightSummary, renormalise, round_summary
 
-from ..models import DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
 from .allocation import AllocationInput, allocation_errors
+from .models import DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
 from .rescoring import rescoring_report
+from .schema import Empty, Proposal, ProposalLevel, Rescoring, RoundSummaryJSON, WeightStats
 from .selectors import DIMENSION_GROUP, study_warnings, weight_structure
 
 
@@ -125,7 +126,7 @@ def delphi_response_submit(*, round: DelphiRound, expert: Any, allocation: Alloc
     return response
 
 
-def summary_from_json(data: dict[str, Any]) -> RoundSummary | None:
+def summary_from_json(data: RoundSummaryJSON | Empty) -> RoundSummary | None:
     """Rebuild a stored round summary (for the next round's stability figures)."""
     if not data or "weights" not in data:
         return None
@@ -136,7 +137,17 @@ def summary_from_json(data: dict[str, Any]) -> RoundSummary | None:
     )
 
 
-def summary_to_json(summary: RoundSummary, *, threshold: Decimal) -> dict[str, Any]:
+def weight_stats(summary: WeightSummary) -> WeightStats:
+    """One weight's statistics as stored (the fields of `WeightSummary`, in their order)."""
+    return WeightStats(
+        n=summary.n, median=summary.median, q1=summary.q1, q3=summary.q3, iqr=summary.iqr, mean=summary.mean,
+        share_within_5=summary.share_within_5, converged=summary.converged, median_change=summary.median_change,
+        iqr_change=summary.iqr_change,
+    )
+
+
+def summary_to_json(summary: RoundSummary, *, threshold: Decimal) -> RoundSummaryJSON:
+    """A closed round's statistics as stored on the round."""
     return {
         "threshold": float(threshold),
         "invited": summary.invited,
@@ -145,7 +156,7 @@ def summary_to_json(summary: RoundSummary, *, threshold: Decimal) -> dict[str, A
         "attrition": round(summary.attrition, 6),
         "converged": summary.converged,
         "not_converged": summary.not_converged,
-        "weights": {k: asdict(v) for k, v in summary.weights.items()},
+        "weights": {k: weight_stats(v) for k, v in summary.weights.items()},
     }
 
 
@@ -220,7 +231,7 @@ def delphi_round_close(*, round: DelphiRound, actor: Any = None) -> RoundCloseRe
                             study_finished=next_round is None, messages=messages)
 
 
-def _level(name: str, label: str, medians: dict[str, float], current: dict[str, Decimal]) -> dict[str, Any]:
+def _level(name: str, label: str, medians: dict[str, float], current: dict[str, Decimal]) -> ProposalLevel:
     try:
         result = renormalise(medians)
     except ValueError as exc:
@@ -237,7 +248,7 @@ def _level(name: str, label: str, medians: dict[str, float], current: dict[str, 
     }
 
 
-def proposal_compute(*, study: DelphiStudy, round: DelphiRound) -> dict[str, Any]:
+def proposal_compute(*, study: DelphiStudy, round: DelphiRound) -> Proposal:
     """New weights from a closed round's medians, renormalised to 100 at each level (stats.delphi.renormalise)."""
     structure = weight_structure(rubric=study.rubric)
     weights = round.summary["weights"]
@@ -264,8 +275,9 @@ def delphi_study_close(*, study: DelphiStudy, actor: Any = None) -> DelphiStudy:
     last = study.rounds.closed().order_by("-number").first()
     if last is None:
         raise ValidationError("No round has been closed yet; there are no medians to propose.", code="no_round")
-    study.proposal = proposal_compute(study=study, round=last)
-    study.proposal["stopped_early"] = not last.converged and last.number < study.planned_rounds
+    proposal = proposal_compute(study=study, round=last)
+    proposal["stopped_early"] = not last.converged and last.number < study.planned_rounds
+    study.proposal = proposal
     study.converged = last.converged
     study.status = DelphiStudy.Status.PROPOSED
     study.closed_at = timezone.now()
@@ -274,7 +286,7 @@ def delphi_study_close(*, study: DelphiStudy, actor: Any = None) -> DelphiStudy:
     return study
 
 
-def proposal_weights(proposal: dict[str, Any]) -> tuple[dict[str, Decimal], dict[str, dict[str, Decimal]]]:
+def proposal_weights(proposal: Proposal) -> tuple[dict[str, Decimal], dict[str, dict[str, Decimal]]]:
     """({dimension: weight}, {dimension: {sub-dimension: weight}}) of a stored proposal."""
     levels = {level["level"]: level for level in proposal["levels"]}
     dimensions = {row["key"]: Decimal(row["weight"]) for row in levels[DIMENSION_GROUP]["weights"]}
@@ -282,7 +294,7 @@ def proposal_weights(proposal: dict[str, Any]) -> tuple[dict[str, Decimal], dict
     return dimensions, subs
 
 
-def proposal_rescoring(*, study: DelphiStudy) -> dict[str, Any]:
+def proposal_rescoring(*, study: DelphiStudy) -> Rescoring:
     """Re-score the judge's stored scores under the proposal (old: the study's rubric) — a preview or the record."""
     old = rubric_weights(rubric=study.rubric)
     new_dimensions, new_subs = proposal_weights(study.proposal)

@@ -7,7 +7,6 @@ carry their own allocations. Expert pages get plain dataclasses without other pe
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -21,18 +20,19 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from access.policy import Action, allowed, policy_required, require
 from accounts.http import AuthedRequest, download_response
 
-from ..models import DelphiStudy
 from .exporting import JSON_CONTENT_TYPE, study_report_filename, study_report_json
 from .forms import AllocationForm, ApproveForm, StudyCreateForm
+from .models import DelphiStudy
 from .report import delphi_report_build
 from .selectors import (
     allocation_prefill,
     expert_rounds,
     is_panelist,
     panelist_status,
+    proposal_levels,
     round_last_closed,
     round_open,
-    round_rows,
+    rounds_closed,
     study_for,
     study_list,
     study_warnings,
@@ -63,7 +63,7 @@ def _validation_messages(exc: ValidationError) -> list[str]:
 def index(request: AuthedRequest) -> HttpResponse:
     """The studies the user may see (all for staff, their own for panelists), a page at a time."""
     page = Paginator(study_list(user=request.user), STUDIES_PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "calibration/delphi/index.html",
+    return render(request, "delphi/index.html",
                   {"rows": page.object_list, "page_obj": page, "is_admin": allowed(request.user, Action.RUN_DELPHI)})
 
 
@@ -88,7 +88,7 @@ def create(request: AuthedRequest) -> HttpResponse:
             for warning in result.warnings:
                 messages.warning(request, warning)
             return redirect("delphi:study", pk=result.study.pk)
-    return render(request, "calibration/delphi/create.html", {"form": form},
+    return render(request, "delphi/create.html", {"form": form},
                   status=422 if request.method == "POST" else 200)
 
 
@@ -101,10 +101,11 @@ def study(request: AuthedRequest, pk: int) -> HttpResponse:
     if allowed(request.user, Action.RUN_DELPHI):
         return _render_study_admin(request, obj, approve_form=ApproveForm())
     structure = weight_structure(rubric=obj.rubric)
-    context: dict[str, Any] = {"study": obj, "open_round": round_open(study=obj), "structure": structure,
-                               "rounds": expert_rounds(study=obj, expert=request.user, structure=structure),
-                               "n_panelists": obj.panelists.count()}
-    return render(request, "calibration/delphi/study_expert.html", context)
+    return render(request, "delphi/study_expert.html", {
+        "study": obj, "open_round": round_open(study=obj), "structure": structure,
+        "rounds": expert_rounds(study=obj, expert=request.user, structure=structure),
+        "n_panelists": obj.panelists.count(),
+    })
 
 
 def _render_study_admin(request: AuthedRequest, obj: DelphiStudy, *, approve_form: ApproveForm,
@@ -112,32 +113,18 @@ def _render_study_admin(request: AuthedRequest, obj: DelphiStudy, *, approve_for
     """The staff's study page: rounds, statistics, panelists' status, the proposal and the approval form."""
     structure = weight_structure(rubric=obj.rubric)
     current = round_open(study=obj)
-    context: dict[str, Any] = {"study": obj, "open_round": current, "structure": structure}
-    rounds = list(obj.rounds.order_by("number"))
     rescoring = obj.rescoring if obj.status == obj.Status.APPROVED else (
         proposal_rescoring(study=obj) if obj.status == obj.Status.PROPOSED else None)
-    context.update(
-        warnings=study_warnings(study=obj),
-        rounds=[{"round": r, "rows": round_rows(round=r, structure=structure)} for r in rounds if not r.is_open],
-        panelists=panelist_status(study=obj, round=current or round_last_closed(study=obj)),
-        status_round=current or round_last_closed(study=obj),
-        proposal_levels=_proposal_levels(obj.proposal, structure) if obj.proposal else [],
-        rescoring=rescoring, approve_form=approve_form,
-        dimension_names={d.key: d.name for d in structure.dimensions},
-    )
-    return render(request, "calibration/delphi/study_admin.html", context, status=status)
-
-
-def _proposal_levels(proposal: dict, structure) -> list[dict]:
-    """The stored proposal with readable names, in the rubric's order."""
-    names = {d.key: d.name for d in structure.dimensions}
-    names.update({s.key.split(".", 1)[1]: s.name for d in structure.dimensions for s in structure.subs[d.key]})
-    levels = []
-    for level in proposal.get("levels", []):
-        rows = [{**row, "name": names.get(row["key"], row["key"]), "adjusted": level["adjusted"].get(row["key"])}
-                for row in level["weights"]]
-        levels.append({**level, "rows": rows})
-    return levels
+    return render(request, "delphi/study_admin.html", {
+        "study": obj, "open_round": current, "structure": structure,
+        "warnings": study_warnings(study=obj),
+        "rounds": rounds_closed(study=obj, structure=structure),
+        "panelists": panelist_status(study=obj, round=current or round_last_closed(study=obj)),
+        "status_round": current or round_last_closed(study=obj),
+        "proposal_levels": proposal_levels(proposal=obj.proposal, structure=structure) if obj.proposal else [],
+        "rescoring": rescoring, "approve_form": approve_form,
+        "dimension_names": {d.key: d.name for d in structure.dimensions},
+    }, status=status)
 
 
 @never_cache
@@ -151,9 +138,9 @@ def respond(request: AuthedRequest, pk: int) -> HttpResponse:
         raise PermissionDenied("Only panelists submit allocations.")
     current = round_open(study=obj)
     structure = weight_structure(rubric=obj.rubric)
-    context: dict[str, Any] = {"study": obj, "round": current, "panelist": panelist, "structure": structure}
+    context: dict[str, object] = {"study": obj, "round": current, "panelist": panelist, "structure": structure}
     if current is None:
-        return render(request, "calibration/delphi/respond.html", context, status=409 if request.method == "POST" else 200)
+        return render(request, "delphi/respond.html", context, status=409 if request.method == "POST" else 200)
     form = AllocationForm(request.POST, structure=structure) if request.method == "POST" else None
     if form is not None and form.is_valid():
         try:
@@ -172,7 +159,7 @@ def respond(request: AuthedRequest, pk: int) -> HttpResponse:
         groups=form.groups(prefill.feedback),
         answered=current.responses.filter(expert=request.user).values_list("updated_at", flat=True).first(),
     )
-    return render(request, "calibration/delphi/respond.html", context, status=422 if form.errors else 200)
+    return render(request, "delphi/respond.html", context, status=422 if form.errors else 200)
 
 
 def _staff_action(

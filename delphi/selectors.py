@@ -18,8 +18,9 @@ from django.utils.safestring import SafeString
 from access.policy import Action, allowed
 from evaluations.models import RubricVersion
 
-from ..models import METHODOLOGY_MIN_PANELISTS, DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
 from .allocation import WeightGroup, points_str
+from .models import METHODOLOGY_MIN_PANELISTS, DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
+from .schema import NamedAllocation, Proposal, WeightStats
 from .svg import histogram_svg
 
 DIMENSION_GROUP = "dimensions"
@@ -109,6 +110,13 @@ def is_panelist(*, study: DelphiStudy, user: Any) -> bool:
 
 def round_open(*, study: DelphiStudy) -> DelphiRound | None:
     return study.rounds.open().first()
+
+
+def rounds_awaiting_answer(*, expert: Any) -> list[DelphiRound]:
+    """The open rounds of the expert's studies that they have not answered yet, oldest first (one query)."""
+    answered = DelphiResponse.objects.filter(expert=expert).values("round_id")
+    return list(DelphiRound.objects.open().filter(study__panelists=expert).exclude(pk__in=answered)
+                .select_related("study").order_by("opened_at"))
 
 
 def round_last_closed(*, study: DelphiStudy) -> DelphiRound | None:
@@ -231,6 +239,18 @@ def allocation_prefill(
     return AllocationPrefill(initial=initial, feedback=feedback)
 
 
+@dataclass(frozen=True)
+class OwnRoundRow:
+    """One weight of a round on the expert's study page: their own points, the group's median and IQR."""
+
+    key: str
+    name: str
+    is_sub: bool
+    own: str
+    median: float | None  # None while the round is open
+    iqr: float | None
+
+
 @dataclass
 class OwnRound:
     """A round as the expert sees it on the study page: its state, their answer, the group medians."""
@@ -240,7 +260,7 @@ class OwnRound:
     answered: bool
     answered_at: Any
     converged: bool
-    rows: list[dict[str, Any]]
+    rows: list[OwnRoundRow]
 
 
 def expert_rounds(*, study: DelphiStudy, expert: Any, structure: WeightStructure) -> list[OwnRound]:
@@ -255,8 +275,8 @@ def expert_rounds(*, study: DelphiStudy, expert: Any, structure: WeightStructure
     for r in study.rounds.order_by("number"):
         weights = (r.summary or {}).get("weights", {})
         rows = [
-            {"key": f.key, "name": f.name, "is_sub": "." in f.key, "own": points_str(mine[r.pk].get(f.key)),
-             "median": weights.get(f.key, {}).get("median"), "iqr": weights.get(f.key, {}).get("iqr")}
+            OwnRoundRow(key=f.key, name=f.name, is_sub="." in f.key, own=points_str(mine[r.pk].get(f.key)),
+                        median=weights.get(f.key, {}).get("median"), iqr=weights.get(f.key, {}).get("iqr"))
             for f in structure.fields
         ]
         response = responses.get(r.pk)
@@ -301,7 +321,7 @@ class SummaryRow:
     key: str
     name: str
     is_sub: bool
-    stats: dict[str, Any]
+    stats: WeightStats
 
 
 def round_rows(*, round: DelphiRound, structure: WeightStructure) -> list[SummaryRow]:
@@ -310,9 +330,63 @@ def round_rows(*, round: DelphiRound, structure: WeightStructure) -> list[Summar
     return [SummaryRow(f.key, f.name, "." in f.key, weights[f.key]) for f in structure.fields if f.key in weights]
 
 
-def named_allocations(*, round: DelphiRound, structure: WeightStructure) -> list[dict[str, Any]]:
+@dataclass
+class ClosedRound:
+    """A closed round on the staff's study page: the round and its statistics in the rubric's order."""
+
+    round: DelphiRound
+    rows: list[SummaryRow]
+
+
+def rounds_closed(*, study: DelphiStudy, structure: WeightStructure) -> list[ClosedRound]:
+    """Every closed round of the study, by number, with its stored statistics."""
+    return [ClosedRound(round=r, rows=round_rows(round=r, structure=structure))
+            for r in study.rounds.order_by("number") if not r.is_open]
+
+
+@dataclass(frozen=True)
+class ProposalRow:
+    """One weight of a proposed level with its readable name and its rounding adjustment (if any)."""
+
+    key: str
+    name: str
+    median: float
+    weight: str
+    current: str
+    adjusted: str | None
+
+
+@dataclass(frozen=True)
+class ProposalLevelView:
+    """One level of the stored proposal as the staff's study page shows it."""
+
+    level: str
+    label: str
+    raw_sum: str
+    scale: str
+    adjusted: dict[str, str]
+    rows: list[ProposalRow]
+
+
+def proposal_levels(*, proposal: Proposal, structure: WeightStructure) -> list[ProposalLevelView]:
+    """A closed study's stored proposal with readable names, in the rubric's order."""
+    names = {d.key: d.name for d in structure.dimensions}
+    names.update({s.key.split(".", 1)[1]: s.name for d in structure.dimensions for s in structure.subs[d.key]})
+    return [
+        ProposalLevelView(
+            level=level["level"], label=level["label"], raw_sum=level["raw_sum"], scale=level["scale"],
+            adjusted=level["adjusted"],
+            rows=[ProposalRow(key=row["key"], name=names.get(row["key"], row["key"]), median=row["median"],
+                              weight=row["weight"], current=row["current"], adjusted=level["adjusted"].get(row["key"]))
+                  for row in level["weights"]],
+        )
+        for level in proposal["levels"]
+    ]
+
+
+def named_allocations(*, round: DelphiRound, structure: WeightStructure) -> list[NamedAllocation]:
     """Admins only: every panelist's allocation in a round, by name (for audit and the JSON report)."""
-    result = []
+    result: list[NamedAllocation] = []
     responses = DelphiResponse.objects.filter(round=round).select_related("expert").prefetch_related("allocations")
     for response in responses.order_by("expert__email"):
         points = {a.key: a for a in response.allocations.all()}

@@ -13,8 +13,8 @@ from annotations.models import Panel
 from evaluations.models import RubricVersion, Tradition
 from evaluations.selectors import rubric_active
 
-from ..models import DEFAULT_PLANNED_ROUNDS, DEFAULT_THRESHOLD, DelphiStudy
 from .allocation import HUNDRED, MAX_RATIONALE, AllocationInput, allocation_errors
+from .models import DEFAULT_PLANNED_ROUNDS, DEFAULT_THRESHOLD, DelphiStudy
 from .selectors import DIMENSION_GROUP, Feedback, WeightField, WeightStructure
 
 

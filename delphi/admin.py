@@ -1,12 +1,12 @@
 """Admin for Delphi studies, rounds and responses (read-mostly: the pages under /delphi/ run the study).
 
-Registered when calibration/admin.py imports this module (`from .delphi import admin as delphi_admin`).
+Django's admin autodiscovery imports this module.
 """
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
-from ..models import DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
+from .models import DelphiAllocation, DelphiResponse, DelphiRound, DelphiStudy
 
 
 class DelphiRoundInline(admin.TabularInline):

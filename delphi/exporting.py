@@ -5,14 +5,15 @@ No database access here, so a stored snapshot of a report renders to the same by
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
+
+from .schema import DelphiReport
 
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 
 
-def study_report_json(report: dict[str, Any]) -> bytes:
+def study_report_json(report: DelphiReport) -> bytes:
     """The whole report as indented UTF-8 JSON; datetimes and Decimals as Django's JSON encoder writes them."""
     return json.dumps(report, cls=DjangoJSONEncoder, indent=2, ensure_ascii=False).encode("utf-8")
 

@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from calibration.delphi.services import delphi_round_reminders_send
+from delphi.services import delphi_round_reminders_send
 
 
 class Command(BaseCommand):

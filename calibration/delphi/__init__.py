@@ -1,1 +1,0 @@
-"""Delphi weight rounds (issue: adjudication and Delphi)."""
