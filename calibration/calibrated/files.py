@@ -14,15 +14,15 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate
 from evaluations.spreadsheet import csv_row_unprotect, csv_writer
 
 from ..models import SnapshotFile
-from ..reports.pdf import (
+from ..reports.pdfkit import (
     MARGIN_BOTTOM,
     MARGIN_TOP,
     MARGIN_X,
     PAGE,
-    _Styles,
-    _table,
+    Styles,
     page_decoration,
     report_fonts,
+    table,
 )
 from ..reports.snapshots import citable_bundle
 from .build import InputRow
@@ -133,7 +133,7 @@ def _ci(block: dict[str, Any]) -> str:
 def report_pdf(report: dict[str, Any], *, title: str, version: int, input_hash: str) -> bytes:
     """Both leaderboards side by side, the shifts in words, rank sets and the evidence meter."""
     fonts = report_fonts()
-    styles = _Styles(fonts)
+    styles = Styles(fonts)
     buffer = io.BytesIO()
     doc = SimpleDocTemplate(buffer, pagesize=PAGE, leftMargin=MARGIN_X, rightMargin=MARGIN_X, topMargin=MARGIN_TOP,
                             bottomMargin=MARGIN_BOTTOM, title="FaithBench calibrated leaderboard", subject=title,
@@ -156,7 +156,7 @@ def report_pdf(report: dict[str, Any], *, title: str, version: int, input_hash: 
                      _fmt(cal.get("lam"), 2), cal["n"], entry["judged"], _fmt(shift["estimate"]), _ci(shift),
                      "—" if not rank else (str(rank[0]) if rank[0] == rank[1] else f"{rank[0]}–{rank[1]}"),
                      "—" if entry["evidence"]["more_labels"] is None else entry["evidence"]["more_labels"]])
-    story.append(_table(rows, [120, 55, 75, 55, 75, 30, 50, 50, 45, 75, 45, 55], fonts))
+    story.append(table(rows, [120, 55, 75, 55, 75, 30, 50, 50, 45, 75, 45, 55], fonts))
     for facet, heading in (("by_dimension", "By dimension"), ("by_tradition", "By tradition")):
         story.append(Paragraph(escape(fonts.text(heading)), styles.heading))
         rows = [["Model", "Cell", "Judge-only", "Calibrated", "95 % interval", "n", "Shift", "Shift interval"]]
@@ -165,7 +165,7 @@ def report_pdf(report: dict[str, Any], *, title: str, version: int, input_hash: 
                 rows.append([entry["model"], key, _fmt(cell["judge_only"]["estimate"]),
                              _fmt(cell["calibrated"]["estimate"]), _ci(cell["calibrated"]), cell["calibrated"]["n"],
                              _fmt(cell["shift"]["estimate"]), _ci(cell["shift"])])
-        story.append(_table(rows, [140, 90, 60, 60, 80, 40, 60, 80], fonts, text_columns=(0, 1)))
+        story.append(table(rows, [140, 90, 60, 60, 80, 40, 60, 80], fonts, text_columns=(0, 1)))
     decorate = page_decoration(fonts, heading="FaithBench calibrated leaderboard: ", name=title,
                                line=f"version {version} · inputs sha256 {input_hash}")
     doc.build(story, onFirstPage=decorate, onLaterPages=decorate)

@@ -22,8 +22,11 @@ def tradition_label(key: str | None) -> str:
 
 
 @register.filter
-def group_label(group: dict[str, Any]) -> str:
-    return labels.group_label(str(group.get("kind", "")), str(group.get("value", "")))
+def group_label(group: Any) -> str:
+    """A report group's name: a typed group (kind and value attributes) or its JSON dict."""
+    if isinstance(group, dict):
+        return labels.group_label(str(group.get("kind", "")), str(group.get("value", "")))
+    return labels.group_label(str(getattr(group, "kind", "")), str(getattr(group, "value", "")))
 
 
 @register.filter
