@@ -317,6 +317,8 @@ class ReportShapeError(ValueError):
 
 
 def _convert(kind: Any, value: Any, path: str) -> Any:
+    if kind is Any:  # a free-form JSON value (a stats summary's entries): taken as it is
+        return value
     origin = typing.get_origin(kind)
     if origin in (Union, types.UnionType):
         options = [k for k in typing.get_args(kind) if k is not type(None)]
