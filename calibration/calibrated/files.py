@@ -6,7 +6,7 @@ import csv
 import io
 import json
 from dataclasses import fields
-from typing import Any
+from typing import Any, TypedDict
 from xml.sax.saxutils import escape
 
 from reportlab.platypus import Paragraph, SimpleDocTemplate
@@ -97,6 +97,15 @@ def report_json(report: CalibratedReport) -> bytes:
 
 
 TableCell = str | int | float | None
+
+
+class BundleContext(TypedDict):
+    """What the bundle's README names: the judge run and its judge, the cycle of the expert labels."""
+
+    run: int
+    judge: str
+    cycle: str
+    cycle_id: int
 
 
 def _table_rows(report: CalibratedReport) -> list[list[TableCell]]:
@@ -215,7 +224,7 @@ calibration.calibrated.variance.variance_budget_csv(budget_compute(budget_inputs
 
 
 def files_render(*, report: CalibratedReport, inputs: bytes, title: str, version: int, input_hash: str,
-                 context: dict[str, Any], bundle_only: dict[str, bytes] | None = None) -> dict[str, bytes]:
+                 context: BundleContext, bundle_only: dict[str, bytes] | None = None) -> dict[str, bytes]:
     """The stored files (one per format) and the bundle; `bundle_only`: file name → bytes, in the zip alone."""
     files: dict[str, bytes] = {
         SnapshotFile.Format.JSON: report_json(report),

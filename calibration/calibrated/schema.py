@@ -4,9 +4,8 @@ variance budget read, and a snapshot stores (`CalibratedReport.to_json()`; a sto
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from ..reports.schema import optional, tree_from_json, tree_to_json
+from ..reports.schema import JsonObject, optional, tree_from_json, tree_to_json
 
 
 @dataclass(kw_only=True)
@@ -50,7 +49,7 @@ class Evidence:
 
     more_labels: int | None
     expert_hours: float | None
-    note: str
+    note: str = ""  # why there is no number (versions computed before 2026-11 have none)
     raters_per_item: float | None = optional()  # a model's meter only
     target_half_width: float | None = optional()
 
@@ -149,12 +148,12 @@ class CalibratedReport:
     models: list[ModelEntry]
     pairs: list[Pair]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The JSON-ready dict a snapshot stores (keys in the tree's order, maps in theirs)."""
-        payload: dict[str, Any] = tree_to_json(self, sort_maps=False)
+        payload: JsonObject = tree_to_json(self, sort_maps=False)
         return payload
 
     @classmethod
-    def from_json(cls, payload: dict[str, Any]) -> CalibratedReport:
+    def from_json(cls, payload: JsonObject) -> CalibratedReport:
         """The typed leaderboard of a stored one; raises ReportShapeError naming a bad key."""
         return tree_from_json(cls, payload, "report")

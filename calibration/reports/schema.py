@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, Union
 
 T = TypeVar("T")
+# A JSON object at an edge of the tree: what a snapshot stores, a file holds or the API sends.
+JsonObject = dict[str, Any]
 
 
 def optional(default: Any = None) -> Any:
@@ -302,12 +304,12 @@ class Report:
         """The overall group."""
         return next(g for g in self.groups if g.kind == "overall")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The JSON-ready dict a snapshot stores and report.json prints (keys in field order)."""
         return report_to_dict(self)
 
     @classmethod
-    def from_json(cls, payload: dict[str, Any]) -> Report:
+    def from_json(cls, payload: JsonObject) -> Report:
         """The typed report of a stored (or built) report dict; raises ReportShapeError naming the bad key."""
         return report_from_dict(payload)
 
@@ -351,7 +353,7 @@ def _convert(kind: Any, value: Any, path: str) -> Any:
 
 
 @functools.cache
-def _shape(cls: type) -> tuple[dict[str, Any], dict[str, dataclasses.Field]]:
+def _shape(cls: type) -> tuple[dict[str, object], dict[str, dataclasses.Field]]:
     """A dataclass's resolved field types and fields, once per class (a report has ~10,000 instances)."""
     return typing.get_type_hints(cls), {f.name: f for f in dataclasses.fields(cls)}
 
@@ -391,11 +393,11 @@ def tree_to_json(value: Any, *, sort_maps: bool = True) -> Any:
     return value
 
 
-def report_from_dict(payload: dict[str, Any]) -> Report:
+def report_from_dict(payload: JsonObject) -> Report:
     """The typed report of a built (or stored) report dict; raises ReportShapeError naming the bad key."""
     return tree_from_json(Report, payload)
 
 
-def report_to_dict(report: Report) -> dict[str, Any]:
+def report_to_dict(report: Report) -> JsonObject:
     """The JSON-ready dict of a typed report, keys in field order, optional metadata left out when unset."""
     return tree_to_json(report)

@@ -25,7 +25,7 @@ from stats.alpha import check_level
 from stats.bootstrap import named_seed_sequence
 from stats.reliability import reliability_summary
 
-from ..reports.schema import SnapshotMeta, optional, tree_from_json, tree_to_json
+from ..reports.schema import JsonObject, SnapshotMeta, optional, tree_from_json, tree_to_json
 
 RATINGS_FIELDS = ["study", "item", "dimension", "rater", "rater_kind", "score", "group"]
 MAX_CONFUSION_POINTS = 10  # a judge's confusion matrix is shown for scales of at most this many points
@@ -151,13 +151,13 @@ class StudyReport:
     meta: StudyMeta
     dimensions: dict[str, StudyDimension]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The JSON-ready dict a snapshot stores (maps in their order; NaN as null, numpy numbers as Python's)."""
-        payload: dict[str, Any] = _json_safe(tree_to_json(self, sort_maps=False))
+        payload: JsonObject = _json_safe(tree_to_json(self, sort_maps=False))
         return payload
 
     @classmethod
-    def from_json(cls, payload: dict[str, Any]) -> StudyReport:
+    def from_json(cls, payload: JsonObject) -> StudyReport:
         """The typed report of a stored study report; raises ReportShapeError naming a bad key."""
         return tree_from_json(cls, payload, "report")
 
