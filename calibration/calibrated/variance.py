@@ -25,7 +25,6 @@ import io
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
 
 import numpy as np
 
@@ -221,7 +220,28 @@ def budget_inputs_parse(data: bytes) -> list[BudgetRow]:
     return rows
 
 
-def budget_rows(page: BudgetPage) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class BudgetLine:
+    """One source of variance on the page: its term of Var(score), its share in % and its SD."""
+
+    key: str
+    label: str
+    term: float | None
+    share: float | None
+    sd: float | None
+
+
+@dataclass(frozen=True)
+class BudgetPageRow:
+    """One model on the budget page: its budget (`m`, `b`), the lines per source and the stacked bar."""
+
+    m: ModelBudget
+    b: VarianceBudget | None
+    lines: list[BudgetLine]
+    bar: str
+
+
+def budget_rows(page: BudgetPage) -> list[BudgetPageRow]:
     """Per model, what the page shows: the budget, its stacked bar and one line per source (share in %, SD)."""
     rows = []
     for m in page.models:
@@ -230,11 +250,11 @@ def budget_rows(page: BudgetPage) -> list[dict[str, Any]]:
         if b is not None:
             for g in GROUPS:
                 term, share = b.terms[g], b.shares[g]
-                lines.append({"key": g, "label": GROUP_LABELS[g], "term": term,
-                              "share": None if share is None else round(100 * share, 1),
-                              "sd": None if term is None else term ** 0.5})
-        rows.append({"m": m, "b": b, "lines": lines,
-                     "bar": stacked_bar(b.shares, f"Variance shares of {m.model}") if b is not None else ""})
+                lines.append(BudgetLine(key=g, label=GROUP_LABELS[g], term=term,
+                                        share=None if share is None else round(100 * share, 1),
+                                        sd=None if term is None else term ** 0.5))
+        rows.append(BudgetPageRow(m=m, b=b, lines=lines,
+                                  bar=stacked_bar(b.shares, f"Variance shares of {m.model}") if b is not None else ""))
     return rows
 
 
