@@ -23,6 +23,7 @@ from django.utils import timezone
 from annotations.models import CaseFlag, CaseReview, CaseReviewCycle, Panel
 from evaluations.domain import Difficulty
 from evaluations.models import TestCase, TestCaseRevision
+from stats.apportion import largest_remainder
 
 DIFFICULTY_ORDER = list(Difficulty)  # declared easy → expert
 DIFFICULTY_RANK: dict[str, int] = {str(value): index for index, value in enumerate(DIFFICULTY_ORDER)}
@@ -43,19 +44,17 @@ def review_cases_eligible(panel: Panel) -> QuerySet[TestCase]:
 
 
 def stratified_sample(cases: Sequence[TestCase], size: int, seed: int) -> list[TestCase]:
-    """`size` cases spread over dimension × difficulty strata in proportion to their sizes (largest remainders),
-    each stratum's draw seeded; the whole list when size ≥ len(cases)."""
+    """`size` cases spread over dimension × difficulty strata in proportion to their sizes (largest remainders,
+    `stats.apportion.largest_remainder`: equal remainders are a seeded draw), each stratum's draw seeded; the whole
+    list when size ≥ len(cases)."""
     if size >= len(cases):
         return list(cases)
     strata: dict[tuple[str, str], list[TestCase]] = defaultdict(list)
     for case in sorted(cases, key=lambda c: c.external_id):
         strata[(case.dimension, case.difficulty)].append(case)
-    total = len(cases)
-    quotas = {key: size * len(members) / total for key, members in strata.items()}
-    counts = {key: int(quota) for key, quota in quotas.items()}
-    remainder = size - sum(counts.values())
-    for key in sorted(quotas, key=lambda k: (-(quotas[k] - counts[k]), k))[:remainder]:
-        counts[key] += 1
+    # ties get their own stream, so the cases drawn inside the strata stay those of the seed whenever no tie decides
+    counts = largest_remainder({key: len(members) for key, members in strata.items()}, size,
+                               random.Random(f"apportion:{seed}"))
     rng = random.Random(seed)
     chosen: list[TestCase] = []
     for key in sorted(strata):

@@ -86,11 +86,12 @@ def judged_run_build(seed: int) -> Any:
     """A finished judge run with a result for every response, written by the pipeline's writer."""
     from decimal import Decimal
 
+    from evaluations.judge.leaderboard import case_composite
     from evaluations.judge.outcomes import ItemOutcome, ResultRecord, ScoreRecord
     from evaluations.judge.pipeline import SIX_PLACES, work_items
     from evaluations.judge.services import judge_results_store, judge_run_create, judge_run_finish
     from evaluations.models import JudgeResult, JudgeRun, ModelResponse
-    from evaluations.selectors import case_composite, rubric_active
+    from evaluations.selectors import rubric_active
 
     rng = random.Random(seed)
     run = judge_run_create(rubric=rubric_active(), label="benchmark", base_url="http://127.0.0.1:9/v1",
@@ -142,7 +143,7 @@ def people_and_panels_build() -> Any:
     """Six panels (five traditions and a neutral one) of three experts with a lead each; one admin."""
     from accounts.models import User
     from accounts.services import user_create
-    from calibration.services import panel_create
+    from calibration.cycles.services import panel_create
     from evaluations.models import Tradition
 
     admin = user_create(email="admin@bench.test", password="bench-pass-1234", role=User.Role.ADMIN,
@@ -170,8 +171,8 @@ def cycles_build(*, admin: Any, neutral: Any, seed: int) -> None:
     from annotations.services import sub_dimension_keys
     from calibration.adjudication.selectors import item_states
     from calibration.adjudication.services import adjudication_record
-    from calibration.sampling import DrawParams
-    from calibration.services import cycle_commit
+    from calibration.cycles.sampling import DrawParams
+    from calibration.cycles.services import cycle_commit
 
     rng = random.Random(seed)
     keys_of: dict[str, list[str]] = {}
@@ -323,7 +324,7 @@ def measure_big(args: argparse.Namespace, timer: Timer, parts: set[str]) -> None
         timer.login(User.objects.get(email="lead.reformed@bench.test"))
         timer.page("adjudication queue (a panel lead)", reverse("calibration:adjudication_queue"))
         timer.login(User.objects.get(email="admin@bench.test"))
-        from calibration.selectors import cycle_latest
+        from calibration.cycles.selectors import cycle_latest
 
         latest = cycle_latest()
         timer.page("calibration overview", reverse("calibration:index"))
@@ -347,7 +348,7 @@ def measure_demo(args: argparse.Namespace, timer: Timer) -> None:
     from django.urls import reverse
 
     from accounts.models import User
-    from calibration.selectors import cycle_latest
+    from calibration.cycles.selectors import cycle_latest
     from evaluations.models import ModelResponse
 
     t0 = time.perf_counter()

@@ -1,5 +1,5 @@
-"""REST endpoints for the benchmark pipeline (token auth, admins only): gold labels, and the reports of cycles and
-imported rating studies (requested, listed, read and bundled; always stored snapshots)."""
+"""REST endpoints for the benchmark pipeline (token auth, admins only): the reports of cycles and imported rating
+studies (requested, listed, read and bundled; always stored snapshots). Gold labels: `adjudication/api.py`."""
 from __future__ import annotations
 
 from typing import Any
@@ -17,12 +17,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework_dataclasses.serializers import DataclassSerializer
 
-from access.policy import PolicyPermission
-from accounts.api_auth import TokenHasScope
 from accounts.models import ApiToken
 from annotations.models import CalibrationCycle
-from calibration.adjudication.selectors import gold_labels
-from evaluations.domain import query_whole_number
 
 from .models import ReportSnapshot, Study
 from .reports.api import snapshot_bundle_response, version_query
@@ -55,44 +51,6 @@ def snapshot_service_error(exc: DjangoValidationError) -> APIException:
     if snapshot_pending_error(exc):
         return VersionPending(detail=exc.messages[0])
     return serializers.ValidationError(exc.message_dict)
-
-
-class GoldLabelSerializer(serializers.Serializer):
-    cycle = serializers.CharField()
-    case = serializers.CharField(help_text="The test case's external id.")
-    model = serializers.CharField()
-    run_label = serializers.CharField()
-    dimension = serializers.CharField()
-    sub_dimension = serializers.CharField()
-    gold_score = serializers.IntegerField(min_value=0, max_value=3)
-    reason = serializers.CharField()
-    decision_id = serializers.IntegerField()
-    adjudicated_at = serializers.CharField()
-
-
-class GoldLabelListSerializer(serializers.Serializer):
-    results = GoldLabelSerializer(many=True)
-
-
-class GoldLabelsAPIView(APIView):
-    """Current adjudicated gold labels, one row per item × sub-dimension (optionally for one cycle)."""
-
-    permission_classes = [PolicyPermission, TokenHasScope]
-    token_scope = ApiToken.Scope.REPORTS_READ
-
-    @extend_schema(
-        parameters=[OpenApiParameter("cycle", int, required=False, description="Calibration cycle id")],
-        responses=GoldLabelListSerializer,
-    )
-    def get(self, request: Request) -> Response:
-        cycle = None
-        raw = request.query_params.get("cycle", "")
-        if raw:
-            cycle_id = query_whole_number(raw)
-            if cycle_id is None:
-                raise serializers.ValidationError({"cycle": "must be a cycle id (a whole number)"})
-            cycle = get_object_or_404(CalibrationCycle, pk=cycle_id)
-        return Response(GoldLabelListSerializer({"results": gold_labels(cycle=cycle)}).data)
 
 
 class ReportSerializer(DataclassSerializer):
@@ -139,7 +97,6 @@ class SnapshotRequestSerializer(serializers.Serializer):
 class ReportAPIView(APIView):
     """A cycle's IRR report: a stored snapshot (?version=N, default the newest ready one); never computed here."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(
@@ -158,7 +115,6 @@ class ReportAPIView(APIView):
 class ReportVersionsAPIView(APIView):
     """Every version of a cycle's report (without the report bodies); POST queues a new one for the worker."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     # Queuing a version writes a snapshot row and takes worker time: a write.
     token_scope = {"GET": ApiToken.Scope.REPORTS_READ, "POST": ApiToken.Scope.DATA_WRITE}
 
@@ -188,7 +144,6 @@ class ReportBundleAPIView(APIView):
     """A ready report version's citable bundle (zip: README with the citation, JSON, CSV, PDF, ratings.csv,
     SHA256SUMS), the bytes the report page serves; ?version=N, default the newest ready one."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(
@@ -263,7 +218,6 @@ class ReportQueuedSerializer(serializers.Serializer):
 class ReportsAPIView(APIView):
     """Request a new version of a cycle's or a study's report; the worker computes it (202, then poll `url`)."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.DATA_WRITE  # writes a snapshot row and takes worker time
 
     @extend_schema(operation_id="reports_request", request=ReportRequestSerializer,
@@ -309,7 +263,6 @@ def _found(snapshot: ReportSnapshot | None, subject: str, version: int | None, h
 class StudyReportAPIView(APIView):
     """A study's report: a stored snapshot (?version=N, default the newest ready one); never computed here."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(
@@ -329,7 +282,6 @@ class StudyReportAPIView(APIView):
 class StudyReportVersionsAPIView(APIView):
     """Every version of a study's report, newest first (without the report bodies)."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(operation_id="study_report_versions", responses={200: StudySnapshotSerializer(many=True)})
@@ -342,7 +294,6 @@ class StudyReportVersionsAPIView(APIView):
 class StudyReportBundleAPIView(APIView):
     """A ready version's citable bundle (zip: README, JSON, CSV, PDF, ratings.csv, SHA256SUMS); ?version=N."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(

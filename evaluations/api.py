@@ -22,8 +22,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from access.policy import PolicyPermission
-
 from .importing import ImportFailed, import_records
 from .importing.schemas import (
     SCHEMAS,
@@ -103,8 +101,6 @@ def _errors(detail: str, errors: list[dict[str, Any]]) -> Response:
 class _BulkImportView(APIView):
     """POST a list of records of `kind` (admins; a token needs the data:write scope)."""
 
-    # evaluations sits below accounts: config/api_urls.py adds accounts' TokenHasScope, which reads this.
-    permission_classes: ClassVar[list[type]] = [PolicyPermission]
     token_scope = "data:write"
     kind: ClassVar[str]
 
@@ -231,7 +227,6 @@ def _run_data(run: JudgeRun) -> dict[str, Any]:
 class JudgeRunsAPIView(APIView):
     """POST: start a judge run over the selected responses (queued for the worker); 202 with its state."""
 
-    permission_classes: ClassVar[list[type]] = [PolicyPermission]
     token_scope = "judge:run"
 
     @extend_schema(operation_id="judge_runs_start", request=JudgeRunStartSerializer,
@@ -262,7 +257,6 @@ class JudgeRunsAPIView(APIView):
 class JudgeRunAPIView(APIView):
     """GET: a run's state and progress (the counts always add up to its total)."""
 
-    permission_classes: ClassVar[list[type]] = [PolicyPermission]
     token_scope = "reports:read"
 
     @extend_schema(operation_id="judge_run_status", responses={200: JudgeRunSerializer})
@@ -273,7 +267,6 @@ class JudgeRunAPIView(APIView):
 class JudgeRunCancelAPIView(APIView):
     """POST: stop a queued or running run (a running one after its requests in flight)."""
 
-    permission_classes: ClassVar[list[type]] = [PolicyPermission]
     token_scope = "judge:run"
 
     @extend_schema(operation_id="judge_run_cancel", request=None,
@@ -313,7 +306,6 @@ def _restart(request: Request, pk: int, restart: Callable[[JudgeRun, Decimal | N
 class JudgeRunResumeAPIView(APIView):
     """POST: queue a stopped, failed or cancelled run again; only its items without a result are sent. 202."""
 
-    permission_classes: ClassVar[list[type]] = [PolicyPermission]
     token_scope = "judge:run"
 
     @extend_schema(operation_id="judge_run_resume", request=JudgeRunResumeInSerializer,
@@ -325,7 +317,6 @@ class JudgeRunResumeAPIView(APIView):
 class JudgeRunRetryAPIView(APIView):
     """POST: send a stopped run's failed items again (with its items without a result). 202."""
 
-    permission_classes: ClassVar[list[type]] = [PolicyPermission]
     token_scope = "judge:run"
 
     @extend_schema(operation_id="judge_run_retry", request=JudgeRunResumeInSerializer,

@@ -38,6 +38,8 @@ from stats.gwet import gwet_ac_from_counts
 from stats.icc import IccPair, icc
 from stats.interval_choice import choose_interval_method, top_category_share
 from stats.intervals import (
+    MAX_CATEGORIES,
+    MAX_COUNT_CELLS,
     CoefficientFunctions,
     CoefficientReplicates,
     bootstrap_coefficients,
@@ -57,11 +59,8 @@ from stats.matrix import (
 from stats.pairwise import KappaWeights, cohen_kappa_from_confusion, pairwise_confusion
 from stats.weights import tolerance_weights
 
-# Above this many units × distinct values the categorical coefficients are not computed (continuous data).
-MAX_COUNT_CELLS = 2_000_000
-# More distinct values than this are continuous scores: treated as categories they would cost values × values
-# weights and per-pattern coincidences (12 s and 430 MB at 1,000 units × 2 raters) for meaningless coefficients.
-MAX_CATEGORIES = 400
+# MAX_COUNT_CELLS, MAX_CATEGORIES (from stats.intervals, the one place they are set): above either the ratings are
+# continuous scores and only α (from per-unit sums), ICC and rank correlations are computed.
 
 
 def reliability_summary(

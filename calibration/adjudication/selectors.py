@@ -4,14 +4,14 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypedDict
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 from django.utils.safestring import SafeString
 
-from access.policy import panels_adjudicated
+from access.policy import Action, adjudicates_item, allowed, panels_adjudicated
 from accounts.models import User
 from annotations.models import (
     AdjudicationDecision,
@@ -97,21 +97,10 @@ def item_states(
     return states
 
 
-def _panels_adjudicated_by(user: User) -> set[int] | None:
-    """Panel ids whose items `user` may adjudicate; None means every panel (admins)."""
-    return panels_adjudicated(user)
-
-
-def _may_decide(user: User, state: ItemState, panels: set[int] | None) -> bool:
-    """The rule, given the panels the user adjudicates (None: every panel)."""
-    if not user.is_authenticated or not user.is_active or user.pk in state.rater_ids:
-        return False
-    return panels is None or state.panel_id in panels
-
-
 def may_adjudicate(*, user: User, state: ItemState) -> bool:
-    """Panel leads, adjudicators of the item's panel, and admins — never one of the item's own raters."""
-    return _may_decide(user, state, _panels_adjudicated_by(user))
+    """Panel leads, adjudicators of the item's panel, and admins — never one of the item's own raters (the policy's
+    ADJUDICATE_ITEM rule)."""
+    return allowed(user, Action.ADJUDICATE_ITEM, state)
 
 
 @dataclass(frozen=True)
@@ -146,12 +135,12 @@ def _queue_candidates(*, user: User, panels: set[int] | None, include_decided: b
 
 def _queue_states(*, user: User, include_decided: bool) -> list[ItemState]:
     """The states of the items in the user's queue, by cycle and item (four queries)."""
-    panels = _panels_adjudicated_by(user)
+    panels = panels_adjudicated(user)
     if panels is not None and not panels:
         return []
     states = item_states(item_ids=_queue_candidates(user=user, panels=panels, include_decided=include_decided))
     wanted = [s for s in states.values()
-              if s.needs_adjudication and (include_decided or not s.decided) and _may_decide(user, s, panels)]
+              if s.needs_adjudication and (include_decided or not s.decided) and adjudicates_item(user, s, panels=panels)]
     return sorted(wanted, key=lambda s: (s.cycle_id, s.item_id))
 
 
@@ -281,26 +270,41 @@ def adjudication_view(*, state: ItemState) -> AdjudicationView:
     )
 
 
-def gold_labels(*, cycle: CalibrationCycle | None = None) -> list[dict[str, Any]]:
+class GoldLabelRow(TypedDict):
+    """One current gold score of an item's sub-dimension, as the export and the API give it."""
+
+    cycle: str
+    case: str  # the test case's external id
+    model: str
+    run_label: str
+    dimension: str
+    sub_dimension: str
+    gold_score: int
+    reason: str
+    decision_id: int
+    adjudicated_at: str  # ISO 8601
+
+
+def gold_labels(*, cycle: CalibrationCycle | None = None) -> list[GoldLabelRow]:
     """Current gold scores, one row per item × sub-dimension, for exports and the API."""
     decisions = AdjudicationDecision.objects.filter(is_current=True).select_related(
         "item__cycle", "item__response__test_case", "item__response__model", "adjudicator").prefetch_related("scores")
     if cycle is not None:
         decisions = decisions.filter(item__cycle=cycle)
-    rows = []
+    rows: list[GoldLabelRow] = []
     for decision in decisions.order_by("item__cycle_id", "item__response__test_case__external_id", "item_id"):
         response = decision.item.response
         for score in sorted(decision.scores.all(), key=lambda s: s.key):
-            rows.append({
-                "cycle": decision.item.cycle.name,
-                "case": response.test_case.external_id,
-                "model": response.model.name,
-                "run_label": response.run_label,
-                "dimension": response.test_case.dimension,
-                "sub_dimension": score.key,
-                "gold_score": score.score,
-                "reason": decision.reason,
-                "decision_id": decision.pk,
-                "adjudicated_at": decision.created_at.isoformat(),
-            })
+            rows.append(GoldLabelRow(
+                cycle=decision.item.cycle.name,
+                case=response.test_case.external_id,
+                model=response.model.name,
+                run_label=response.run_label,
+                dimension=response.test_case.dimension,
+                sub_dimension=score.key,
+                gold_score=score.score,
+                reason=decision.reason,
+                decision_id=decision.pk,
+                adjudicated_at=decision.created_at.isoformat(),
+            ))
     return rows

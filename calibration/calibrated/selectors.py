@@ -11,8 +11,8 @@ from evaluations.judge.config import judge_family
 from evaluations.judge.selectors import judge_decisive_scored
 from evaluations.models import JudgeResult, JudgeRun, ModelResponse
 
+from ..cycles.truth import median_seconds_per_item, response_truths
 from ..models import ReportSnapshot
-from ..truth import median_seconds_per_item, response_truths
 from .build import InputRow
 from .schema import CalibratedReport, Pair
 

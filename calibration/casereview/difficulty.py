@@ -20,9 +20,10 @@ from scipy.stats import spearmanr
 from annotations.models import Annotation, SubScore
 from annotations.review import DIFFICULTY_ORDER, DIFFICULTY_RANK
 from calibration.models import DifficultyFit
+from evaluations.judge.leaderboard import case_composite
 from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_latest_finished
 from evaluations.models import JudgeRun, ModelResponse, TestCase
-from evaluations.selectors import case_composite, rubric_active, rubric_weights
+from evaluations.selectors import rubric_active, rubric_weights
 from stats.irt import GRMFit, equate_mean_sigma, equate_stocking_lord, grm_fit
 from stats.matrix import matrix_from_triples
 

@@ -8,7 +8,6 @@ import json
 from collections import Counter, defaultdict
 from typing import Any
 
-import numpy as np
 from django.db import transaction
 from django.db.models import Max
 
@@ -17,7 +16,8 @@ from annotations.review import DIFFICULTY_ORDER, DIFFICULTY_RANK
 from calibration.models import CaseReviewReport
 from stats.agreement import pairable_units
 from stats.alpha import Level
-from stats.bootstrap import bootstrap_alpha, named_seed_sequence
+from stats.bootstrap import named_seed_sequence
+from stats.intervals import agreement_interval
 from stats.matrix import matrix_from_triples
 
 # field → (level, code of each answer); "unsure" is its own nominal category
@@ -51,10 +51,10 @@ def agreement(rows: list[dict[str, Any]], *, n_resamples: int = 1000, seed: int 
         entry: dict[str, Any] = {"field": name, "label": FIELD_LABELS[name], "level": level, "units": pairable,
                                  "alpha": None, "interval": None, "note": ""}
         if pairable >= 2:
-            result = bootstrap_alpha(matrix, level, categories=sorted(codes.values()), n_resamples=n_resamples,
-                                     seed=np.random.default_rng(named_seed_sequence(seed, name)))
+            result = agreement_interval(matrix, "krippendorff_alpha", level=level, categories=sorted(codes.values()),
+                                        n_resamples=n_resamples, seed=named_seed_sequence(seed, name))
             entry["alpha"] = result.estimate
-            entry["interval"] = [result.ci_low, result.ci_high] if result.ci_low is not None else None
+            entry["interval"] = list(result.interval) if result.interval is not None else None
             if pairable < MIN_UNITS:
                 entry["note"] = f"only {pairable} cases with two or more reviews: the interval is wide"
             if result.estimate is None:

@@ -28,8 +28,7 @@ from evaluations.theobert.services import (
     theobert_run_summary,
     theobert_run_summary_stored,
 )
-from stats.bootstrap import bootstrap_statistic
-from stats.kappa import cohen_kappa, fleiss_kappa
+from stats.intervals import agreement_interval
 
 ANSWER_CODE = {"no": 0.0, "unsure": 1.0, "yes": 2.0}
 AUDIT_RESAMPLES = 500  # the stored agreement's bootstrap
@@ -134,7 +133,7 @@ def audit_agreement(run: TheoBertRun, *, n_resamples: int = 1000, seed: int = 0)
         for j, group in enumerate(units):
             for i, audit in enumerate(group):
                 matrix[i, j] = ANSWER_CODE[getattr(audit, question)]
-        among[question] = _interval(matrix, lambda m: fleiss_kappa(m, categories=[0.0, 1.0, 2.0]), n_resamples, seed)
+        among[question] = _interval(matrix, "fleiss_kappa", [0.0, 1.0, 2.0], n_resamples, seed)
     scorer, experts = [], []
     for group in by_result.values():
         right = sum(a.verdict_right == "yes" for a in group)
@@ -145,24 +144,24 @@ def audit_agreement(run: TheoBertRun, *, n_resamples: int = 1000, seed: int = 0)
         scorer.append(1.0 if passed else 0.0)
         experts.append((1.0 if passed else 0.0) if right > wrong else (0.0 if passed else 1.0))
     pair = np.array([scorer, experts]) if scorer else np.empty((2, 0))
-    versus = _interval(pair, lambda m: cohen_kappa(m[0], m[1], categories=[0.0, 1.0]), n_resamples, seed)
+    versus = _interval(pair, "cohen_kappa_unweighted", [0.0, 1.0], n_resamples, seed)
     versus["agreement"] = float(np.mean(pair[0] == pair[1])) if scorer else None
     return {"audits": len(audits), "cases": len(by_result), "among_experts": among, "experts_vs_scorer": versus,
             "rejected": rejected_cases(run)}
 
 
-def _interval(matrix: np.ndarray, statistic: Any, n_resamples: int, seed: int) -> dict[str, Any]:
+def _interval(matrix: np.ndarray, coefficient: str, categories: list[float], n_resamples: int,
+              seed: int) -> dict[str, Any]:
+    """κ with its percentile interval from the unit bootstrap every agreement figure uses (stats.intervals)."""
     if matrix.shape[1] < 2:
         return {"kappa": None, "interval": None, "units": int(matrix.shape[1]), "note": "fewer than two cases"}
     try:
-        result = bootstrap_statistic(matrix, statistic, n_resamples=n_resamples, seed=seed)
-    except (ValueError, ZeroDivisionError) as exc:
+        result = agreement_interval(matrix, coefficient, categories=categories, n_resamples=n_resamples, seed=seed)
+    except ValueError as exc:
         return {"kappa": None, "interval": None, "units": int(matrix.shape[1]), "note": str(exc)}
     estimate = result.estimate
-    if estimate is not None and not np.isfinite(estimate):
-        estimate = None
     note = "" if estimate is not None else "κ is undefined: every answer was the same"
-    return {"kappa": estimate, "interval": [result.ci_low, result.ci_high] if result.ci_low is not None else None,
+    return {"kappa": estimate, "interval": list(result.interval) if result.interval is not None else None,
             "units": int(matrix.shape[1]), "note": note}
 
 

@@ -30,9 +30,9 @@ from evaluations.domain import query_whole_number
 from evaluations.models import JudgeRun
 from evaluations.spreadsheet import csv_cell_unprotect, csv_writer
 
+from ..cycles.selectors import cycle_assignment_completeness
 from ..models import ReportSnapshot, SnapshotFile, Study
 from ..models.snapshots import ReportSnapshotQuerySet
-from ..selectors import cycle_assignment_completeness
 from .build import Rating, UnitInfo, calibration_report_build
 from .cells import validation_cells
 from .exporting import REPORT_EXPORTERS

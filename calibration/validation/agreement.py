@@ -18,8 +18,8 @@ from evaluations.models import JudgeRun, ModelResponse
 from evaluations.selectors import rubric_active
 from stats.reliability import reliability_summary
 
+from ..cycles.services import cycle_assignments_create
 from ..models import BiasCheck
-from ..services import cycle_assignments_create
 
 ALPHA_MIN, ALPHA_GOOD = 0.667, 0.80
 SPREAD_REVIEW = 0.15  # SD of the composite (0–1) across runs: about half a point on the 0–3 scale

@@ -18,8 +18,8 @@ from evaluations.models import ModelResponse, RubricVersion, Tradition
 from evaluations.selectors import rubric_active
 from stats.means import mean_t_interval
 
+from ..cycles.services import cycle_assignments_create
 from ..models import BiasCheck, ReportSnapshot
-from ..services import cycle_assignments_create
 
 FLAG_POINTS = 0.5  # §6.2.3: no tradition scored > 0.5 points differently by out-group experts
 

@@ -199,9 +199,9 @@ REST_FRAMEWORK = {
         "accounts.api_auth.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    # A view that sets its own permission_classes must list TokenHasScope too (tests/accounts/test_api_tokens.py
-    # walks every API URL for it).
-    "DEFAULT_PERMISSION_CLASSES": ["access.policy.PolicyPermission", "accounts.api_auth.TokenHasScope"],
+    # The one API permission: the policy's action for the user and, with a token, the view's token_scope. No API
+    # view sets permission_classes (tests/accounts/test_api_tokens.py walks every API URL for it).
+    "DEFAULT_PERMISSION_CLASSES": ["access.policy.ApiPermission"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 SPECTACULAR_SETTINGS = {

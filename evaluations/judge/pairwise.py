@@ -2,8 +2,8 @@
 every pair is asked in both orders, (X, Y) and (Y, X). The prompt is ours (the methodology gives none for this
 mode; the single-response prompts of §5.3.3–5.3.4 are untouched):
 
-    system: PAIRWISE_SYSTEM_PROMPT (the dimension named)
-    user:   QUESTION / (REFERENCE ANSWER) / ANSWER A / ANSWER B blocks
+    system: evaluations.judge.prompts.pairwise_system_prompt (the dimension named)
+    user:   evaluations.judge.prompts.pairwise_user_message (QUESTION / (REFERENCE ANSWER) / ANSWER A / ANSWER B)
 
 and the reply is ``{"preferred": "A" | "B" | "tie", "reasoning": …}``. Calls go through the pipeline's LLMClient
 (retries, Retry-After, timeouts, cost); the calling thread stores verdicts in batches while an event loop in a
@@ -29,16 +29,11 @@ from evaluations.domain import Dimension
 from ..models import ModelResponse, PairwiseJudgment, PairwiseRun
 from .client import CallResult, ChatThread, json_chat_payload
 from .config import PipelineConfig
+from .prompts import pairwise_system_prompt, pairwise_user_message
 from .selectors import case_filter_parse, responses_for_selection
 
 logger = logging.getLogger(__name__)
 
-PAIRWISE_SYSTEM_PROMPT = (
-    "You are an expert evaluator of answers to questions in theology and biblical studies. Compare the two answers "
-    "to the question below on one dimension: {dimension}. Judge their content only — the order in which they are "
-    "shown and their length must not influence you. If they are equally good, say so. Answer with a JSON object "
-    "and nothing else: {{\"preferred\": \"A\" or \"B\" or \"tie\", \"reasoning\": \"one or two sentences\"}}."
-)
 BATCH = 50
 
 
@@ -48,14 +43,6 @@ class PairCall:
     second: int
     system: str
     user: str
-
-
-def pairwise_user_message(*, question: str, reference: str, first: str, second: str) -> str:
-    parts = [f"QUESTION:\n{question}"]
-    if reference.strip():
-        parts.append(f"REFERENCE ANSWER:\n{reference}")
-    parts += [f"ANSWER A:\n{first}", f"ANSWER B:\n{second}"]
-    return "\n\n".join(parts)
 
 
 def parse_preference(content: str) -> tuple[str, str]:
@@ -110,7 +97,7 @@ def pending_pair_calls(*, run: PairwiseRun) -> list[PairCall]:
     calls = []
     for x, y in pairs:
         case = responses[x].test_case
-        system = PAIRWISE_SYSTEM_PROMPT.format(dimension=labels.get(case.dimension, case.dimension))
+        system = pairwise_system_prompt(dimension=labels.get(case.dimension, case.dimension))
         for first, second in ((x, y), (y, x)):
             if (first, second) not in done:
                 calls.append(PairCall(first, second, system, pairwise_user_message(

@@ -35,11 +35,11 @@ from typing import Any, TypeVar
 from django.db import InterfaceError, OperationalError, connections
 
 from ..models import JudgeResult, JudgeRun
-from ..selectors import case_composite
 from .client import CallResult, LLMClient
 from .config import PipelineConfig, judge_family, judge_payload, money, setting
 from .consistency import contradiction
 from .errors import FALLBACK_TRIGGERS, ErrorClass
+from .leaderboard import case_composite
 from .outcomes import CallSpend, ItemOutcome, ResultRecord, ScoreRecord
 from .parsing import JudgeParseError, parse_judge_scores
 from .prompts import judge_system_prompt, judge_user_message, rubric_prompt_sections

@@ -107,7 +107,7 @@ def who() -> dict[str, object]:
 
 
 def test_the_policy_says_what_the_table_says(who) -> None:  # type: ignore[no-untyped-def]
-    assert set(EXPECTED) | {Action.SCORE, Action.REVIEW_CASE, Action.MANAGE_PANEL_WORK} == set(Action)
+    assert set(EXPECTED) | {Action.SCORE, Action.REVIEW_CASE, Action.MANAGE_PANEL_WORK, Action.ADJUDICATE_ITEM} == set(Action)
     wrong = [f"{action.value} × {name}: expected {expected}"
              for action, row in EXPECTED.items() for name, expected in zip(IDENTITIES, row, strict=True)
              if allowed(who[name], action) != expected]
@@ -216,3 +216,34 @@ def test_navigation_offers_exactly_what_the_policy_allows(who) -> None:  # type:
         page = client.get(reverse("home")).content.decode()
         for action, url in links.items():
             assert (f'href="{url}"' in page) == allowed(who[name], action), (name, action)
+
+
+def test_an_item_is_decided_by_its_panels_adjudicators_never_by_its_own_raters(world) -> None:  # type: ignore[no-untyped-def]
+    from types import SimpleNamespace
+
+    sitting = person(User.Role.ADJUDICATOR, tradition=tradition("catholic"))
+    world.catholic.members.add(sitting)
+    item = SimpleNamespace(panel_id=world.catholic.pk, rater_ids={world.expert.pk})
+    assert allowed(world.lead, Action.ADJUDICATE_ITEM, item) and allowed(sitting, Action.ADJUDICATE_ITEM, item)
+    assert allowed(world.admin, Action.ADJUDICATE_ITEM, item)
+    assert not allowed(world.other_lead, Action.ADJUDICATE_ITEM, item)  # another panel's lead
+    assert not allowed(world.expert, Action.ADJUDICATE_ITEM, item) and not allowed(AnonymousUser(), Action.ADJUDICATE_ITEM, item)
+    rated_by_lead = SimpleNamespace(panel_id=world.catholic.pk, rater_ids={world.lead.pk})
+    assert not allowed(world.lead, Action.ADJUDICATE_ITEM, rated_by_lead)  # a rater never decides their own item
+    rated_by_admin = SimpleNamespace(panel_id=world.catholic.pk, rater_ids={world.admin.pk})
+    assert not allowed(world.admin, Action.ADJUDICATE_ITEM, rated_by_admin)
+
+
+def test_the_two_factor_rule_is_asked_of_the_policy_which_asks_the_rule_accounts_registered(world, settings) -> None:  # type: ignore[no-untyped-def]
+    from access import policy
+    from accounts.mfa import mfa_satisfied as accounts_rule
+
+    settings.ACCOUNTS_MFA_REQUIRED = True
+    assert policy.mfa_satisfied(world.admin) is False  # an admin without TOTP: the accounts rule, asked by access
+    assert policy.mfa_satisfied(world.expert) is True
+    asked: list[object] = []
+    policy.mfa_rule_register(lambda user: bool(asked.append(user)))
+    try:
+        assert policy.mfa_satisfied(world.expert) is False and asked == [world.expert]
+    finally:
+        policy.mfa_rule_register(accounts_rule)

@@ -1,6 +1,7 @@
 """Test-case review at service level and through the views: cycle, blind reviews, flags, revisions, blinding."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
@@ -21,6 +22,8 @@ from annotations.review import (
 from calibration.casereview.report import review_report_snapshot
 from evaluations.domain import Visibility
 from evaluations.models import TestCase, TestCaseRevision
+from stats.bootstrap import named_seed_sequence
+from stats.intervals import agreement_interval
 from tests.annotations.factories import CaseFactory, person, tradition
 from tests.blinding import Marker, leaks
 
@@ -71,7 +74,11 @@ def test_stratified_sample_keeps_proportions(db):
     cases = [CaseFactory(tradition=catholic, dimension="doctrinal" if i < 30 else "textual") for i in range(40)]
     chosen = stratified_sample(cases, 10, seed=3)
     assert len(chosen) == 10
-    assert sum(c.dimension == "doctrinal" for c in chosen) == 8  # 30/40 of 10 → 7.5, largest remainder
+    # 30/40 of 10 → 7.5 and 10/40 of 10 → 2.5: the remainders tie, and a tie is a seeded draw
+    # (stats.apportion.largest_remainder) — no longer the alphabetically first stratum; seed 3 gives it to textual
+    assert sum(c.dimension == "doctrinal" for c in chosen) == 7
+    doctrinal = {sum(c.dimension == "doctrinal" for c in stratified_sample(cases, 10, seed=s)) for s in range(12)}
+    assert doctrinal == {7, 8}
     assert stratified_sample(cases, 10, seed=3) == chosen  # seeded
     assert len(stratified_sample(cases, 100, seed=3)) == 40
 
@@ -160,6 +167,11 @@ def test_validated_cases_and_report(panel):
     # (Krippendorff 2011: each ordered pair within a unit weighs 1/(m−1)): o(yes,yes) = 3 + 3, o(no,no) = 1,
     # o(no,yes) = o(yes,no) = 1; n = 9, n_no = 2, n_yes = 7; D_o = 2/9, D_e = 2·2·7/(9·8) → α = 1 − (2/9)/(28/72) = 3/7
     assert fields["valid"]["alpha"] == pytest.approx(3 / 7, abs=1e-9)
+    # the interval is the percentile interval of the one unit bootstrap (stats.intervals), the field's own stream
+    matrix = np.array([[2.0, 0.0, 2.0], [2.0, 0.0, 2.0], [2.0, 2.0, 2.0]])  # valid: no 0, unsure 1, yes 2
+    expected = agreement_interval(matrix, level="nominal", categories=[0.0, 1.0, 2.0], n_resamples=200,
+                                  seed=named_seed_sequence(0, "valid"))
+    assert fields["valid"]["interval"] == list(expected.interval)
     assert payload["flags"]["total"] == 1
     assert payload["difficulty"]["table"]["medium"]["medium"] == 3
     assert review_report_snapshot(cycle=cycle, user=panel.lead, n_resamples=200).version == 2

@@ -20,8 +20,8 @@ from calibration.calibrated.build import calibrated_leaderboard_build as leaderb
 from calibration.calibrated.files import InputsError, inputs_csv, inputs_csv_parse, report_json
 from calibration.calibrated.schema import SnapshotRef
 from calibration.calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
+from calibration.cycles.truth import response_truths
 from calibration.models import ReportSnapshot
-from calibration.truth import response_truths
 from evaluations.models import JudgeResult, JudgeRun
 from tests.annotations.factories import world_build
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from django.core.exceptions import PermissionDenied
 from django.core.management import call_command
@@ -21,7 +22,7 @@ from calibration.casereview.theobert import (
     side_by_side,
 )
 from evaluations.models import TheoBertCase, TheoBertRun
-from stats.kappa import cohen_kappa
+from stats.kappa import cohen_kappa, fleiss_kappa
 from tests.annotations.factories import person, tradition
 
 pytestmark = pytest.mark.django_db
@@ -72,6 +73,10 @@ def test_assign_submit_agreement_and_rescore(run):
     assert versus["interval"] is not None
     among = agreement["among_experts"]["case_sound"]
     assert among["units"] == 6 and among["kappa"] < 0.5  # e2 and e3 disagree with e1 on cases 4–5
+    # Fleiss' κ of (no 0, unsure 1, yes 2) per case, e1/e2/e3 on cases 4–5: the reference function's value
+    sound = np.array([[2, 2, 2, 2, 2, 2], [2, 2, 2, 2, 0, 0], [np.nan] * 4 + [0, 0]])
+    assert among["kappa"] == pytest.approx(fleiss_kappa(sound, categories=[0.0, 1.0, 2.0]), abs=1e-12)
+    assert among["interval"] is not None and among["interval"][0] <= among["kappa"] <= among["interval"][1]
     rescored = rescore_without_rejected(run=run)
     assert rescored.rescored_from == run and rescored.excluded_cases == ["DOC_004", "DOC_005"]
     assert rescored.results.count() == 4 and rescored.results.filter(passed=True).count() == 3

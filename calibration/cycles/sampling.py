@@ -1,7 +1,7 @@
 """Drawing a calibration set: stratified, proportional, seeded, with edge cases and a 25 % refresh.
 
-Pure functions over plain data (no Django): `calibration.selectors` turns rows into `PoolItem`s,
-`draw()` decides, `calibration.services.cycle_commit` stores. Methodology §6.1.3: at least 50 responses
+Pure functions over plain data (no Django): `calibration.cycles.selectors` turns rows into `PoolItem`s,
+`draw()` decides, `calibration.cycles.services.cycle_commit` stores. Methodology §6.1.3: at least 50 responses
 per dimension, stratified by difficulty, tradition and model, random plus edge cases, 25 % new each cycle.
 
 Within each dimension:
@@ -15,7 +15,7 @@ Within each dimension:
 
 Strategies for the stratified random places (step 2): `proportional` (n_h ∝ N_h, largest remainder) or
 `active` (Neyman, n_h ∝ N_h·S_h with S_h the residual SD of the judge against the experts, and within a
-stratum unequal probabilities by the judge's uncertainty: `calibration.active`).
+stratum unequal probabilities by the judge's uncertainty: `calibration.cycles.active`).
 
 Every drawn item carries its inclusion probability π — its probability of being in this draw *given what
 was decided before it* (the previous cycle's items, the edge-case pick, the allocation), so that
@@ -34,11 +34,11 @@ import json
 import math
 import random
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TypeVar
 
+from stats.apportion import largest_remainder
 from stats.ppi import neyman_allocation
 
 from .active import ActiveDesign, pps_probabilities, systematic_pps, uncertainty_weights
@@ -55,8 +55,6 @@ STRATEGIES = (STRATEGY_PROPORTIONAL, STRATEGY_ACTIVE)
 BASIS_DRAWN = "drawn"
 BASIS_CARRIED = "carried"
 BASIS_EDGE_CASE = "edge_case"
-
-K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -157,29 +155,6 @@ class DrawResult:
             "notes": list(self.notes),
             "fingerprint": self.fingerprint,
         }
-
-
-def largest_remainder(sizes: dict[K, int], k: int, rng: random.Random) -> dict[K, int]:
-    """Allocate k draws over strata in proportion to their sizes, rounding by largest remainder.
-
-    Hamilton's method: each stratum gets floor(k·n_s/N); the places left go to the largest fractional
-    parts (exact fractions; ties broken by the seeded generator). Never exceeds a stratum's size.
-    Example: sizes {a: 5, b: 3, c: 2}, k = 5 → quotas 2.5, 1.5, 1.0 → floors 2, 1, 1 → a or b gets the last.
-    """
-    total = sum(sizes.values())
-    if k >= total:
-        return dict(sizes)
-    if k <= 0 or total == 0:
-        return {key: 0 for key in sizes}
-    exact = {key: Fraction(k * n, total) for key, n in sizes.items()}
-    alloc = {key: math.floor(q) for key, q in exact.items()}
-    left = k - sum(alloc.values())
-    order = sorted(sizes, key=repr)
-    rng.shuffle(order)
-    order.sort(key=lambda key: exact[key] - alloc[key], reverse=True)  # stable: shuffled order breaks ties
-    for key in order[:left]:
-        alloc[key] += 1
-    return alloc
 
 
 def length_edge_ids(items: Sequence[PoolItem], tail: float) -> set[int]:
