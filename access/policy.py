@@ -15,7 +15,9 @@ Object scope: an *assignment* is scored by its expert only (nobody else, admins 
 a *panel*'s finished work is reopened and its open work reassigned by its lead (or an admin); a panel's
 items are adjudicated by its lead, the Adjudicator-role members of that panel, or an admin (the item's own
 raters never — `calibration.adjudication.selectors` applies that part, which needs the item's scores); a
-*Delphi study* is seen by its panelists and admins; an *API token* is handled by its owner.
+*Delphi study* is seen by its panelists and admins; an *API token* is handled by its owner; a *test case*'s text
+is read by anyone shown the case unless it is held out (superusers only), and its review history by admins and the
+leads of a panel of its tradition.
 
 The API's one permission (`ApiPermission`, the REST framework's default in settings, so no view lists it): the
 view's `policy_action` (default USE_API) for the user, and, for a request signed by an API token, the scope the
@@ -31,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 from functools import wraps
-from typing import Any
+from typing import Any, TypedDict
 
 from django.core.exceptions import ImproperlyConfigured, PermissionDenied
 from django.http import HttpRequest, HttpResponse
@@ -55,6 +57,8 @@ class Action(StrEnum):
     VIEW_CALIBRATED = "view_calibrated"      # the expert-calibrated leaderboard: admins and panel leads, never experts
     VIEW_CONDITIONS = "view_conditions"      # condition leaderboards and deltas (issue 26): admins and leads, never experts
     VIEW_HELD_OUT = "view_held_out"          # held-out test cases' text: superusers (contamination control)
+    READ_CASE_TEXT = "read_case_text"        # object: a test case — its text, unless held out (then VIEW_HELD_OUT)
+    VIEW_CASE_HISTORY = "view_case_history"  # a case's versions and reviews; object: a test case — its tradition's lead
     USE_API = "use_api"                      # the REST API (with a token: the token's scope as well)
     ADMIN_SITE = "admin_site"                # Django's admin site (its own model permissions apply on top)
 
@@ -127,6 +131,24 @@ def adjudicates_item(user: Any, item: Any, *, panels: set[int] | None) -> bool:
     return panels is None or item.panel_id in panels
 
 
+def _held_out_reader(user: Any) -> bool:
+    return _active(user) and bool(getattr(user, "is_superuser", False))
+
+
+def _reads_case_text(user: Any, case: Any) -> bool:
+    if case is None:  # every case's text, held-out ones included
+        return _held_out_reader(user)
+    return not case.is_held_out or _held_out_reader(user)
+
+
+def _sees_case_history(user: Any, case: Any) -> bool:
+    if is_admin(user):
+        return True
+    if case is None:  # the lead pages
+        return is_lead(user)
+    return _active(user) and user.led_panels.filter(tradition_id=case.tradition_id).exists()
+
+
 def _delphi_panelist(user: Any, study: Any) -> bool:
     if study is None:
         return _active(user)
@@ -148,7 +170,9 @@ RULES: dict[Action, Callable[[Any, Any], bool]] = {
     Action.VIEW_JUDGE_OUTPUT: lambda user, obj: is_admin(user),
     Action.VIEW_CALIBRATED: lambda user, obj: is_admin(user) or is_lead(user),
     Action.VIEW_CONDITIONS: lambda user, obj: is_admin(user) or is_lead(user),
-    Action.VIEW_HELD_OUT: lambda user, obj: _active(user) and bool(getattr(user, "is_superuser", False)),
+    Action.VIEW_HELD_OUT: lambda user, obj: _held_out_reader(user),
+    Action.READ_CASE_TEXT: _reads_case_text,
+    Action.VIEW_CASE_HISTORY: _sees_case_history,
     Action.USE_API: lambda user, obj: is_admin(user),
     Action.ADMIN_SITE: lambda user, obj: is_admin(user),
 }
@@ -263,7 +287,11 @@ def mfa_satisfied(user: Any) -> bool:
     return _mfa_rule(user)
 
 
-def can(request: HttpRequest) -> dict[str, Any]:
+class CanContext(TypedDict):
+    can: _Can
+
+
+def can(request: HttpRequest) -> CanContext:
     """Template context: `can.<action>` for the actions without an object (navigation and links)."""
     user = getattr(request, "user", None)
     return {"can": _Can(user)}
@@ -365,7 +393,7 @@ URL_ACTIONS: dict[str, Action] = {
     "review:cycle": A.MANAGE_PANEL_WORK,
     "review:cycle_report": A.MANAGE_PANEL_WORK,
     "review:flag": A.MANAGE_PANEL_WORK,
-    "review:case_history": A.LEAD,
+    "review:case_history": A.VIEW_CASE_HISTORY,
     "review:theobert": A.MANAGE_CALIBRATION,
     "review:difficulty": A.MANAGE_CALIBRATION,
     "annotations:lead": A.LEAD,

@@ -9,7 +9,7 @@ from django.db.models import Q
 class CaseReviewReport(models.Model):
     """A versioned, never-edited snapshot of a review cycle's agreement per field, flags and difficulty cross-tab."""
 
-    cycle = models.ForeignKey("annotations.CaseReviewCycle", on_delete=models.PROTECT, related_name="reports")
+    cycle = models.ForeignKey("casereview.CaseReviewCycle", on_delete=models.PROTECT, related_name="reports")
     version = models.PositiveIntegerField()
     payload = models.JSONField()
     input_hash = models.CharField(max_length=64, help_text="SHA-256 of the reviews the report was computed from.")

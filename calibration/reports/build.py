@@ -170,7 +170,7 @@ def against_reference(
     )
     size = len(CATEGORIES)  # rows: judge score, columns: reference score
     confusion = np.bincount(j.astype(int) * size + r.astype(int), minlength=size * size).reshape(size, size)
-    quadratic = (summary.get("cohen_kappa") or {}).get("quadratic")
+    quadratic = summary["cohen_kappa"]["quadratic"] if "cohen_kappa" in summary else None
     exact = float(np.mean(j == r))
     return AgainstReference(
         n_units=n,

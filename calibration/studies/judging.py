@@ -34,7 +34,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from accounts.models import User
-from evaluations.judge.client import CallResult, ChatThread, json_chat_payload
+from evaluations.judge.client import CallResult, ChatThread, ClientOptions, json_chat_payload
 from evaluations.judge.config import PipelineConfig
 from evaluations.judge.prompts import study_system_prompt, study_user_message
 
@@ -156,7 +156,7 @@ def study_judge_run_cancel(*, run: StudyJudgeRun) -> bool:
                 .update(cancel_requested=True))
 
 
-def study_judge_run_execute(*, run: StudyJudgeRun, client_options: dict[str, Any] | None = None,
+def study_judge_run_execute(*, run: StudyJudgeRun, client_options: ClientOptions | None = None,
                             on_progress: Callable[[int, int], None] | None = None) -> StudyJudgeRun:
     """Run a queued run to its end (or until cancelled); safe to call twice (the second does nothing)."""
     if not StudyJudgeRun.objects.filter(pk=run.pk, status=StudyJudgeRun.Status.QUEUED).update(

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "accounts",
     "evaluations",
     "annotations",
+    "casereview",
     "calibration",
     "config",  # operations: worker heartbeat (config/models.py), `manage.py run_worker`
 ]

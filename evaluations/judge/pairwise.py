@@ -27,10 +27,10 @@ from django.utils import timezone
 from evaluations.domain import Dimension
 
 from ..models import ModelResponse, PairwiseJudgment, PairwiseRun
-from .client import CallResult, ChatThread, json_chat_payload
+from .client import CallResult, ChatThread, ClientOptions, json_chat_payload
 from .config import PipelineConfig
 from .prompts import pairwise_system_prompt, pairwise_user_message
-from .selectors import case_filter_parse, responses_for_selection
+from .selectors import RunSelection, case_filter_parse, responses_for_selection
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def pairwise_run_create(*, model: str, cases: str | None = None, limit: int | No
     """A queued run over the pairs of responses (different models, same case) of the selected cases; `limit` caps
     the pairs (lowest ids first). Each pair is asked in both orders: total = 2 × pairs."""
     try:
-        selection: dict[str, Any] = {"models": [], "cases": case_filter_parse(cases), "run_label": "", "limit": None}
+        selection: RunSelection = {"models": [], "cases": case_filter_parse(cases), "run_label": "", "limit": None}
     except ValueError as exc:
         raise ValidationError(str(exc), code="bad_case_filter") from exc
     if limit is not None and limit < 1:
@@ -77,7 +77,7 @@ def pairwise_run_create(*, model: str, cases: str | None = None, limit: int | No
         selection={"cases": selection["cases"], "limit": limit}, total=2 * len(pairs), created_by=created_by)
 
 
-def _pairs(selection: dict[str, Any], limit: int | None) -> list[tuple[int, int]]:
+def _pairs(selection: RunSelection, limit: int | None) -> list[tuple[int, int]]:
     by_case: dict[int, list[int]] = {}
     for response_id, case_id in responses_for_selection(selection=selection).order_by("id").values_list(
             "id", "test_case_id"):
@@ -87,8 +87,8 @@ def _pairs(selection: dict[str, Any], limit: int | None) -> list[tuple[int, int]
 
 
 def pending_pair_calls(*, run: PairwiseRun) -> list[PairCall]:
-    selection: dict[str, Any] = {"models": [], "cases": run.selection.get("cases") or {}, "run_label": "",
-                                 "limit": None}
+    selection: RunSelection = {"models": [], "cases": run.selection.get("cases") or {}, "run_label": "",
+                               "limit": None}
     pairs = _pairs(selection, run.selection.get("limit"))
     done = set(PairwiseJudgment.objects.filter(run=run).values_list("first_id", "second_id"))
     wanted = {r for pair in pairs for r in pair}
@@ -106,7 +106,7 @@ def pending_pair_calls(*, run: PairwiseRun) -> list[PairCall]:
     return calls
 
 
-def pairwise_run_execute(*, run: PairwiseRun, client_options: dict[str, Any] | None = None,
+def pairwise_run_execute(*, run: PairwiseRun, client_options: ClientOptions | None = None,
                          on_progress: Callable[[int, int], None] | None = None, batch: int = BATCH,
                          after_store: Callable[[int], None] | None = None) -> PairwiseRun:
     """Send the run's pending ordered pairs and store the verdicts; safe to call again (resumes). `after_store(n)`

@@ -2,6 +2,7 @@
 value): the names of evaluations/labels.py in templates."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django import template
@@ -22,9 +23,9 @@ def tradition_label(key: str | None) -> str:
 
 
 @register.filter
-def group_label(group: Any) -> str:
-    """A report group's name: a typed group (kind and value attributes) or its JSON dict."""
-    if isinstance(group, dict):
+def group_label(group: object) -> str:
+    """A report group's name: a typed group (kind and value attributes) or, as stored, its JSON object."""
+    if isinstance(group, Mapping):
         return labels.group_label(str(group.get("kind", "")), str(group.get("value", "")))
     return labels.group_label(str(getattr(group, "kind", "")), str(getattr(group, "value", "")))
 

@@ -82,6 +82,8 @@ EXPECTED = {
     Action.USE_API:             (N, N, N, N, Y, Y, Y, N),
     Action.ADMIN_SITE:          (N, N, N, N, Y, Y, Y, N),
     Action.VIEW_HELD_OUT:       (N, N, N, N, N, N, Y, N),
+    Action.READ_CASE_TEXT:      (N, N, N, N, N, N, Y, N),  # every case's text; one case: anyone unless held out
+    Action.VIEW_CASE_HISTORY:   (N, N, Y, Y, Y, Y, Y, N),  # the lead pages; one case: its tradition's panel lead
 }
 
 
@@ -119,8 +121,8 @@ def test_object_scopes(world) -> None:  # type: ignore[no-untyped-def]
     assert allowed(world.expert, Action.SCORE, mine)
     for other in (world.other_expert, world.lead, world.admin, AnonymousUser()):
         assert not allowed(other, Action.SCORE, mine)  # blind scoring: not even an admin scores for an expert
-    from annotations.models import CaseReview
-    from annotations.review import review_cycle_open
+    from casereview.models import CaseReview
+    from casereview.services import review_cycle_open
 
     review_cycle_open(panel=world.catholic, name="Scope review", user=world.lead)
     review = CaseReview.objects.filter(expert=world.expert).first()
@@ -145,6 +147,19 @@ def test_an_adjudicator_adjudicates_the_panels_they_sit_on_and_an_expert_does_no
     assert allowed(sitting, Action.ADJUDICATE, world.catholic) and not allowed(sitting, Action.ADJUDICATE, world.orthodox)
     assert not allowed(world.expert, Action.ADJUDICATE, world.catholic)  # a member, but an Expert
     assert not allowed(sitting, Action.MANAGE_PANEL_WORK, world.catholic)  # reopening is the lead's
+
+
+def test_a_case_text_is_read_unless_held_out_and_its_history_by_its_traditions_lead(world) -> None:  # type: ignore[no-untyped-def]
+    case = CaseFactory(tradition=world.catholic.tradition)
+    held = CaseFactory(tradition=world.catholic.tradition, visibility=Visibility.HELD_OUT)
+    superuser = User.objects.create_superuser(email="scope-root@faithbench.test", password="x")
+    assert allowed(world.expert, Action.READ_CASE_TEXT, case) and allowed(world.lead, Action.READ_CASE_TEXT, case)
+    staff = User.objects.create_user(email="scope-staff@faithbench.test", password="x", is_staff=True)
+    assert not allowed(world.lead, Action.READ_CASE_TEXT, held) and not allowed(staff, Action.READ_CASE_TEXT, held)
+    assert allowed(superuser, Action.READ_CASE_TEXT, held)
+    assert allowed(world.lead, Action.VIEW_CASE_HISTORY, case) and allowed(world.admin, Action.VIEW_CASE_HISTORY, case)
+    assert not allowed(world.other_lead, Action.VIEW_CASE_HISTORY, case)  # leads another tradition's panel
+    assert not allowed(world.expert, Action.VIEW_CASE_HISTORY, case)
 
 
 # --- the disagreements of the earlier checks ---------------------------------------------------------------
