@@ -81,7 +81,7 @@ def main() -> None:
     print(f"{len(rows):,} judged responses, {labelled:,} expert-labelled, 8 models × 6 dimensions × 5 traditions")
     print(f"build   median {build:.3f} s (min {min(builds):.3f}, max {max(builds):.3f}) over {args.repeat}")
     print(f"files   median {render:.3f} s (min {min(renders):.3f}, max {max(renders):.3f})")
-    print(f"statements: {len(report['statements'])}; first: {report['statements'][:1]}")
+    print(f"statements: {len(report.statements)}; first: {report.statements[:1]}")
     print(f"calibrated_snapshot: build_s={build:.3f} files_s={render:.3f} goal_s={GOAL_SECONDS} "
           f"ratio={GOAL_SECONDS / (build + render):.2f}")
 

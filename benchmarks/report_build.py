@@ -139,13 +139,13 @@ def run(args: argparse.Namespace) -> None:
         wall, cpu, (report, inputs, _) = timed(lambda: cycle_report(cycle=cycle, n_resamples=args.resamples),
                                                args.repeat)
         print(f"demo cycle            {len(inputs.units):>5} units {len(inputs.ratings):>6} ratings "
-              f"{report['n_experts']:>3} experts {len(report['groups']):>3} groups   "
+              f"{report.n_experts:>3} experts {len(report.groups):>3} groups   "
               f"{wall:6.2f} s [{cpu:5.2f} s]   goal < 1 s: ratio {wall / 1.0:.2f}")
 
     synthetic = synthetic_cycle()
     wall, cpu, report = timed(lambda: synthetic.report(n_resamples=args.resamples), args.repeat)
     print(f"synthetic 60 raters   {len(synthetic.units):>5} units {len(synthetic.ratings):>6} ratings "
-          f"{report['n_experts']:>3} experts {len(report['groups']):>3} groups   "
+          f"{report.n_experts:>3} experts {len(report.groups):>3} groups   "
           f"{wall:6.2f} s [{cpu:5.2f} s]   goal < 5 s: ratio {wall / 5.0:.2f}")
 
     # The matrices the build hands to _pairwise_kappas, recorded during one build.

@@ -68,16 +68,18 @@ def _recompute(pk: int) -> tuple[Any, dict[str, Any], Any]:
     cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
     run = judge_run_for_cycle(cycle=cycle)
     inputs = report_inputs(cycle=cycle, run=run)
-    meta = {
-        "cycle": cycle.name, "cycle_id": cycle.pk, "rubric_version": cycle.rubric.version,
-        "judge_run": run.pk if run else None,
-        "judge_models": {"primary": run.primary_model, "fallback": run.fallback_model,
-                         "secondary": run.secondary_model} if run else None,
-        "software": software_versions(),
-    }
+    from calibration.reports.schema import Completeness, JudgeModels, Provenance, tree_from_json
+
+    meta = Provenance(
+        cycle=cycle.name, cycle_id=cycle.pk, rubric_version=cycle.rubric.version,
+        judge_run=run.pk if run else None,
+        judge_models=JudgeModels(primary=run.primary_model, fallback=run.fallback_model,
+                                 secondary=run.secondary_model) if run else None,
+        software=software_versions(),
+    )
     report = calibration_report_build(inputs.ratings, judge=inputs.judge, gold=inputs.gold, units=inputs.units,
                                       n_resamples=N_RESAMPLES, seed=DEFAULT_SEED, meta=meta)
-    report["completeness"] = cycle_assignment_completeness(cycle=cycle)
+    report.completeness = tree_from_json(Completeness, cycle_assignment_completeness(cycle=cycle), "completeness")
     return cycle, report, inputs
 
 
@@ -87,14 +89,13 @@ def recompute_page(request: Any, pk: int) -> Any:
     from django.utils import timezone
 
     from calibration.models import ReportSnapshot
-    from calibration.reports.build import overall
     from calibration.reports.forms import SnapshotRequestForm
     from calibration.reports.render import confusion_svg, forest_plot_svg, forest_rows, rater_rows
     from calibration.reports.snapshots import Changes
 
     cycle, report, inputs = _recompute(pk)
-    summary = overall(report)
-    shown = ReportSnapshot(cycle=cycle, version=1, status=ReportSnapshot.Status.READY, payload=report,
+    summary = report.overall
+    shown = ReportSnapshot(cycle=cycle, version=1, status=ReportSnapshot.Status.READY, payload=report.to_json(),
                            rater_key=inputs.rater_key, finished_at=timezone.now(), seed=0, n_resamples=N_RESAMPLES)
     changes = Changes(scores=0, gold_decisions=0, newer_judge_run=None)
     return render(request, "calibration/report.html", {
@@ -104,9 +105,9 @@ def recompute_page(request: Any, pk: int) -> Any:
         "experts_plot": forest_plot_svg(forest_rows(report, "experts"), title="Experts among themselves: α (ordinal)"),
         "judge_plot": forest_plot_svg(forest_rows(report, "judge_vs_majority"),
                                       title="Judge against the expert majority: α (ordinal)"),
-        "gold_confusion": confusion_svg(summary["judge_vs_gold"]["confusion"], title="Judge vs adjudicated gold",
+        "gold_confusion": confusion_svg(summary.judge_vs_gold.confusion, title="Judge vs adjudicated gold",
                                         reference="gold"),
-        "majority_confusion": confusion_svg(summary["judge_vs_majority"]["confusion"],
+        "majority_confusion": confusion_svg(summary.judge_vs_majority.confusion,
                                             title="Judge vs expert majority", reference="majority"),
     })
 
@@ -230,7 +231,7 @@ def run(args: argparse.Namespace, vendor: str) -> None:
     from django.urls import path
 
     from accounts.models import User
-    from calibration.reports.build import overall
+    from calibration.reports.schema import Report
     from config.urls import urlpatterns as app_urls
     from tests.calibration.synthetic import synthetic_cycle
 
@@ -261,8 +262,8 @@ def run(args: argparse.Namespace, vendor: str) -> None:
         from calibration.models import ReportSnapshot
 
         payload = ReportSnapshot.objects.filter(cycle=cycle).ready().latest("version").payload
-        same = (overall(payload)["experts"]["krippendorff_alpha"]
-                == overall(synthetic.report(n_resamples=0))["experts"]["krippendorff_alpha"])
+        same = (Report.from_json(payload).overall.experts.krippendorff_alpha
+                == synthetic.report(n_resamples=0).overall.experts.krippendorff_alpha)
         print(f"  check: overall α from the rows equals the in-memory synthetic cycle's: {same}")
 
     print(f"\nsummary (load average {load_average()})")

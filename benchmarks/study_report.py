@@ -28,6 +28,7 @@ django.setup()
 from calibration.studies.pdf import study_report_pdf  # noqa: E402
 from calibration.studies.report import (  # noqa: E402
     DimensionInfo,
+    StudyProvenance,
     StudyRow,
     study_ratings_csv,
     study_report_build,
@@ -63,7 +64,7 @@ def main() -> None:
         started = time.perf_counter()
         ratings = study_ratings_csv(study="bench", rows=rows)
         report = study_report_build(rows, dimensions=dimensions, n_resamples=args.resamples, seed=1,
-                                    meta={"study": "bench", "study_id": 1, "source": "synthetic"})
+                                    meta=StudyProvenance(study="bench", study_id=1, source="synthetic"))
         built = time.perf_counter()
         tables = study_tables_csv(report)
         pdf = study_report_pdf(report, version=1, input_hash="0" * 64)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,89 @@ from stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, named_seed_se
 from stats.diagnostics import DEFAULT_FLAG_MARGIN, bland_altman, rater_bias
 from stats.longformat import LongRatings
 from stats.reliability import reliability_summary
+
+# reliability_summary's JSON object (stats.reliability), categories relabelled and warnings added by this report:
+# stats' own boundary, read by key.
+Summary = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RaterDiagnostics:
+    """One rater against the rest of the panel: mean signed difference with its t interval, the flag, α without
+    the rater and the share of each scale point."""
+
+    mean_difference: float | None
+    low: float | None
+    high: float | None
+    n: int
+    flagged: bool
+    alpha_without: float | None
+    shares: dict[str, float]
+
+
+@dataclass(frozen=True)
+class JudgeAgreement:
+    """The named judge against the median of the other raters (Bland–Altman)."""
+
+    rater: str
+    n_units: int
+    mean_difference: float | None
+    sd: float | None
+    lower_limit: float | None
+    upper_limit: float | None
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """Every rater's diagnostics, the flag margin and, when a judge was named, its agreement (None: not a rater of
+    this group)."""
+
+    raters: dict[str, RaterDiagnostics]
+    flag_margin: float
+    judge_named: bool = False
+    judge: JudgeAgreement | None = None
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"raters": {name: dataclasses.asdict(r) for name, r in self.raters.items()},
+                                  "flag_margin": self.flag_margin}
+        if self.judge_named:
+            out["judge"] = None if self.judge is None else dataclasses.asdict(self.judge)
+        return out
+
+
+@dataclass(frozen=True)
+class GroupReport:
+    """One group's summary and, when asked for, its diagnostics."""
+
+    summary: Summary
+    diagnostics: Diagnostics | None = None
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = dict(self.summary)
+        if self.diagnostics is not None:
+            out["diagnostics"] = self.diagnostics.to_json()
+        return out
+
+
+@dataclass(frozen=True)
+class IrrReport:
+    """The irr report: the file and options, and one summary per group ("" when the file is not grouped)."""
+
+    file: str
+    level: str
+    min_alpha: float
+    bootstrap_resamples: int
+    seed: int | None
+    group_by: str | None
+    groups: dict[str, GroupReport]
+
+    def to_json(self) -> dict[str, object]:
+        """The JSON-ready report: the header and the summary's keys, or ``groups`` keyed by the group value."""
+        header: dict[str, object] = {"file": self.file, "level": self.level, "min_alpha": self.min_alpha,
+                                     "bootstrap_resamples": self.bootstrap_resamples, "seed": self.seed}
+        if self.group_by is None:
+            return {**header, **self.groups[""].to_json()}
+        return {**header, "group_by": self.group_by, "groups": {k: g.to_json() for k, g in self.groups.items()}}
 
 
 def irr_report_build(
@@ -32,8 +116,8 @@ def irr_report_build(
     group_by: str | None = None,
     diagnostics: bool = False,
     judge: str | None = None,
-) -> dict[str, Any]:
-    """Return the JSON-ready IRR report: top-level summary keys, or ``groups`` keyed by the group value.
+) -> IrrReport:
+    """Return the IRR report (``to_json()``: top-level summary keys, or ``groups`` keyed by the group value).
 
     ``diagnostics=True`` adds each group's ``diagnostics``: per rater the mean signed difference from the rest
     of the panel with its t interval, the flag (interval beyond ±0.5), the share of each scale point and α
@@ -41,13 +125,13 @@ def irr_report_build(
     summary against the median of the others.
 
     Source: the coefficients of :func:`stats.reliability.reliability_summary`. Example: Krippendorff's
-    2011 data at ``level="interval"`` → ``report["krippendorff_alpha"] ≈ 0.849``.
+    2011 data at ``level="interval"`` → ``report.to_json()["krippendorff_alpha"] ≈ 0.849``.
     """
-    summaries: dict[str, dict[str, Any]] = {}
+    summaries: dict[str, GroupReport] = {}
     for group in ratings.groups:
         stream = named_seed_sequence(seed, "" if group.key is None else group.key)
         # The irr report relabels the categories and adds diagnostics: its own dict, not the summary's shape.
-        summary: dict[str, Any] = {**reliability_summary(
+        summary: Summary = {**reliability_summary(
             group.matrix,
             level=level,
             categories=ratings.categories,
@@ -59,85 +143,75 @@ def irr_report_build(
             seed=np.random.default_rng(stream),
         )}
         summary["categories"] = list(ratings.category_labels)
-        if diagnostics:
-            summary["diagnostics"] = _diagnostics(group.matrix, group.rater_ids, ratings, summary, judge)
+        found = _diagnostics(group.matrix, group.rater_ids, ratings, summary, judge) if diagnostics else None
         if summary.get("bootstrap"):
             summary["bootstrap"]["seed"] = seed
         if ratings.n_missing_rows:
             summary["warnings"].append(
                 f"{ratings.n_missing_rows} row(s) in the file had an empty or NA value and count as missing"
             )
-        summaries["" if group.key is None else group.key] = summary
-    header: dict[str, Any] = {
-        "file": ratings.source,
-        "level": level,
-        "min_alpha": alpha_min,
-        "bootstrap_resamples": n_resamples,
-        "seed": seed,
-    }
-    if group_by is None:
-        return {**header, **summaries[""]}
-    return {**header, "group_by": group_by, "groups": summaries}
+        summaries["" if group.key is None else group.key] = GroupReport(summary, found)
+    return IrrReport(file=ratings.source, level=level, min_alpha=alpha_min, bootstrap_resamples=n_resamples,
+                     seed=seed, group_by=group_by, groups=summaries)
 
 
 def _diagnostics(
-    matrix: Any, raters: Sequence[str], ratings: LongRatings, summary: dict[str, Any], judge: str | None
-) -> dict[str, Any]:
+    matrix: Any, raters: Sequence[str], ratings: LongRatings, summary: Summary, judge: str | None
+) -> Diagnostics:
     """Rater bias, score shares and α without each rater; the judge's Bland–Altman summary when one is named."""
     labels = dict(zip((float(c) for c in ratings.categories), (str(c) for c in ratings.category_labels), strict=True))
     without = {r["rater"]: r["alpha_without"] for r in summary.get("leave_one_rater_out", [])}
-    out: dict[str, Any] = {"raters": {}, "flag_margin": DEFAULT_FLAG_MARGIN}
-    for bias in rater_bias(matrix, rater_labels=list(raters), categories=ratings.categories):
-        out["raters"][bias.rater] = {
-            "mean_difference": bias.mean_difference, "low": bias.low, "high": bias.high, "n": bias.n_units,
-            "flagged": bias.flagged, "alpha_without": without.get(bias.rater),
-            "shares": {labels.get(float(point), point): share for point, share in bias.shares.items()},
-        }
+    rows = {bias.rater: RaterDiagnostics(
+        mean_difference=bias.mean_difference, low=bias.low, high=bias.high, n=bias.n_units, flagged=bias.flagged,
+        alpha_without=without.get(bias.rater),
+        shares={labels.get(float(point), point): share for point, share in bias.shares.items()},
+    ) for bias in rater_bias(matrix, rater_labels=list(raters), categories=ratings.categories)}
+    agreement = None
     if judge is not None:
         if judge not in raters:
-            out["judge"] = None
             summary["warnings"].append(f"diagnostics: no rater called {judge!r} in this group")
         else:
             row = list(raters).index(judge)
             others = np.delete(np.asarray(matrix, dtype=float), row, axis=0)
-            out["judge"] = {"rater": judge, **dataclasses.asdict(bland_altman(np.asarray(matrix, dtype=float)[row],
-                                                                              others))}
-    return out
+            agreement = JudgeAgreement(rater=judge, **dataclasses.asdict(
+                bland_altman(np.asarray(matrix, dtype=float)[row], others)))
+    return Diagnostics(raters=rows, flag_margin=DEFAULT_FLAG_MARGIN, judge_named=judge is not None, judge=agreement)
 
 
-def irr_report_json(report: dict[str, Any]) -> str:
+def irr_report_json(report: IrrReport) -> str:
     """Return the report as indented JSON; refuses NaN/Infinity so an undefined value can only be null.
 
-    Source: RFC 8259 (JSON has no NaN). Example: ``irr_report_json({"a": None})`` → ``'{\\n  "a": null\\n}'``.
+    Source: RFC 8259 (JSON has no NaN). Example: a report of one group → ``'{\\n  "file": …'``.
     """
-    return json.dumps(report, indent=2, allow_nan=False, ensure_ascii=False)
+    return json.dumps(report.to_json(), indent=2, allow_nan=False, ensure_ascii=False)
 
 
-def irr_report_table(report: dict[str, Any]) -> str:
+def irr_report_table(report: IrrReport) -> str:
     """Return the report as a plain-text table for a terminal, one block per group.
 
     Source: the same numbers as :func:`irr_report_json`, rounded to 3 decimals. Example: a line
     ``Krippendorff's alpha (ordinal)   0.815  95% CI [0.446, 0.997]  P(alpha < 0.667) = 0.187``.
     """
-    level = report["level"]
-    resamples = report["bootstrap_resamples"]
-    boot = f"{resamples} resamples, percentile or BCa by simulated coverage, seed {report['seed']}" if resamples else "off"
+    level = report.level
+    resamples = report.bootstrap_resamples
+    boot = f"{resamples} resamples, percentile or BCa by simulated coverage, seed {report.seed}" if resamples else "off"
     lines = [
-        f"Inter-rater reliability: {report['file']}",
-        f"level {level} · bootstrap {boot} · alpha min {report['min_alpha']:g}",
+        f"Inter-rater reliability: {report.file}",
+        f"level {level} · bootstrap {boot} · alpha min {report.min_alpha:g}",
     ]
-    if "groups" in report:
-        for key, summary in report["groups"].items():
+    if report.group_by is not None:
+        for key, group in report.groups.items():
             lines.append("")
-            lines.append(f"[{report['group_by']} = {key}]")
-            lines.extend(_summary_lines(summary, report["min_alpha"]))
+            lines.append(f"[{report.group_by} = {key}]")
+            lines.extend(_summary_lines(group, report.min_alpha))
     else:
         lines.append("")
-        lines.extend(_summary_lines(report, report["min_alpha"]))
+        lines.extend(_summary_lines(report.groups[""], report.min_alpha))
     return "\n".join(lines)
 
 
-def _summary_lines(s: dict[str, Any], alpha_min: float) -> list[str]:
+def _summary_lines(group: GroupReport, alpha_min: float) -> list[str]:
+    s = group.summary
     out = [
         f"  categories {', '.join(str(c) for c in s['categories'])}",
         f"  units {s['n_units']} (pairable {s['n_pairable_units']}, not pairable {s['n_unpairable_units']}) · "
@@ -183,28 +257,28 @@ def _summary_lines(s: dict[str, Any], alpha_min: float) -> list[str]:
     if s["leave_one_rater_out"]:
         parts = [f"{r['rater']} {_num(r['alpha_without'])} ({_signed(r['change'])})" for r in s["leave_one_rater_out"]]
         out.append(_row("alpha without rater (change)", " · ".join(parts)))
-    if s.get("diagnostics"):
-        out.extend(_diagnostic_lines(s["diagnostics"]))
+    if group.diagnostics is not None:
+        out.extend(_diagnostic_lines(group.diagnostics))
     if s["warnings"]:
         out.append("  warnings:")
         out.extend(f"    - {w}" for w in s["warnings"])
     return out
 
 
-def _diagnostic_lines(d: dict[str, Any]) -> list[str]:
-    out = [f"  rater diagnostics (mean signed difference from the rest, 95% t interval; ! = beyond ±{d['flag_margin']:g}):"]
-    for rater, r in d["raters"].items():
-        interval = f"[{_num(r['low'])}, {_num(r['high'])}]" if r["low"] is not None else "n/a"
-        shares = " ".join(f"{point}:{share:.0%}" for point, share in r["shares"].items())
-        out.append(_row(f"  {rater}{' !' if r['flagged'] else ''}",
-                        f"{_signed(r['mean_difference'])} {interval} n={r['n']} · alpha without {_num(r['alpha_without'])}"
+def _diagnostic_lines(d: Diagnostics) -> list[str]:
+    out = [f"  rater diagnostics (mean signed difference from the rest, 95% t interval; ! = beyond ±{d.flag_margin:g}):"]
+    for rater, r in d.raters.items():
+        interval = f"[{_num(r.low)}, {_num(r.high)}]" if r.low is not None else "n/a"
+        shares = " ".join(f"{point}:{share:.0%}" for point, share in r.shares.items())
+        out.append(_row(f"  {rater}{' !' if r.flagged else ''}",
+                        f"{_signed(r.mean_difference)} {interval} n={r.n} · alpha without {_num(r.alpha_without)}"
                         f" · {shares}"))
-    judge = d.get("judge")
+    judge = d.judge
     if judge:
-        limits = (f"[{_num(judge['lower_limit'])}, {_num(judge['upper_limit'])}]"
-                  if judge["lower_limit"] is not None else "n/a")
-        out.append(_row(f"  judge {judge['rater']} − median", f"mean {_signed(judge['mean_difference'])} · SD "
-                                                               f"{_num(judge['sd'])} · 95% limits {limits} · n={judge['n_units']}"))
+        limits = (f"[{_num(judge.lower_limit)}, {_num(judge.upper_limit)}]"
+                  if judge.lower_limit is not None else "n/a")
+        out.append(_row(f"  judge {judge.rater} − median", f"mean {_signed(judge.mean_difference)} · SD "
+                                                           f"{_num(judge.sd)} · 95% limits {limits} · n={judge.n_units}"))
     return out
 
 

@@ -28,7 +28,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
 
 import numpy as np
 from scipy.stats import norm
@@ -42,6 +41,19 @@ from stats.ppi import (
     labels_needed,
     mean_difference,
     ppi_stratified_mean,
+)
+
+from .schema import (
+    CalibratedMeta,
+    CalibratedReport,
+    Cell,
+    Counts,
+    Estimate,
+    Evidence,
+    ModelEntry,
+    Pair,
+    Skipped,
+    Span,
 )
 
 DIFFICULTY_WEIGHTS = {"easy": 1.0, "medium": 1.5, "hard": 2.0, "expert": 3.0}
@@ -86,8 +98,8 @@ def _r(value: float | None, places: int = 6) -> float | None:
     return round(float(value), places)
 
 
-def _interval(estimate: float | None, lower: float | None, upper: float | None, **extra: Any) -> dict[str, Any]:
-    return {"estimate": _r(estimate), "lower": _r(lower), "upper": _r(upper), **extra}
+def _span(estimate: float | None, lower: float | None, upper: float | None, *, n: int) -> Span:
+    return Span(estimate=_r(estimate), lower=_r(lower), upper=_r(upper), n=n)
 
 
 @dataclass
@@ -145,42 +157,40 @@ def _stratified(group: _Group, options: Options, *, residual: bool = False) -> S
                                lam=0.0 if residual else None, small_sample=True)
 
 
-def _estimate_dict(result: StratifiedEstimate | None) -> dict[str, Any]:
+def _estimate(result: StratifiedEstimate | None) -> Estimate:
     if result is None:
-        return {"estimate": None, "lower": None, "upper": None, "se": None, "lam": None, "n": 0,
-                "covered_weight": 0.0, "skipped": []}
+        return Estimate(estimate=None, lower=None, upper=None, se=None, lam=None, n=0, covered_weight=0.0, skipped=[])
     lams = [s.lam for s in result.strata if s.lam is not None]
-    return {
-        "estimate": _r(result.estimate), "lower": _r(result.lower), "upper": _r(result.upper), "se": _r(result.se),
-        "lam": _r(float(np.mean(lams))) if lams else None,
-        "lam_by_stratum": {s.key: _r(s.lam) for s in result.strata if s.lam is not None},
-        "n": int(sum(s.n for s in result.strata if s.skipped is None)),
-        "covered_weight": _r(result.covered_weight, 4),
-        "skipped": [{"stratum": s.key, "n": s.n, "reason": s.skipped} for s in result.strata if s.skipped],
-    }
+    return Estimate(
+        estimate=_r(result.estimate), lower=_r(result.lower), upper=_r(result.upper), se=_r(result.se),
+        lam=_r(float(np.mean(lams))) if lams else None,
+        lam_by_stratum={s.key: _r(s.lam) for s in result.strata if s.lam is not None},
+        n=int(sum(s.n for s in result.strata if s.skipped is None)),
+        covered_weight=_r(result.covered_weight, 4),
+        skipped=[Skipped(stratum=s.key, n=s.n, reason=s.skipped) for s in result.strata if s.skipped],
+    )
 
 
-def _judge_only(group: _Group, options: Options, name: str) -> dict[str, Any]:
+def _judge_only(group: _Group, options: Options, name: str) -> Span:
     if not group.judge.size:
-        return _interval(None, None, None, n=0)
+        return _span(None, None, None, n=0)
     if options.n_resamples == 0:  # intervals turned off
-        return _interval(weighted_mean(group.judge, group.weight), None, None, n=int(group.judge.size))
+        return _span(weighted_mean(group.judge, group.weight), None, None, n=int(group.judge.size))
     low, high = bootstrap_weighted_mean_ci(group.judge, group.weight, group.dimension.astype(str),
                                            n_resamples=options.n_resamples, confidence=1 - options.alpha,
                                            seed=named_seed(options.seed, name))
-    return _interval(weighted_mean(group.judge, group.weight), low, high, n=int(group.judge.size))
+    return _span(weighted_mean(group.judge, group.weight), low, high, n=int(group.judge.size))
 
 
-def _judge_only_with_dimensions(group: _Group, options: Options,
-                                name: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+def _judge_only_with_dimensions(group: _Group, options: Options, name: str) -> tuple[Span, dict[str, Span]]:
     """The model's judge-only score and each dimension's, from one set of stratified resamples."""
     dimensions = sorted(set(group.dimension.tolist()))
     if not group.judge.size or options.n_resamples == 0:
         cells = {}
         for dimension in dimensions:
             mine = group.dimension == dimension
-            cells[str(dimension)] = _interval(weighted_mean(group.judge[mine], group.weight[mine]), None, None,
-                                              n=int(mine.sum()))
+            cells[str(dimension)] = _span(weighted_mean(group.judge[mine], group.weight[mine]), None, None,
+                                          n=int(mine.sum()))
         return _judge_only(group, options, name), cells
     (low, high), per = bootstrap_weighted_mean_ci_with_strata(
         group.judge, group.weight, group.dimension.astype(str), n_resamples=options.n_resamples,
@@ -188,41 +198,54 @@ def _judge_only_with_dimensions(group: _Group, options: Options,
     cells = {}
     for dimension in dimensions:
         mine = group.dimension == dimension
-        cells[str(dimension)] = _interval(weighted_mean(group.judge[mine], group.weight[mine]), *per[str(dimension)],
-                                          n=int(mine.sum()))
-    return _interval(weighted_mean(group.judge, group.weight), low, high, n=int(group.judge.size)), cells
+        cells[str(dimension)] = _span(weighted_mean(group.judge[mine], group.weight[mine]), *per[str(dimension)],
+                                      n=int(mine.sum()))
+    return _span(weighted_mean(group.judge, group.weight), low, high, n=int(group.judge.size)), cells
 
 
-def _planning(group: _Group, result: StratifiedEstimate | None) -> dict[str, float | int | None]:
+@dataclass(frozen=True)
+class Plan:
+    """What the planning function needs of a cell: the residual and judge variances, λ, N judged and n labelled
+    (the variances and λ are None with fewer than two usable labels)."""
+
+    residual_var: float | None
+    judge_var: float | None
+    lam: float | None
+    N: int  # noqa: N815 - the methodology's name for the judged responses
+    n: int
+
+
+def _planning(group: _Group, result: StratifiedEstimate | None) -> Plan:
     """The variances the planning function needs, pooled over the group's usable labels."""
     lab = group.labelled
     if result is None or result.estimate is None or lab.sum() < 2:
-        return {"residual_var": None, "judge_var": None, "lam": None, "N": int(group.judge.size), "n": int(lab.sum())}
+        return Plan(residual_var=None, judge_var=None, lam=None, N=int(group.judge.size), n=int(lab.sum()))
     lams = [s.lam for s in result.strata if s.lam is not None]
     lam = float(np.mean(lams)) if lams else 1.0
     w = group.weight[lab] / group.probability[lab]
     w = w / w.sum() * lab.sum()
     residual = w * (group.expert[lab] - lam * group.judge[lab])
     wu = group.weight / group.weight.sum() * group.judge.size
-    return {"residual_var": float(residual.var()), "judge_var": float((wu * group.judge).var()), "lam": lam,
-            "N": int(group.judge.size), "n": int(lab.sum())}
+    return Plan(residual_var=float(residual.var()), judge_var=float((wu * group.judge).var()), lam=lam,
+                N=int(group.judge.size), n=int(lab.sum()))
 
 
-def _more_labels(plan: dict[str, Any], target: float, alpha: float) -> int | None:
-    if plan["residual_var"] is None:
+def _more_labels(plan: Plan, target: float, alpha: float) -> int | None:
+    if plan.residual_var is None or plan.judge_var is None or plan.lam is None:
         return None
-    needed = labels_needed(residual_var=plan["residual_var"], judge_var=plan["judge_var"], N=plan["N"],
-                           lam=plan["lam"], target_half_width=target, alpha=alpha)
-    return None if needed is None else max(0, needed - plan["n"])
+    needed = labels_needed(residual_var=plan.residual_var, judge_var=plan.judge_var, N=plan.N,
+                           lam=plan.lam, target_half_width=target, alpha=alpha)
+    return None if needed is None else max(0, needed - plan.n)
 
 
-def _se_after(plan: dict[str, Any], more: int) -> float:
-    return math.sqrt(plan["residual_var"] / (plan["n"] + more) + plan["lam"] ** 2 * plan["judge_var"] / plan["N"])
+def _se_after(plan: Plan, more: int) -> float:
+    assert plan.residual_var is not None and plan.judge_var is not None and plan.lam is not None
+    return math.sqrt(plan.residual_var / (plan.n + more) + plan.lam ** 2 * plan.judge_var / plan.N)
 
 
-def _to_separate(a: dict[str, Any], b: dict[str, Any], gap: float, z: float, limit: int = 100_000) -> int | None:
+def _to_separate(a: Plan, b: Plan, gap: float, z: float, limit: int = 100_000) -> int | None:
     """More labels per model (the same number for both) for the pair's simultaneous interval to clear zero."""
-    if a["residual_var"] is None or b["residual_var"] is None or gap == 0:
+    if a.residual_var is None or b.residual_var is None or gap == 0:
         return None
     if z * math.hypot(_se_after(a, limit), _se_after(b, limit)) >= abs(gap):
         return None
@@ -236,11 +259,11 @@ def _to_separate(a: dict[str, Any], b: dict[str, Any], gap: float, z: float, lim
     return low
 
 
-def _evidence_note(plan: dict[str, Any], more: int | None) -> str:
+def _evidence_note(plan: Plan, more: int | None) -> str:
     """Why the evidence meter shows no number: no usable labels yet, or a target more expert labels cannot reach."""
     if more is not None:
         return ""
-    if plan["residual_var"] is None:
+    if plan.residual_var is None:
         return "fewer than 2 usable expert labels: nothing to plan from yet"
     return ("not reachable by expert labels alone: the judged responses' own sampling error is already wider "
             "than the target (judge more responses)")
@@ -260,18 +283,19 @@ def _as_estimate(result: StratifiedEstimate) -> MeanEstimate:
     return MeanEstimate(result.estimate, result.se, result.lower, result.upper, math.nan, n, big_n)
 
 
-def _statements(candidates: list[tuple[str, str, dict[str, Any]]], alpha: float) -> list[str]:
+def _statements(candidates: list[tuple[str, str, Estimate]], alpha: float) -> list[str]:
     """Plain words for every shift clear of zero after a Bonferroni correction over all the cells looked at (a
     page of 50 cells would otherwise show two or three chance 'biases' at 95 %), on cells of at least
     MIN_LABELS_FOR_WORDS expert labels; the interval printed is that simultaneous one."""
-    tested = [(m, f, s) for m, f, s in candidates if s.get("estimate") is not None and s.get("se") is not None
-              and s.get("n", 0) >= MIN_LABELS_FOR_WORDS]
+    tested = [(m, f, s) for m, f, s in candidates if s.estimate is not None and s.se is not None
+              and s.n >= MIN_LABELS_FOR_WORDS]
     if not tested:
         return []
     z = float(norm.ppf(1 - alpha / (2 * len(tested))))
     out = []
     for model, facet, shift in tested:
-        estimate, se = shift["estimate"], shift["se"]
+        estimate, se = shift.estimate, shift.se
+        assert estimate is not None and se is not None
         if estimate == 0 or abs(estimate) <= z * se:
             continue
         verb = "under-scores" if estimate > 0 else "over-scores"
@@ -282,8 +306,8 @@ def _statements(candidates: list[tuple[str, str, dict[str, Any]]], alpha: float)
     return out
 
 
-def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> dict[str, Any]:
-    """The calibrated leaderboard tree (JSON-serialisable, deterministic for the same rows and options)."""
+def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> CalibratedReport:
+    """The calibrated leaderboard tree (deterministic for the same rows and options; `to_json()` is its JSON)."""
     rows = sorted(rows, key=lambda r: r.response_id)
     by_model: dict[str, list[InputRow]] = defaultdict(list)
     for row in rows:
@@ -311,10 +335,10 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
         warnings.append("No expert-labelled response in this cycle yet: every calibrated score is missing.")
 
     alpha = options.alpha
-    models_out: list[dict[str, Any]] = []
-    plans: dict[str, dict[str, Any]] = {}
+    models_out: list[ModelEntry] = []
+    plans: dict[str, Plan] = {}
     estimates: dict[str, StratifiedEstimate] = {}
-    candidates: list[tuple[str, str, dict[str, Any]]] = []
+    candidates: list[tuple[str, str, Estimate]] = []
     judge_families = set(options.judge_families)
     for model in sorted(by_model):
         mine = by_model[model]
@@ -330,22 +354,22 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
             estimates[model] = calibrated
         more = _more_labels(plan, options.target_half_width, alpha)
         raters = float(np.median([r.n_raters for r in mine if r.expert is not None] or [0])) or 1.0
-        entry: dict[str, Any] = {
-            "model": model, "family": family, "judged": int(group.judge.size),
-            "not_scored": sum(1 for r in mine if r.judge is None),
-            "self_preference": family in judge_families,
-            "judge_only": judge_overall,
-            "calibrated": _estimate_dict(calibrated),
-            "shift": _estimate_dict(shift),
-            "gold_only": _estimate_dict(gold),
-            "evidence": {"more_labels": more, "expert_hours": _hours(more, options, raters),
-                         "note": _evidence_note(plan, more),
-                         "raters_per_item": raters, "target_half_width": options.target_half_width},
-            "by_dimension": {}, "by_tradition": {},
-        }
+        entry = ModelEntry(
+            model=model, family=family, judged=int(group.judge.size),
+            not_scored=sum(1 for r in mine if r.judge is None),
+            self_preference=family in judge_families,
+            judge_only=judge_overall,
+            calibrated=_estimate(calibrated),
+            shift=_estimate(shift),
+            gold_only=_estimate(gold),
+            evidence=Evidence(more_labels=more, expert_hours=_hours(more, options, raters),
+                              note=_evidence_note(plan, more),
+                              raters_per_item=raters, target_half_width=options.target_half_width),
+            by_dimension={}, by_tradition={},
+        )
         if calibrated is None or calibrated.estimate is None:
-            entry["calibrated"]["note"] = "No expert-labelled response of this model can be used: no calibrated score."
-        candidates.append((model, "overall", entry["shift"]))
+            entry.calibrated.note = "No expert-labelled response of this model can be used: no calibrated score."
+        candidates.append((model, "overall", entry.shift))
         for facet, attribute in (("by_dimension", "dimension"), ("by_tradition", "tradition")):
             for value in sorted({getattr(r, attribute) for r in mine}):
                 cell_rows = [r for r in mine if getattr(r, attribute) == value]
@@ -354,16 +378,17 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
                 cell_shift = _stratified(cell, options, residual=True)
                 cell_plan = _planning(cell, cell_cal)
                 cell_more = _more_labels(cell_plan, options.target_half_width, alpha)
-                entry[facet][value] = {
-                    "judge_only": judge_by_dimension[value] if attribute == "dimension" else
+                cells = entry.by_dimension if facet == "by_dimension" else entry.by_tradition
+                cells[value] = Cell(
+                    judge_only=judge_by_dimension[value] if attribute == "dimension" else
                     _judge_only(cell, options, f"judge:{model}:{attribute}:{value}"),
-                    "calibrated": _estimate_dict(cell_cal),
-                    "shift": _estimate_dict(cell_shift),
-                    "evidence": {"more_labels": cell_more, "expert_hours": _hours(cell_more, options, raters),
-                                 "note": _evidence_note(cell_plan, cell_more)},
-                }
+                    calibrated=_estimate(cell_cal),
+                    shift=_estimate(cell_shift),
+                    evidence=Evidence(more_labels=cell_more, expert_hours=_hours(cell_more, options, raters),
+                                      note=_evidence_note(cell_plan, cell_more)),
+                )
                 if attribute == "dimension":
-                    candidates.append((model, value, entry[facet][value]["shift"]))
+                    candidates.append((model, value, cells[value].shift))
         models_out.append(entry)
 
     # Rank sets from Bonferroni-simultaneous intervals on every pairwise difference of calibrated scores.
@@ -385,44 +410,43 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
             below[b] += 1
         adjacent = ranked.index(b) == ranked.index(a) + 1
         more = None if separated else _to_separate(plans[a], plans[b], diff.estimate, z)
-        pairs_out.append({
-            "model_a": a, "model_b": b, "adjacent": adjacent, "separated": separated,
-            **_interval(diff.estimate, diff.lower, diff.upper),
-            "more_labels_each": more,
-            "expert_hours": _hours(None if more is None else 2 * more, options, 1.0 if not labelled else float(
+        pairs_out.append(Pair(
+            model_a=a, model_b=b, adjacent=adjacent, separated=separated,
+            estimate=_r(diff.estimate), lower=_r(diff.lower), upper=_r(diff.upper),
+            more_labels_each=more,
+            expert_hours=_hours(None if more is None else 2 * more, options, 1.0 if not labelled else float(
                 np.median([r.n_raters for r in labelled]))),
-        })
+        ))
     count = len(ranked)
     for entry in models_out:
-        model = entry["model"]
-        entry["rank_set"] = [1 + above[model], count - below[model]] if model in estimates else None
+        model = entry.model
+        entry.rank_set = [1 + above[model], count - below[model]] if model in estimates else None
 
-    models_out.sort(key=lambda e: (e["calibrated"]["estimate"] is None, -(e["calibrated"]["estimate"] or 0.0),
-                                   e["model"]))
-    return {
-        "schema": SCHEMA_VERSION,
-        "meta": {
-            "alpha": alpha, "confidence": 1 - alpha, "seed": options.seed, "n_resamples": options.n_resamples,
-            "target_half_width": options.target_half_width, "seconds_per_item": options.seconds_per_item,
-            "judge_families": sorted(judge_families),
-            "truth": "per response and sub-dimension: the adjudicated gold score where there is one, else the mean "
+    models_out.sort(key=lambda e: (e.calibrated.estimate is None, -(e.calibrated.estimate or 0.0), e.model))
+    return CalibratedReport(
+        schema=SCHEMA_VERSION,
+        meta=CalibratedMeta(
+            alpha=alpha, confidence=1 - alpha, seed=options.seed, n_resamples=options.n_resamples,
+            target_half_width=options.target_half_width, seconds_per_item=options.seconds_per_item,
+            judge_families=sorted(judge_families),
+            truth="per response and sub-dimension: the adjudicated gold score where there is one, else the mean "
                      "of the panel's submitted scores; composite Σ score/3 × weight/100 (methodology §5.4.1)",
-            "estimator": "PPI++ (power-tuned λ in [0, 1]), stratified by dimension, difficulty-weighted "
-                         "(§5.4.2), labelled responses weighted by 1 / inclusion probability; normal intervals",
-            "judge_only": "difficulty-weighted mean of the judge's composites, stratified percentile bootstrap",
-            "rank_method": f"Bonferroni-simultaneous {1 - alpha:.0%} normal intervals on all {len(pairs)} pairwise "
-                           "differences of calibrated scores; a model's rank set runs from 1 + the models clearly "
-                           "above it to K − the models clearly below it",
-        },
-        "counts": {
-            "judged": sum(1 for r in rows if r.judge is not None), "responses": len(rows),
-            "expert_labelled": len(labelled),
-            "used": sum(1 for r in labelled if r.judge is not None and r.inclusion_basis in USABLE_BASES
-                        and r.inclusion_probability),
-            "excluded": {k: v for k, v in sorted(excluded.items()) if v},
-        },
-        "warnings": warnings,
-        "statements": _statements(candidates, alpha),
-        "models": models_out,
-        "pairs": pairs_out,
-    }
+            estimator="PPI++ (power-tuned λ in [0, 1]), stratified by dimension, difficulty-weighted "
+                      "(§5.4.2), labelled responses weighted by 1 / inclusion probability; normal intervals",
+            judge_only="difficulty-weighted mean of the judge's composites, stratified percentile bootstrap",
+            rank_method=f"Bonferroni-simultaneous {1 - alpha:.0%} normal intervals on all {len(pairs)} pairwise "
+                        "differences of calibrated scores; a model's rank set runs from 1 + the models clearly "
+                        "above it to K − the models clearly below it",
+        ),
+        counts=Counts(
+            judged=sum(1 for r in rows if r.judge is not None), responses=len(rows),
+            expert_labelled=len(labelled),
+            used=sum(1 for r in labelled if r.judge is not None and r.inclusion_basis in USABLE_BASES
+                     and r.inclusion_probability),
+            excluded={k: v for k, v in sorted(excluded.items()) if v},
+        ),
+        warnings=warnings,
+        statements=_statements(candidates, alpha),
+        models=models_out,
+        pairs=pairs_out,
+    )

@@ -3,11 +3,14 @@ interval whiskers per snapshot). No style attributes (the CSP allows none); ever
 page's tables, so a screen reader or a phone loses nothing."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.utils.safestring import SafeString, mark_safe
 
 from stats.variance_budget import GROUP_LABELS, GROUPS
+
+if TYPE_CHECKING:
+    from .history import Point
 
 # Colour-blind-safe (Okabe–Ito), each with a contrast ≥ 3:1 against white for the graphic (WCAG 1.4.11).
 GROUP_COLOURS = {"case": "#0072b2", "route": "#d55e00", "generation": "#009e73", "judge_run": "#cc79a7",
@@ -38,7 +41,7 @@ def stacked_bar(shares: dict[str, float | None], label: str, width: int = 240, h
     return mark_safe("".join(parts))  # noqa: S308 - numbers and escaped labels only
 
 
-def history_chart(points: list[Any], n_snapshots: int, index_of: dict[int, int], *, equated: bool, label: str,
+def history_chart(points: list[Point], n_snapshots: int, index_of: dict[int, int], *, equated: bool, label: str,
                   width: int = 320, height: int = 130) -> SafeString:
     """A model's score per snapshot (x: snapshot order, y: score), whiskers for the interval; the anchor-equated
     score when `equated`; a red ring where the change from the previous snapshot exceeds its interval; the
@@ -48,7 +51,7 @@ def history_chart(points: list[Any], n_snapshots: int, index_of: dict[int, int],
         low, high, mid = ((p.equated_lower, p.equated_upper, p.equated) if equated else (p.lower, p.upper, p.score))
         values += [v for v in (low, high, mid) if v is not None]
         if p.calibrated:
-            values += [v for v in (p.calibrated.get("lower"), p.calibrated.get("upper")) if v is not None]
+            values += [v for v in (p.calibrated.lower, p.calibrated.upper) if v is not None]
     low_v, high_v = (min(values), max(values)) if values else (0.0, 1.0)
     pad = max((high_v - low_v) * 0.08, 0.01)
     low_v, high_v = low_v - pad, high_v + pad
@@ -83,8 +86,8 @@ def history_chart(points: list[Any], n_snapshots: int, index_of: dict[int, int],
                 parts.append(f'<circle cx="{x:.1f}" cy="{sy(mid):.1f}" r="7" fill="none" stroke="{CHANGED_COLOUR}" '
                              'stroke-width="2"/>')
         cal = p.calibrated
-        if cal and cal.get("estimate") is not None:
-            cx, cy = x + 6, sy(cal["estimate"])
+        if cal and cal.estimate is not None:
+            cx, cy = x + 6, sy(cal.estimate)
             parts.append(f'<path d="M{cx:.1f} {cy - 4:.1f} L{cx + 4:.1f} {cy:.1f} L{cx:.1f} {cy + 4:.1f} '
                          f'L{cx - 4:.1f} {cy:.1f} Z" fill="{CALIBRATED_COLOUR}"/>')
     if len(line) > 1:

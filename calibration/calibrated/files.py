@@ -6,7 +6,7 @@ import csv
 import io
 import json
 from dataclasses import fields
-from typing import Any
+from typing import Any, TypedDict
 from xml.sax.saxutils import escape
 
 from reportlab.platypus import Paragraph, SimpleDocTemplate
@@ -14,18 +14,19 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate
 from evaluations.spreadsheet import csv_row_unprotect, csv_writer
 
 from ..models import SnapshotFile
-from ..reports.pdf import (
+from ..reports.pdfkit import (
     MARGIN_BOTTOM,
     MARGIN_TOP,
     MARGIN_X,
     PAGE,
-    _Styles,
-    _table,
+    Styles,
     page_decoration,
     report_fonts,
+    table,
 )
 from ..reports.snapshots import citable_bundle
 from .build import InputRow
+from .schema import CalibratedReport, Cell, Estimate, ModelEntry, Span
 
 INPUT_FIELDS = [f.name for f in fields(InputRow)]
 FILE_NAMES = {
@@ -90,28 +91,43 @@ def inputs_csv_parse(data: bytes) -> list[InputRow]:
     return rows
 
 
-def report_json(report: dict[str, Any]) -> bytes:
-    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n"
+def report_json(report: CalibratedReport) -> bytes:
+    """report.json: the whole leaderboard, keys sorted, indented, UTF-8, no NaN."""
+    return json.dumps(report.to_json(), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n"
 
 
-def _table_rows(report: dict[str, Any]) -> list[list[Any]]:
-    rows: list[list[Any]] = []
-    for entry in report["models"]:
-        cells = [("overall", "all", entry)]
-        cells += [("dimension", key, cell) for key, cell in entry["by_dimension"].items()]
-        cells += [("tradition", key, cell) for key, cell in entry["by_tradition"].items()]
+TableCell = str | int | float | None
+
+
+class BundleContext(TypedDict):
+    """What the bundle's README names: the judge run and its judge, the cycle of the expert labels."""
+
+    run: int
+    judge: str
+    cycle: str
+    cycle_id: int
+
+
+def _table_rows(report: CalibratedReport) -> list[list[TableCell]]:
+    rows: list[list[TableCell]] = []
+    for entry in report.models:
+        cells: list[tuple[str, str, ModelEntry | Cell]] = [("overall", "all", entry)]
+        cells += [("dimension", key, cell) for key, cell in entry.by_dimension.items()]
+        cells += [("tradition", key, cell) for key, cell in entry.by_tradition.items()]
         for facet, value, cell in cells:
-            for board in ("judge_only", "calibrated", "shift"):
-                block = cell[board]
-                rows.append([entry["model"], facet, value, board, block.get("estimate"), block.get("lower"),
-                             block.get("upper"), block.get("n"), block.get("lam"), block.get("covered_weight")])
-    for pair in report["pairs"]:
-        rows.append([f"{pair['model_a']} − {pair['model_b']}", "pair", "overall", "difference", pair["estimate"],
-                     pair["lower"], pair["upper"], None, None, None])
+            judge = cell.judge_only
+            rows.append([entry.model, facet, value, "judge_only", judge.estimate, judge.lower, judge.upper, judge.n,
+                         None, None])
+            for board, block in (("calibrated", cell.calibrated), ("shift", cell.shift)):
+                rows.append([entry.model, facet, value, board, block.estimate, block.lower, block.upper, block.n,
+                             block.lam, block.covered_weight])
+    for pair in report.pairs:
+        rows.append([f"{pair.model_a} − {pair.model_b}", "pair", "overall", "difference", pair.estimate,
+                     pair.lower, pair.upper, None, None, None])
     return rows
 
 
-def tables_csv(report: dict[str, Any]) -> bytes:
+def tables_csv(report: CalibratedReport) -> bytes:
     out = io.StringIO()
     writer = csv_writer(out)
     writer.writerow(TABLE_FIELDS)
@@ -120,52 +136,52 @@ def tables_csv(report: dict[str, Any]) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-def _fmt(value: Any, places: int = 3) -> str:
+def _fmt(value: float | None, places: int = 3) -> str:
     return "—" if value is None else f"{value:.{places}f}"
 
 
-def _ci(block: dict[str, Any]) -> str:
-    if block.get("lower") is None or block.get("upper") is None:
+def _ci(block: Span | Estimate) -> str:
+    if block.lower is None or block.upper is None:
         return "—"
-    return f"{block['lower']:.3f}–{block['upper']:.3f}"
+    return f"{block.lower:.3f}–{block.upper:.3f}"
 
 
-def report_pdf(report: dict[str, Any], *, title: str, version: int, input_hash: str) -> bytes:
+def report_pdf(report: CalibratedReport, *, title: str, version: int, input_hash: str) -> bytes:
     """Both leaderboards side by side, the shifts in words, rank sets and the evidence meter."""
     fonts = report_fonts()
-    styles = _Styles(fonts)
+    styles = Styles(fonts)
     buffer = io.BytesIO()
     doc = SimpleDocTemplate(buffer, pagesize=PAGE, leftMargin=MARGIN_X, rightMargin=MARGIN_X, topMargin=MARGIN_TOP,
                             bottomMargin=MARGIN_BOTTOM, title="FaithBench calibrated leaderboard", subject=title,
                             invariant=1)
     p = styles.paragraph
-    counts, meta = report["counts"], report["meta"]
+    counts, meta = report.counts, report.meta
     story: list[Any] = [
         Paragraph(escape(fonts.text(f"Expert-calibrated leaderboard: {title}")), styles.title),
-        p(f"{counts['used']} expert-labelled responses correct the judge's scores on {counts['judged']} judged "
-          f"responses. Estimator: {meta['estimator']}. Ranks: {meta['rank_method']}.", styles.muted),
+        p(f"{counts.used} expert-labelled responses correct the judge's scores on {counts.judged} judged "
+          f"responses. Estimator: {meta.estimator}. Ranks: {meta.rank_method}.", styles.muted),
     ]
-    story += [p(f"• {w}", styles.muted) for w in report["warnings"]]
-    story += [p(f"• {s}") for s in report["statements"]]
-    rows = [["Model", "Judge-only", "95 % interval", "Calibrated", "95 % interval", "λ", "Experts n", "Judged N",
+    story += [p(f"• {w}", styles.muted) for w in report.warnings]
+    story += [p(f"• {s}") for s in report.statements]
+    rows: list[list[Any]] = [["Model", "Judge-only", "95 % interval", "Calibrated", "95 % interval", "λ", "Experts n", "Judged N",
              "Shift", "Shift interval", "Rank set", "More labels"]]
-    for entry in report["models"]:
-        cal, judge, shift = entry["calibrated"], entry["judge_only"], entry["shift"]
-        rank = entry.get("rank_set")
-        rows.append([entry["model"], _fmt(judge["estimate"]), _ci(judge), _fmt(cal["estimate"]), _ci(cal),
-                     _fmt(cal.get("lam"), 2), cal["n"], entry["judged"], _fmt(shift["estimate"]), _ci(shift),
+    for entry in report.models:
+        cal, judge, shift = entry.calibrated, entry.judge_only, entry.shift
+        rank = entry.rank_set
+        rows.append([entry.model, _fmt(judge.estimate), _ci(judge), _fmt(cal.estimate), _ci(cal),
+                     _fmt(cal.lam, 2), cal.n, entry.judged, _fmt(shift.estimate), _ci(shift),
                      "—" if not rank else (str(rank[0]) if rank[0] == rank[1] else f"{rank[0]}–{rank[1]}"),
-                     "—" if entry["evidence"]["more_labels"] is None else entry["evidence"]["more_labels"]])
-    story.append(_table(rows, [120, 55, 75, 55, 75, 30, 50, 50, 45, 75, 45, 55], fonts))
+                     "—" if entry.evidence.more_labels is None else entry.evidence.more_labels])
+    story.append(table(rows, [120, 55, 75, 55, 75, 30, 50, 50, 45, 75, 45, 55], fonts))
     for facet, heading in (("by_dimension", "By dimension"), ("by_tradition", "By tradition")):
         story.append(Paragraph(escape(fonts.text(heading)), styles.heading))
         rows = [["Model", "Cell", "Judge-only", "Calibrated", "95 % interval", "n", "Shift", "Shift interval"]]
-        for entry in report["models"]:
-            for key, cell in entry[facet].items():
-                rows.append([entry["model"], key, _fmt(cell["judge_only"]["estimate"]),
-                             _fmt(cell["calibrated"]["estimate"]), _ci(cell["calibrated"]), cell["calibrated"]["n"],
-                             _fmt(cell["shift"]["estimate"]), _ci(cell["shift"])])
-        story.append(_table(rows, [140, 90, 60, 60, 80, 40, 60, 80], fonts, text_columns=(0, 1)))
+        for entry in report.models:
+            for key, cell in (entry.by_dimension if facet == "by_dimension" else entry.by_tradition).items():
+                rows.append([entry.model, key, _fmt(cell.judge_only.estimate),
+                             _fmt(cell.calibrated.estimate), _ci(cell.calibrated), cell.calibrated.n,
+                             _fmt(cell.shift.estimate), _ci(cell.shift)])
+        story.append(table(rows, [140, 90, 60, 60, 80, 40, 60, 80], fonts, text_columns=(0, 1)))
     decorate = page_decoration(fonts, heading="FaithBench calibrated leaderboard: ", name=title,
                                line=f"version {version} · inputs sha256 {input_hash}")
     doc.build(story, onFirstPage=decorate, onLaterPages=decorate)
@@ -207,8 +223,8 @@ calibration.calibrated.variance.variance_budget_csv(budget_compute(budget_inputs
 """
 
 
-def files_render(*, report: dict[str, Any], inputs: bytes, title: str, version: int, input_hash: str,
-                 context: dict[str, Any], bundle_only: dict[str, bytes] | None = None) -> dict[str, bytes]:
+def files_render(*, report: CalibratedReport, inputs: bytes, title: str, version: int, input_hash: str,
+                 context: BundleContext, bundle_only: dict[str, bytes] | None = None) -> dict[str, bytes]:
     """The stored files (one per format) and the bundle; `bundle_only`: file name → bytes, in the zip alone."""
     files: dict[str, bytes] = {
         SnapshotFile.Format.JSON: report_json(report),
@@ -216,9 +232,9 @@ def files_render(*, report: dict[str, Any], inputs: bytes, title: str, version: 
         SnapshotFile.Format.PDF: report_pdf(report, title=title, version=version, input_hash=input_hash),
         SnapshotFile.Format.RATINGS: inputs,
     }
-    meta = report["meta"]
-    readme = BUNDLE_README.format(version=version, input_hash=input_hash, alpha=meta["alpha"],
-                                  n_resamples=meta["n_resamples"], seed=meta["seed"], **context)
+    meta = report.meta
+    readme = BUNDLE_README.format(version=version, input_hash=input_hash, alpha=meta.alpha,
+                                  n_resamples=meta.n_resamples, seed=meta.seed, **context)
     extra = bundle_only or {}
     # bundle-only files are keyed by their name where stored files have their format (both are strings)
     names: dict[Any, str] = {**FILE_NAMES, **{name: name for name in extra}}

@@ -12,7 +12,6 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 import numpy as np
 
@@ -22,6 +21,7 @@ from evaluations.spreadsheet import csv_writer
 from stats.score_history import Change, chain_equated, paired_change
 
 from ..models import ReportSnapshot
+from .schema import CalibratedReport, Estimate
 
 HISTORY_LIMIT = 24  # snapshots on one page: the newest finished runs of the rubric
 
@@ -45,7 +45,7 @@ class Point:
     equated_lower: float | None = None
     equated_upper: float | None = None
     change: Change | None = None  # from this model's previous snapshot, on the cases both scored
-    calibrated: dict[str, Any] | None = None  # estimate, lower, upper of the calibrated version
+    calibrated: Estimate | None = None  # the calibrated version's score of the model, with its interval
 
     @property
     def changed(self) -> bool:
@@ -111,14 +111,15 @@ def score_history(*, rubric_id: int | None = None, limit: int = HISTORY_LIMIT) -
     for run, snapshot in zip(runs, snapshots, strict=True):
         board = leaderboard_cached(run=run)
         payload = calibrated[run.pk].payload if run.pk in calibrated else None
-        by_model = {e["model"]: e["calibrated"] for e in (payload or {}).get("models", [])}
+        stored = CalibratedReport.from_json(payload) if payload else None  # the stored JSON read back into the tree
+        by_model = {e.model: e.calibrated for e in stored.models} if stored is not None else {}
         for row in board.models:
             if row.overall.score is None:
                 continue
             history = models.setdefault(row.model, ModelHistory(row.model))
             cal = by_model.get(row.model)
             history.points.append(Point(snapshot, row.overall.score, row.overall.ci_low, row.overall.ci_high,
-                                        calibrated=cal if cal and cal.get("estimate") is not None else None))
+                                        calibrated=cal if cal and cal.estimate is not None else None))
     for history in models.values():
         previous: Point | None = None
         for point in history.points:
@@ -159,7 +160,7 @@ def score_history_csv(history: History) -> bytes:
     for model in history.models:
         for p in model.points:
             change = p.change
-            cal = p.calibrated or {}
+            cal = p.calibrated
             writer.writerow([
                 model.model, p.snapshot.run_id,
                 p.snapshot.finished_at.isoformat() if p.snapshot.finished_at else "", p.snapshot.rotation,
@@ -167,7 +168,7 @@ def score_history_csv(history: History) -> bytes:
                 _num(p.equated_upper), _num(change.estimate if change else None),
                 _num(change.lower if change else None), _num(change.upper if change else None),
                 change.n if change else "", "yes" if p.changed else "no",
-                p.snapshot.calibrated_version or "", _num(cal.get("estimate")), _num(cal.get("lower")),
-                _num(cal.get("upper")),
+                p.snapshot.calibrated_version or "", _num(cal.estimate if cal else None),
+                _num(cal.lower if cal else None), _num(cal.upper if cal else None),
             ])
     return out.getvalue().encode("utf-8")

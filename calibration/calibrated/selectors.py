@@ -14,6 +14,7 @@ from evaluations.models import JudgeResult, JudgeRun, ModelResponse
 from ..cycles.truth import median_seconds_per_item, response_truths
 from ..models import ReportSnapshot
 from .build import InputRow
+from .schema import CalibratedReport, Pair
 
 NO_TRADITION = "none"
 
@@ -80,8 +81,21 @@ class EvidenceSummary:
     """The newest calibrated leaderboard that used a cycle's expert scores, as the cycle page's evidence meter."""
 
     snapshot: ReportSnapshot
-    models: list[dict]  # model, calibrated estimate and interval, more labels, hours
-    pairs: list[dict]  # adjacent pairs not yet separated, with the labels each would need
+    models: list[EvidenceRow]
+    pairs: list[Pair]  # adjacent pairs not yet separated, with the labels each would need
+
+
+@dataclass(frozen=True)
+class EvidenceRow:
+    """A model's calibrated score with its interval and n, and the expert labels (and hours) still needed."""
+
+    model: str
+    estimate: float | None
+    lower: float | None
+    upper: float | None
+    n: int
+    more: int | None
+    hours: float | None
 
 
 def calibrated_evidence_for_cycle(*, cycle: CalibrationCycle) -> EvidenceSummary | None:
@@ -89,9 +103,9 @@ def calibrated_evidence_for_cycle(*, cycle: CalibrationCycle) -> EvidenceSummary
                 .order_by("-finished_at", "-pk").first())
     if snapshot is None or not snapshot.payload:
         return None
-    report = snapshot.payload
-    models = [{"model": e["model"], "estimate": e["calibrated"]["estimate"], "lower": e["calibrated"]["lower"],
-               "upper": e["calibrated"]["upper"], "n": e["calibrated"]["n"], "more": e["evidence"]["more_labels"],
-               "hours": e["evidence"]["expert_hours"]} for e in report.get("models", [])]
-    pairs = [p for p in report.get("pairs", []) if p["adjacent"] and not p["separated"]]
+    report = CalibratedReport.from_json(snapshot.payload)  # the stored JSON read back into the tree
+    models = [EvidenceRow(model=e.model, estimate=e.calibrated.estimate, lower=e.calibrated.lower,
+                          upper=e.calibrated.upper, n=e.calibrated.n, more=e.evidence.more_labels,
+                          hours=e.evidence.expert_hours) for e in report.models]
+    pairs = [p for p in report.pairs if p.adjacent and not p.separated]
     return EvidenceSummary(snapshot=snapshot, models=models, pairs=pairs)

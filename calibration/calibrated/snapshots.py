@@ -29,6 +29,7 @@ from ..reports.snapshots import (
 )
 from .build import DEFAULT_TARGET_HALF_WIDTH, Options, calibrated_leaderboard_build
 from .files import files_render, inputs_csv
+from .schema import SnapshotRef
 from .selectors import calibrated_inputs
 from .variance import (
     budget_compute,
@@ -99,9 +100,8 @@ def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
     reporter(20, "estimating the calibrated scores", force=True)
     options = options_for(snapshot, seconds_per_item=inputs.seconds_per_item, judge_families=inputs.judge_families)
     report = calibrated_leaderboard_build(inputs.rows, options)
-    report["meta"]["snapshot"] = {"version": snapshot.version, "input_hash": input_hash, "input_file": "inputs.csv",
-                                  "judge_run": run.pk, "judge": run.primary_model, "cycle": cycle.name,
-                                  "cycle_id": cycle.pk}
+    report.meta.snapshot = SnapshotRef(version=snapshot.version, input_hash=input_hash, input_file="inputs.csv",
+                                       judge_run=run.pk, judge=run.primary_model, cycle=cycle.name, cycle_id=cycle.pk)
     budget = budget_compute(budget_inputs.rows, shifts=report_shifts(report), left_out=budget_inputs.left_out,
                             route_labels=budget_inputs.routes)
     reporter(80, "per-condition leaderboards and deltas", force=True)
@@ -114,6 +114,7 @@ def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
                          bundle_only={"variance_budget.csv": variance_budget_csv(budget),
                                       "variance_budget_inputs.csv": budget_inputs_csv(budget_inputs.rows),
                                       "conditions.csv": condition_report_csv(conditions).encode("utf-8")})
-    counts: dict[str, Any] = {**report["counts"], "target_half_width": options.target_half_width}
-    snapshot_store(snapshot=snapshot, files=files, payload=report, input_hash=input_hash, input_counts=counts,
+    payload = report.to_json()  # the one handoff to storage: the typed tree's JSON
+    counts: dict[str, Any] = {**payload["counts"], "target_half_width": options.target_half_width}
+    snapshot_store(snapshot=snapshot, files=files, payload=payload, input_hash=input_hash, input_counts=counts,
                    software=software_versions())

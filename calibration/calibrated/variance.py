@@ -25,7 +25,6 @@ import io
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
 
 import numpy as np
 
@@ -37,6 +36,7 @@ from stats.variance_budget import GROUP_LABELS, GROUPS, VarianceBudget, variance
 
 from ..models import ReportSnapshot
 from .charts import stacked_bar
+from .schema import CalibratedReport, Estimate
 
 
 @dataclass
@@ -135,7 +135,7 @@ def _model_table(cells: dict[tuple[int, str, int], dict[int, float]], routes: li
     return table.reshape(len(kept), len(routes), k, len(runs)), kept, len(cases) - len(kept)
 
 
-def budget_compute(rows: list[BudgetRow], *, shifts: dict[str, dict[str, Any]], left_out: Sequence[str] = (),
+def budget_compute(rows: list[BudgetRow], *, shifts: dict[str, Estimate], left_out: Sequence[str] = (),
                    route_labels: list[str] | None = None) -> list[ModelBudget]:
     """Every model's budget from the rows; `shifts`: model → the calibrated shift {estimate, se} (judge error)."""
     runs = sorted({r.judge_run for r in rows})
@@ -165,18 +165,18 @@ def budget_compute(rows: list[BudgetRow], *, shifts: dict[str, dict[str, Any]], 
             out.append(ModelBudget(model, None, len(kept), dropped, labels,
                                    [*notes, "fewer than 2 complete cases: no budget"]))
             continue
-        shift = shifts.get(model) or {}
-        se = shift.get("se")
+        shift = shifts.get(model)
+        se = shift.se if shift is not None else None
         budget = variance_budget(table, case_weights=[weights[c] for c in kept],
                                  judge_error_var=None if se is None else float(se) ** 2,
-                                 judge_shift=float(shift.get("estimate") or 0.0))
+                                 judge_shift=float((shift.estimate if shift is not None else None) or 0.0))
         out.append(ModelBudget(model, budget, len(kept), dropped, labels, notes + budget.notes))
     return out
 
 
-def report_shifts(report: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
-    """model → the calibrated shift {estimate, se, …} of a calibrated leaderboard's report tree."""
-    return {e["model"]: e.get("shift") or {} for e in (report or {}).get("models", [])}
+def report_shifts(report: CalibratedReport | None) -> dict[str, Estimate]:
+    """model → the calibrated shift (estimate, se, …) of a calibrated leaderboard's report tree."""
+    return {e.model: e.shift for e in report.models} if report is not None else {}
 
 
 def variance_budget_page(*, run: JudgeRun) -> BudgetPage:
@@ -184,7 +184,8 @@ def variance_budget_page(*, run: JudgeRun) -> BudgetPage:
     inputs = budget_inputs_read(run=run)
     snapshot = (ReportSnapshot.objects.ready().filter(judge_run=run, label_cycle__isnull=False)
                 .order_by("-version").first())
-    models = budget_compute(inputs.rows, shifts=report_shifts(snapshot.payload if snapshot else None),
+    report = CalibratedReport.from_json(snapshot.payload) if snapshot and snapshot.payload else None
+    models = budget_compute(inputs.rows, shifts=report_shifts(report),
                             left_out=inputs.left_out, route_labels=inputs.routes)
     return BudgetPage(run, inputs.series, snapshot.version if snapshot else None, models)
 
@@ -218,7 +219,28 @@ def budget_inputs_parse(data: bytes) -> list[BudgetRow]:
     return rows
 
 
-def budget_rows(page: BudgetPage) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class BudgetLine:
+    """One source of variance on the page: its term of Var(score), its share in % and its SD."""
+
+    key: str
+    label: str
+    term: float | None
+    share: float | None
+    sd: float | None
+
+
+@dataclass(frozen=True)
+class BudgetPageRow:
+    """One model on the budget page: its budget (`m`, `b`), the lines per source and the stacked bar."""
+
+    m: ModelBudget
+    b: VarianceBudget | None
+    lines: list[BudgetLine]
+    bar: str
+
+
+def budget_rows(page: BudgetPage) -> list[BudgetPageRow]:
     """Per model, what the page shows: the budget, its stacked bar and one line per source (share in %, SD)."""
     rows = []
     for m in page.models:
@@ -227,11 +249,11 @@ def budget_rows(page: BudgetPage) -> list[dict[str, Any]]:
         if b is not None:
             for g in GROUPS:
                 term, share = b.terms[g], b.shares[g]
-                lines.append({"key": g, "label": GROUP_LABELS[g], "term": term,
-                              "share": None if share is None else round(100 * share, 1),
-                              "sd": None if term is None else term ** 0.5})
-        rows.append({"m": m, "b": b, "lines": lines,
-                     "bar": stacked_bar(b.shares, f"Variance shares of {m.model}") if b is not None else ""})
+                lines.append(BudgetLine(key=g, label=GROUP_LABELS[g], term=term,
+                                        share=None if share is None else round(100 * share, 1),
+                                        sd=None if term is None else term ** 0.5))
+        rows.append(BudgetPageRow(m=m, b=b, lines=lines,
+                                  bar=stacked_bar(b.shares, f"Variance shares of {m.model}") if b is not None else ""))
     return rows
 
 

@@ -24,6 +24,7 @@ from .charts import GROUP_COLOURS, history_chart
 from .forms import CalibratedRequestForm
 from .history import History, score_history, score_history_csv
 from .render import board_rows, cell_rows, interval_axis, pair_rows
+from .schema import CalibratedReport
 from .selectors import calibrated_snapshot_for, calibrated_snapshots
 from .tasks import calibrated_snapshot_start
 from .variance import GROUP_LABELS, budget_rows, variance_budget_csv, variance_budget_page
@@ -61,7 +62,7 @@ def _context(request: AuthedRequest, run: JudgeRun, snapshot: ReportSnapshot | N
         "form": form if allowed(request.user, Action.MANAGE_CALIBRATION) else None,
     }
     if snapshot is not None and snapshot.is_ready:
-        report: dict[str, Any] = snapshot.payload or {}
+        report = CalibratedReport.from_json(snapshot.payload or {})  # the stored JSON read back into the tree
         axis = interval_axis(report)
         context.update({
             "report": report, "rows": board_rows(report, axis), "pairs": pair_rows(report),

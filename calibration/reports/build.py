@@ -22,10 +22,9 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -37,11 +36,28 @@ from stats.matrix import UndefinedCoefficientError, matrix_from_triples
 from stats.pairwise import cohen_kappa_from_confusion, pairwise_confusion
 from stats.reliability import reliability_summary
 
+from .schema import (
+    AgainstReference,
+    BlandAltmanSummary,
+    Experts,
+    Group,
+    Interval,
+    Meta,
+    PairwiseKappa,
+    Provenance,
+    RaterDiagnostic,
+    Report,
+    Targets,
+    Verdicts,
+    tree_from_json,
+)
+
 CATEGORIES = [0, 1, 2, 3]
 TARGETS = {"alpha": 0.67, "kappa": 0.61, "exact_agreement": 0.70}  # methodology §5.7.2
 # The coefficients of a judge-vs-reference block that have a point value in it (and so an interval).
 REFERENCE_INTERVALS = ("krippendorff_alpha", "percent_agreement", "cohen_kappa_quadratic", "spearman_rho",
                        "kendall_tau_b")
+MAJORITY_RULE = "median of expert scores; lower middle score when the median falls between two"
 GROUP_KINDS = ("overall", "sub_dimension", "dimension", "tradition", "difficulty")
 
 
@@ -87,11 +103,13 @@ def verdict(value: float | None, interval: Sequence[float] | None, target: float
     return "uncertain"
 
 
-def _matrix(units: list[tuple[str, str]], raters: list[str], values: dict[tuple[str, tuple[str, str]], int]) -> np.ndarray:
+def expert_matrix(units: list[tuple[str, str]], raters: list[str],
+                  values: dict[tuple[str, tuple[str, str]], int]) -> np.ndarray:
+    """The raters × units matrix of scores (NaN where a rater did not score a unit)."""
     return matrix_from_triples(((rater, unit, score) for (rater, unit), score in values.items()), raters, units)
 
 
-def _safe(compute: Any) -> float | None:
+def _safe(compute: Callable[[], float | None]) -> float | None:
     try:
         raw = compute()
     except UndefinedCoefficientError:
@@ -102,7 +120,7 @@ def _safe(compute: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _pairwise_kappas(data: np.ndarray, raters: list[str]) -> list[dict[str, Any]]:
+def _pairwise_kappas(data: np.ndarray, raters: list[str]) -> list[PairwiseKappa]:
     """Quadratic κ and exact agreement for every pair of experts with two or more common units."""
     confusion = pairwise_confusion(data, CATEGORIES)
     n_common = confusion.sum(axis=(-2, -1))
@@ -114,19 +132,22 @@ def _pairwise_kappas(data: np.ndarray, raters: list[str]) -> list[dict[str, Any]
         if n < 2:
             continue
         value = float(kappa[i, j])
-        pairs.append({
-            "raters": [raters[i], raters[j]],
-            "n_units": n,
-            "quadratic_kappa": value if math.isfinite(value) else None,
-            "exact_agreement": int(agreeing[i, j]) / n,
-        })
+        pairs.append(PairwiseKappa(raters=[raters[i], raters[j]], n_units=n,
+                                   quadratic_kappa=value if math.isfinite(value) else None,
+                                   exact_agreement=int(agreeing[i, j]) / n))
     return pairs
 
 
-def _against_reference(
+def _verdicts(alpha: float | None, alpha_ci: list[float] | None, kappa: float | None,
+              exact_agreement: float | None) -> Verdicts:
+    return Verdicts(alpha=verdict(alpha, alpha_ci, TARGETS["alpha"]), kappa=verdict(kappa, None, TARGETS["kappa"]),
+                    exact_agreement=verdict(exact_agreement, None, TARGETS["exact_agreement"]))
+
+
+def against_reference(
     judge: np.ndarray, reference: np.ndarray, *, strata: Sequence[str] | None, n_resamples: int,
     seed: int, experts: np.ndarray | None = None, intervals: tuple[str, ...] | None = None,
-) -> dict[str, Any]:
+) -> AgainstReference:
     """Judge vs a reference rating (expert majority or gold) over units that have both.
 
     The Bland–Altman summary compares the judge with the experts' median (the true median, not the
@@ -134,13 +155,12 @@ def _against_reference(
     """
     both = ~np.isnan(judge) & ~np.isnan(reference)
     n = int(both.sum())
-    result: dict[str, Any] = {"n_units": n}
     if n == 0:
-        result.update({"alpha": None, "alpha_ci": None, "alpha_below_min_probability": None,
-                       "quadratic_kappa": None, "exact_agreement": None, "confusion": None,
-                       "mean_signed_difference": None, "warnings": ["no unit has both a judge score and a reference"],
-                       "verdicts": dict.fromkeys(("alpha", "kappa", "exact_agreement"), "undefined")})
-        return result
+        return AgainstReference(
+            n_units=n, alpha=None, alpha_ci=None, alpha_below_min_probability=None, quadratic_kappa=None,
+            exact_agreement=None, confusion=None, mean_signed_difference=None,
+            warnings=["no unit has both a judge score and a reference"],
+            verdicts=Verdicts(alpha="undefined", kappa="undefined", exact_agreement="undefined"))
     j, r = judge[both], reference[both]
     pair = np.vstack([j, r])
     summary = reliability_summary(
@@ -150,35 +170,29 @@ def _against_reference(
     )
     size = len(CATEGORIES)  # rows: judge score, columns: reference score
     confusion = np.bincount(j.astype(int) * size + r.astype(int), minlength=size * size).reshape(size, size)
-    result.update({
-        "alpha": summary["krippendorff_alpha"],
-        "alpha_ci": summary["alpha_ci"],
-        "alpha_below_min_probability": summary["alpha_below_min_probability"],
-        "quadratic_kappa": summary["cohen_kappa"]["quadratic"] if "cohen_kappa" in summary else None,
-        "exact_agreement": float(np.mean(j == r)),
-        "confusion": confusion.tolist(),
-        "mean_signed_difference": float(np.mean(j - r)),
-        "warnings": summary["warnings"],
-        **_present(summary, "spearman_rho", "kendall_tau_b"),
-        "intervals": {key: interval for key, interval in (summary.get("intervals") or {}).items()
-                      if key in REFERENCE_INTERVALS},
-        "bland_altman": dataclasses.asdict(
-            bland_altman(j, experts[:, both] if experts is not None and experts.shape[0] else r[np.newaxis, :])),
-    })
-    result["verdicts"] = {
-        "alpha": verdict(result["alpha"], result["alpha_ci"], TARGETS["alpha"]),
-        "kappa": verdict(result["quadratic_kappa"], None, TARGETS["kappa"]),
-        "exact_agreement": verdict(result["exact_agreement"], None, TARGETS["exact_agreement"]),
-    }
-    return result
+    quadratic = summary["cohen_kappa"]["quadratic"] if "cohen_kappa" in summary else None
+    exact = float(np.mean(j == r))
+    return AgainstReference(
+        n_units=n,
+        alpha=summary["krippendorff_alpha"],
+        alpha_ci=summary["alpha_ci"],
+        alpha_below_min_probability=summary["alpha_below_min_probability"],
+        quadratic_kappa=quadratic,
+        exact_agreement=exact,
+        confusion=confusion.tolist(),
+        mean_signed_difference=float(np.mean(j - r)),
+        warnings=summary["warnings"],
+        spearman_rho=summary.get("spearman_rho"),
+        kendall_tau_b=summary.get("kendall_tau_b"),
+        intervals={key: None if interval is None else tree_from_json(Interval, interval, f"intervals.{key}")
+                   for key, interval in (summary.get("intervals") or {}).items() if key in REFERENCE_INTERVALS},
+        bland_altman=BlandAltmanSummary(**dataclasses.asdict(
+            bland_altman(j, experts[:, both] if experts is not None and experts.shape[0] else r[np.newaxis, :]))),
+        verdicts=_verdicts(summary["krippendorff_alpha"], summary["alpha_ci"], quadratic, exact),
+    )
 
 
-def _present(summary: Mapping[str, object], *keys: str) -> dict[str, object]:
-    """The keys of ``summary`` that have a value (optional keys of the report's tree are left out, not null)."""
-    return {key: summary[key] for key in keys if summary.get(key) is not None}
-
-
-def _majority_row(data: np.ndarray) -> np.ndarray:
+def majority_row(data: np.ndarray) -> np.ndarray:
     """`majority` of every column of a raters × units matrix at once; NaN where no expert scored the unit."""
     if data.shape[0] == 0:
         return np.full(data.shape[1], np.nan)
@@ -188,58 +202,56 @@ def _majority_row(data: np.ndarray) -> np.ndarray:
     return np.where(rated > 0, picked, np.nan)
 
 
+def _experts(units: list[UnitInfo], data: np.ndarray, raters: list[str], *, strata: list[str] | None,
+             n_resamples: int, seed: int) -> Experts:
+    """The experts' block of a group: every coefficient of `reliability_summary`, pairwise κ and the verdicts."""
+    pairs = _pairwise_kappas(data, raters) if len(raters) >= 2 else []
+    kappas = [p.quadratic_kappa for p in pairs if p.quadratic_kappa is not None]
+    mean_kappa = float(np.mean(kappas)) if kappas else None
+    if len(raters) == 0:
+        # The same fields as a computed summary, all empty: a report has one shape (calibration/reports/schema.py).
+        return Experts(
+            level="ordinal", categories=CATEGORIES, n_units=len(units), n_raters=0, n_ratings=0, n_pairable_units=0,
+            n_unpairable_units=len(units), n_values_pairable=0, krippendorff_alpha=None, alpha_ci=None,
+            alpha_below_min_probability=None, alpha_min=DEFAULT_ALPHA_MIN, bootstrap=None, percent_agreement=None,
+            within_one_agreement=None, fleiss_kappa=None, gwet_ac1=None, gwet_ac2=None, leave_one_rater_out=[],
+            warnings=["no expert scored these units"], pairwise_kappa=pairs, mean_pairwise_quadratic_kappa=mean_kappa,
+            verdicts=_verdicts(None, None, mean_kappa, None))
+    # reliability_summary's dict is stats' boundary: read once, strictly, into the tree
+    summary = reliability_summary(data, level="ordinal", categories=CATEGORIES, rater_labels=raters,
+                                  n_resamples=n_resamples, strata=strata, seed=seed)
+    diagnostics = [RaterDiagnostic(**dataclasses.asdict(r))
+                   for r in rater_bias(data, rater_labels=raters, categories=CATEGORIES)] if len(raters) >= 2 else []
+    return tree_from_json(Experts, {
+        **summary, "rater_diagnostics": diagnostics, "pairwise_kappa": pairs, "mean_pairwise_quadratic_kappa": mean_kappa,
+        "verdicts": _verdicts(summary.get("krippendorff_alpha"), summary.get("alpha_ci"), mean_kappa,
+                              summary.get("percent_agreement")),
+    }, "experts")
+
+
 def _group_report(
-    units: list[UnitInfo], data: np.ndarray, experts: list[str], judge_row: np.ndarray, gold_row: np.ndarray,
-    *, n_resamples: int, seed: int, stratify: bool,
-) -> dict[str, Any]:
+    kind: str, value: str, units: list[UnitInfo], data: np.ndarray, experts: list[str], judge_row: np.ndarray,
+    gold_row: np.ndarray, *, n_resamples: int, seed: int, stratify: bool,
+) -> Group:
     """One group's numbers from its columns of the experts × units matrix and the judge's and gold rows."""
     rated = ~np.isnan(data).all(axis=1)
     data, raters = data[rated], [e for e, keep in zip(experts, rated, strict=True) if keep]
     strata = [u.dimension for u in units] if stratify else None
-    if len(raters) == 0:
-        # The same fields as a computed summary, all empty: a report has one shape (calibration/reports/schema.py).
-        panel: dict[str, Any] = {
-            "level": "ordinal", "categories": CATEGORIES, "n_units": len(units), "n_raters": 0, "n_ratings": 0,
-            "n_pairable_units": 0, "n_unpairable_units": len(units), "n_values_pairable": 0,
-            "krippendorff_alpha": None, "alpha_ci": None, "alpha_below_min_probability": None,
-            "alpha_min": DEFAULT_ALPHA_MIN, "bootstrap": None, "percent_agreement": None, "within_one_agreement": None,
-            "fleiss_kappa": None, "gwet_ac1": None, "gwet_ac2": None, "leave_one_rater_out": [],
-            "warnings": ["no expert scored these units"],
-        }
-    else:
-        panel = {**reliability_summary(data, level="ordinal", categories=CATEGORIES, rater_labels=raters,
-                                       n_resamples=n_resamples, strata=strata, seed=seed)}
-        for key in ("spearman_rho", "kendall_tau_b", "icc_2_1", "icc_3_1"):  # optional in the tree: absent, not null
-            if panel.get(key, 0) is None:
-                del panel[key]
-        panel["rater_diagnostics"] = [
-            dataclasses.asdict(r) for r in rater_bias(data, rater_labels=raters, categories=CATEGORIES)
-        ] if len(raters) >= 2 else []
-    panel["pairwise_kappa"] = _pairwise_kappas(data, raters) if len(raters) >= 2 else []
-    kappas = [p["quadratic_kappa"] for p in panel["pairwise_kappa"] if p["quadratic_kappa"] is not None]
-    panel["mean_pairwise_quadratic_kappa"] = float(np.mean(kappas)) if kappas else None
-    panel["verdicts"] = {
-        "alpha": verdict(panel.get("krippendorff_alpha"), panel.get("alpha_ci"), TARGETS["alpha"]),
-        "kappa": verdict(panel["mean_pairwise_quadratic_kappa"], None, TARGETS["kappa"]),
-        "exact_agreement": verdict(panel.get("percent_agreement"), None, TARGETS["exact_agreement"]),
-    }
-
-    majority_row = _majority_row(data)
-
+    panel = _experts(units, data, raters, strata=strata, n_resamples=n_resamples, seed=seed)
     with_judge = np.vstack([data, judge_row]) if len(raters) else judge_row[None, :]
-    alpha_without = panel.get("krippendorff_alpha")
     alpha_with = _safe(lambda: krippendorff_alpha(with_judge, "ordinal", CATEGORIES).alpha) \
         if not np.isnan(judge_row).all() else None
-    return {
-        "n_units": len(units),
-        "n_items": len({u.item for u in units}),
-        "experts": panel,
-        "judge_vs_majority": _against_reference(judge_row, majority_row, strata=strata,
-                                                n_resamples=n_resamples, seed=seed, experts=data),
-        "judge_vs_gold": _against_reference(judge_row, gold_row, strata=strata, n_resamples=n_resamples, seed=seed),
-        "panel_alpha_without_judge": alpha_without,
-        "panel_alpha_with_judge": alpha_with,
-    }
+    return Group(
+        kind=kind, value=value, stratified_by_dimension=stratify,
+        n_units=len(units),
+        n_items=len({u.item for u in units}),
+        experts=panel,
+        judge_vs_majority=against_reference(judge_row, majority_row(data), strata=strata,
+                                            n_resamples=n_resamples, seed=seed, experts=data),
+        judge_vs_gold=against_reference(judge_row, gold_row, strata=strata, n_resamples=n_resamples, seed=seed),
+        panel_alpha_without_judge=panel.krippendorff_alpha,
+        panel_alpha_with_judge=alpha_with,
+    )
 
 
 def calibration_report_build(
@@ -250,10 +262,11 @@ def calibration_report_build(
     units: Iterable[UnitInfo] = (),
     n_resamples: int = 1000,
     seed: int = 0,
-    meta: dict[str, Any] | None = None,
+    meta: Provenance | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
-    """The whole report as JSON-ready data: one entry per group (overall, per facet value).
+) -> Report:
+    """The whole report as a typed tree (`Report.to_json()` is its JSON): one entry per group (overall, per facet
+    value). `meta` says what it was computed from (the cycle, judge run, software, snapshot).
 
     `progress(done, total)` is called after each group, for a progress bar.
     """
@@ -279,9 +292,9 @@ def ratings_collect(ratings: Iterable[Rating], units: Iterable[UnitInfo]
 
 def _report_build(
     ratings: Iterable[Rating], *, judge: dict[tuple[str, str], int], gold: dict[tuple[str, str], int],
-    units: Iterable[UnitInfo], n_resamples: int, seed: int, meta: dict[str, Any] | None,
+    units: Iterable[UnitInfo], n_resamples: int, seed: int, meta: Provenance | None,
     progress: Callable[[int, int], None] | None,
-) -> dict[str, Any]:
+) -> Report:
     all_units, expert_values, experts = ratings_collect(ratings, units)
     ordered = sorted(all_units.values(), key=lambda u: (u.dimension, u.item, u.sub_dimension))
 
@@ -296,7 +309,7 @@ def _report_build(
     # One experts × units matrix (and judge and gold rows) for the whole cycle; a group takes its columns.
     keys = [u.key for u in ordered]
     column = {key: i for i, key in enumerate(keys)}
-    data = _matrix(keys, experts, expert_values)
+    data = expert_matrix(keys, experts, expert_values)
     judge_row = np.array([judge.get(k, np.nan) for k in keys], dtype=float)
     gold_row = np.array([gold.get(k, np.nan) for k in keys], dtype=float)
     groups = []
@@ -306,24 +319,25 @@ def _report_build(
             members = grouped[kind][value]
             columns = np.array([column[u.key] for u in members], dtype=np.intp)
             spans_dimensions = len({u.dimension for u in members}) > 1
-            report = _group_report(members, data[:, columns], experts, judge_row[columns], gold_row[columns],
-                                   n_resamples=n_resamples, seed=named_seed(seed, f"{kind}:{value}"),
-                                   stratify=spans_dimensions)
-            groups.append({"kind": kind, "value": value, "stratified_by_dimension": spans_dimensions, **report})
+            groups.append(_group_report(kind, value, members, data[:, columns], experts, judge_row[columns],
+                                        gold_row[columns], n_resamples=n_resamples,
+                                        seed=named_seed(seed, f"{kind}:{value}"), stratify=spans_dimensions))
             if progress is not None:
                 progress(len(groups), total)
-    return {
-        "meta": {**(meta or {}), "seed": seed, "n_resamples": n_resamples, "level": "ordinal",
-                 "categories": CATEGORIES, "targets": TARGETS,
-                 "majority_rule": "median of expert scores; lower middle score when the median falls between two"},
-        "n_experts": len(experts),
-        "groups": groups,
-    }
+    about = meta or Provenance()
+    return Report(
+        meta=Meta(seed=seed, n_resamples=n_resamples, level="ordinal", categories=CATEGORIES,
+                  targets=Targets(**TARGETS), majority_rule=MAJORITY_RULE,
+                  **{f.name: getattr(about, f.name) for f in dataclasses.fields(about)}),
+        n_experts=len(experts),
+        groups=groups,
+    )
 
 
-def overall(report: dict[str, Any]) -> dict[str, Any]:
+def overall(report: Report) -> Group:
     """The overall group of a report."""
-    return next(g for g in report["groups"] if g["kind"] == "overall")
+    return report.overall
 
 
-__all__ = ["Rating", "UnitInfo", "calibration_report_build", "majority", "overall", "verdict"]
+__all__ = ["Provenance", "Rating", "Report", "UnitInfo", "against_reference", "calibration_report_build", "expert_matrix",
+           "majority", "majority_row", "overall", "verdict"]

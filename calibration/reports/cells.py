@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from stats.bootstrap import named_seed
 
-from .build import TARGETS, Rating, UnitInfo, _against_reference, _majority_row, _matrix, ratings_collect
+from .build import TARGETS, Rating, UnitInfo, against_reference, expert_matrix, majority_row, ratings_collect
+from .schema import ValidationCell
 
 VALIDATED = 0.80  # §6.4: α ≥ 0.80 for a judge to stand in for the panel; 0.67 is the acceptable minimum
 MIN_UNITS = 30  # fewer judged units than this: the interval of a handful of units says too little to validate
@@ -39,7 +39,7 @@ def validation_status_of(alpha: float | None, ci: list[float] | None, n: int | N
 def validation_cells(
     ratings: Iterable[Rating], *, judge: dict[tuple[str, str], int], units: Iterable[UnitInfo], n_resamples: int,
     seed: int,
-) -> list[dict[str, Any]]:
+) -> list[ValidationCell]:
     """One cell per dimension × tradition that has units, in (dimension, tradition) order."""
     all_units, values, experts = ratings_collect(ratings, units)
     cells: dict[tuple[str, str], list[UnitInfo]] = defaultdict(list)
@@ -49,17 +49,17 @@ def validation_cells(
     with threadpool_limits(limits=1, user_api="blas"):
         for (dimension, tradition), members in sorted(cells.items()):
             keys = [u.key for u in members]
-            data = _matrix(keys, experts, values)
+            data = expert_matrix(keys, experts, values)
             judge_row = np.array([judge.get(k, np.nan) for k in keys], dtype=float)
             # α and its interval only: the other coefficients' bootstraps would be thrown away (same bits either way).
-            against = _against_reference(judge_row, _majority_row(data), strata=None, n_resamples=n_resamples,
+            against = against_reference(judge_row, majority_row(data), strata=None, n_resamples=n_resamples,
                                          seed=named_seed(seed, f"validation:{dimension}:{tradition}"),
                                          intervals=("krippendorff_alpha",))
-            out.append({
-                "dimension": dimension, "tradition": tradition, "n_units": len(members),
-                "n_items": len({u.item for u in members}),
-                "n_experts": int((~np.isnan(data)).any(axis=1).sum()) if data.size else 0,
-                "n_judged": against["n_units"], "alpha": against["alpha"], "alpha_ci": against["alpha_ci"],
-                "status": validation_status_of(against["alpha"], against["alpha_ci"], against["n_units"]),
-            })
+            out.append(ValidationCell(
+                dimension=dimension, tradition=tradition, n_units=len(members),
+                n_items=len({u.item for u in members}),
+                n_experts=int((~np.isnan(data)).any(axis=1).sum()) if data.size else 0,
+                n_judged=against.n_units, alpha=against.alpha, alpha_ci=against.alpha_ci,
+                status=validation_status_of(against.alpha, against.alpha_ci, against.n_units),
+            ))
     return out

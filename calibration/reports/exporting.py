@@ -6,31 +6,30 @@ exporter by format and sends its bytes with `accounts.http.download_response`.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from ..exporter import Exporter
 from .pdf import report_pdf
 from .render import report_csv, report_json
+from .schema import Report
 
-# --- the IRR report (the dict built by reports.build.calibration_report_build) ----------------------------
+# --- the IRR report (the tree built by reports.build.calibration_report_build) ----------------------------
 
 
-def report_csv_bytes(report: dict[str, Any]) -> bytes:
+def report_csv_bytes(report: Report) -> bytes:
     """Long format, one row per group × comparison × metric (UTF-8)."""
     return report_csv(report).encode("utf-8")
 
 
-def report_json_bytes(report: dict[str, Any]) -> bytes:
+def report_json_bytes(report: Report) -> bytes:
     """Everything, indented, UTF-8, no NaN."""
     return report_json(report).encode("utf-8")
 
 
-def report_pdf_bytes(report: dict[str, Any]) -> bytes:
+def report_pdf_bytes(report: Report) -> bytes:
     """The printable summary (reportlab)."""
     return report_pdf(report)
 
 
-REPORT_EXPORTERS: dict[str, Exporter[dict[str, Any]]] = {
+REPORT_EXPORTERS: dict[str, Exporter[Report]] = {
     "csv": Exporter("csv", "text/csv", report_csv_bytes),
     "json": Exporter("json", "application/json", report_json_bytes),
     "pdf": Exporter("pdf", "application/pdf", report_pdf_bytes),

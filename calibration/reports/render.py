@@ -4,73 +4,123 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Callable, Iterator
-from typing import Any
+from dataclasses import dataclass
 
-from django.template.defaultfilters import floatformat
 from django.utils.html import escape
 
 from evaluations.spreadsheet import csv_writer
 
 from .build import TARGETS
+from .pdfkit import fmt
+from .schema import AgainstReference, Experts, Group, Interval, Report
 
 COMPARISONS = ("experts", "judge_vs_majority", "judge_vs_gold")
+Block = Experts | AgainstReference
 
 
-def _fmt(value: float | None, digits: int = 3) -> str:
-    """A number as the report page shows it (Django's floatformat: half-up on the decimal, no "-0.000")."""
-    return "—" if value is None else str(floatformat(value, digits))
+def block_of(group: Group, comparison: str) -> Block:
+    """A group's block by the comparison's name: "experts", "judge_vs_majority" or "judge_vs_gold"."""
+    if comparison not in COMPARISONS:
+        raise KeyError(comparison)
+    block: Block = getattr(group, comparison)
+    return block
 
 
-def pairable_units(block: dict[str, Any], group: dict[str, Any]) -> int:
+def pairable_units(block: Block, group: Group) -> int:
     """The pairable units (two or more ratings) behind a block's coefficients: the n a report shows for them.
 
     The experts' block counts them (``n_pairable_units``); a judge-vs-reference block's ``n_units`` are the units
     with both ratings, which are its pairable units.
     """
-    return int(block.get("n_pairable_units", block.get("n_units", group["n_units"])))
+    return int(block.n_pairable_units if isinstance(block, Experts) else block.n_units)
 
 
-def forest_rows(report: dict[str, Any], comparison: str = "experts",
-                label: Callable[[dict[str, Any]], str] | None = None) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class ForestRow:
+    """One group's line of a forest plot or table: label, α, its interval, n and the verdict."""
+
+    label: str
+    alpha: float | None
+    ci: list[float] | None
+    n: int
+    verdict: str
+
+
+def forest_rows(report: Report, comparison: str = "experts",
+                label: Callable[[Group], str] | None = None) -> list[ForestRow]:
     """(label, α, interval, n, verdict) per group, for the forest plot and tables; `label` names a group (the pages
     pass evaluations.labels' names; the PDF keeps the keys)."""
     rows = []
-    for group in report["groups"]:
-        block = group[comparison]
-        alpha = block.get("krippendorff_alpha", block.get("alpha"))
-        rows.append({
-            "label": label(group) if label else
-            "Overall" if group["kind"] == "overall" else f"{group['kind'].replace('_', ' ')}: {group['value']}",
-            "alpha": alpha,
-            "ci": block.get("alpha_ci"),
+    for group in report.groups:
+        block = block_of(group, comparison)
+        rows.append(ForestRow(
+            label=label(group) if label else
+            "Overall" if group.kind == "overall" else f"{group.kind.replace('_', ' ')}: {group.value}",
+            alpha=block.krippendorff_alpha if isinstance(block, Experts) else block.alpha,
+            ci=block.alpha_ci,
             # The units the coefficient and its interval rest on: every n on a report is this one quantity.
-            "n": pairable_units(block, group),
-            "verdict": (block.get("verdicts") or {}).get("alpha", "undefined"),
-        })
+            n=pairable_units(block, group),
+            verdict=block.verdicts.alpha,
+        ))
     return rows
 
 
-def rater_rows(group: dict[str, Any], rater_key: dict[str, str]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class RaterRow:
+    """A rater's code, the expert behind it and α without them (the admin's rater table)."""
+
+    code: str
+    expert: str
+    alpha_without: float | None
+    change: float | None
+
+
+def rater_rows(group: Group, rater_key: dict[str, str]) -> list[RaterRow]:
     """Code, expert and leave-one-out α per rater of a group, for the admin's rater table."""
-    influence = {r["rater"]: r for r in group["experts"].get("leave_one_rater_out", [])}
-    return [{"code": code, "expert": email, "alpha_without": influence.get(code, {}).get("alpha_without"),
-             "change": influence.get(code, {}).get("change")} for code, email in rater_key.items()]
+    influence = {r.rater: r for r in group.experts.leave_one_rater_out}
+    rows = []
+    for code, email in rater_key.items():
+        known = influence.get(code)
+        rows.append(RaterRow(code=code, expert=email, alpha_without=known.alpha_without if known else None,
+                             change=known.change if known else None))
+    return rows
 
 
-def diagnostic_rows(group: dict[str, Any], rater_key: dict[str, str] | None = None) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class DiagnosticRow:
+    """A rater's bias against the rest of the panel (RaterDiagnostic) with the expert, α without and the shares."""
+
+    rater: str
+    n_units: int
+    mean_difference: float | None
+    low: float | None
+    high: float | None
+    flagged: bool
+    shares: dict[str, float]
+    expert: str
+    alpha_without: float | None
+    shares_text: str
+
+
+def diagnostic_rows(group: Group, rater_key: dict[str, str] | None = None) -> list[DiagnosticRow]:
     """Per rater of a group: bias against the rest of the panel with its interval, flag, shares and α without."""
-    influence = {r["rater"]: r for r in group["experts"].get("leave_one_rater_out", [])}
+    influence = {r.rater: r for r in group.experts.leave_one_rater_out}
     key = rater_key or {}
-    return [{**d, "expert": key.get(d["rater"], ""),
-             "alpha_without": influence.get(d["rater"], {}).get("alpha_without"),
-             "shares_text": " · ".join(f"{point}: {share:.0%}" for point, share in d.get("shares", {}).items())}
-            for d in group["experts"].get("rater_diagnostics") or []]
+    rows = []
+    for d in group.experts.rater_diagnostics or []:
+        known = influence.get(d.rater)
+        rows.append(DiagnosticRow(
+            rater=d.rater, n_units=d.n_units, mean_difference=d.mean_difference, low=d.low, high=d.high,
+            flagged=d.flagged, shares=d.shares, expert=key.get(d.rater, ""),
+            alpha_without=known.alpha_without if known else None,
+            shares_text=" · ".join(f"{point}: {share:.0%}" for point, share in d.shares.items())))
+    return rows
 
 
-def forest_plot_svg(rows: list[dict[str, Any]], *, title: str, target: float = TARGETS["alpha"]) -> str:
+def forest_plot_svg(rows: list[ForestRow], *, title: str, target: float = TARGETS["alpha"]) -> str:
     """A forest plot of α with its interval per group, against a dashed line at the target."""
     row_h, left, width, top = 22, 250, 360, 34
-    lows = [r["ci"][0] for r in rows if r["ci"]] + [r["alpha"] for r in rows if r["alpha"] is not None]
+    lows = [r.ci[0] for r in rows if r.ci] + [r.alpha for r in rows if r.alpha is not None]
     x_min = min([-0.2, *lows]) if lows else -0.2
     x_max = 1.0
 
@@ -94,16 +144,16 @@ def forest_plot_svg(rows: list[dict[str, Any]], *, title: str, target: float = T
     parts.append(f'<line x1="{left}" y1="{height - 30}" x2="{left + width}" y2="{height - 30}" stroke="#555"/>')
     for i, row in enumerate(rows):
         y = top + i * row_h + row_h / 2
-        fill = colour.get(row["verdict"], "#8a94a3")
-        parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" font-size="11" text-anchor="end">{escape(row["label"])}</text>')
-        if row["ci"]:
-            low, high = row["ci"]
+        fill = colour.get(row.verdict, "#8a94a3")
+        parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" font-size="11" text-anchor="end">{escape(row.label)}</text>')
+        if row.ci:
+            low, high = row.ci
             parts.append(f'<line x1="{x(low):.1f}" y1="{y:.1f}" x2="{x(high):.1f}" y2="{y:.1f}" stroke="{fill}" stroke-width="2"/>')
-        if row["alpha"] is not None:
-            parts.append(f'<circle cx="{x(row["alpha"]):.1f}" cy="{y:.1f}" r="4" fill="{fill}"/>')
-        interval = f" [{_fmt(row['ci'][0], 2)}, {_fmt(row['ci'][1], 2)}]" if row["ci"] else ""
-        parts.append(f'<text x="{left + width + 8}" y="{y + 4:.1f}" font-size="10">{_fmt(row["alpha"])}{interval} '
-                     f'n = {row["n"]} pairable units · {escape(row["verdict"])}</text>')
+        if row.alpha is not None:
+            parts.append(f'<circle cx="{x(row.alpha):.1f}" cy="{y:.1f}" r="4" fill="{fill}"/>')
+        interval = f" [{fmt(row.ci[0], 2)}, {fmt(row.ci[1], 2)}]" if row.ci else ""
+        parts.append(f'<text x="{left + width + 8}" y="{y + 4:.1f}" font-size="10">{fmt(row.alpha)}{interval} '
+                     f'n = {row.n} pairable units · {escape(row.verdict)}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -139,100 +189,125 @@ def confusion_svg(matrix: list[list[int]] | None, *, title: str, reference: str 
 CSV_HEADER = ["group_kind", "group_value", "comparison", "metric", "value", "ci_low", "ci_high", "n_pairable_units",
               "verdict", "ci_method", "ci_reliable", "ci_coverage"]
 
+
+def _ac2(b: Experts, kind: str) -> float | None:
+    return None if b.gwet_ac2 is None else getattr(b.gwet_ac2, kind)
+
+
+def _cohen(b: Experts, kind: str) -> float | None:
+    return None if b.cohen_kappa is None else getattr(b.cohen_kappa, kind)
+
+
 # Interval key → (label, how to read its point value from an experts block / a judge-vs-reference block).
-COEFFICIENTS: list[tuple[str, str, Callable[[dict[str, Any]], Any], Callable[[dict[str, Any]], Any] | None]] = [
-    ("krippendorff_alpha", "Krippendorff's α (ordinal)", lambda b: b.get("krippendorff_alpha"), lambda b: b.get("alpha")),
-    ("percent_agreement", "exact agreement", lambda b: b.get("percent_agreement"), lambda b: b.get("exact_agreement")),
-    ("within_one_agreement", "agreement within one point", lambda b: b.get("within_one_agreement"), None),
-    ("fleiss_kappa", "Fleiss' κ", lambda b: b.get("fleiss_kappa"), None),
-    ("gwet_ac1", "Gwet's AC1", lambda b: b.get("gwet_ac1"), None),
-    ("gwet_ac2_linear", "Gwet's AC2 (linear)", lambda b: (b.get("gwet_ac2") or {}).get("linear"), None),
-    ("gwet_ac2_quadratic", "Gwet's AC2 (quadratic)", lambda b: (b.get("gwet_ac2") or {}).get("quadratic"), None),
-    ("cohen_kappa_unweighted", "Cohen's κ (unweighted)", lambda b: (b.get("cohen_kappa") or {}).get("unweighted"), None),
-    ("cohen_kappa_linear", "Cohen's κ (linear)", lambda b: (b.get("cohen_kappa") or {}).get("linear"), None),
-    ("cohen_kappa_quadratic", "Cohen's κ (quadratic)", lambda b: (b.get("cohen_kappa") or {}).get("quadratic"),
-     lambda b: b.get("quadratic_kappa")),
-    ("spearman_rho", "Spearman's ρ", lambda b: b.get("spearman_rho"), lambda b: b.get("spearman_rho")),
-    ("kendall_tau_b", "Kendall's τ-b", lambda b: b.get("kendall_tau_b"), lambda b: b.get("kendall_tau_b")),
-    ("icc_2_1", "ICC(2,1) absolute agreement", lambda b: b.get("icc_2_1"), None),
-    ("icc_3_1", "ICC(3,1) consistency", lambda b: b.get("icc_3_1"), None),
+COEFFICIENTS: list[tuple[str, str, Callable[[Experts], float | None],
+                         Callable[[AgainstReference], float | None] | None]] = [
+    ("krippendorff_alpha", "Krippendorff's α (ordinal)", lambda b: b.krippendorff_alpha, lambda b: b.alpha),
+    ("percent_agreement", "exact agreement", lambda b: b.percent_agreement, lambda b: b.exact_agreement),
+    ("within_one_agreement", "agreement within one point", lambda b: b.within_one_agreement, None),
+    ("fleiss_kappa", "Fleiss' κ", lambda b: b.fleiss_kappa, None),
+    ("gwet_ac1", "Gwet's AC1", lambda b: b.gwet_ac1, None),
+    ("gwet_ac2_linear", "Gwet's AC2 (linear)", lambda b: _ac2(b, "linear"), None),
+    ("gwet_ac2_quadratic", "Gwet's AC2 (quadratic)", lambda b: _ac2(b, "quadratic"), None),
+    ("cohen_kappa_unweighted", "Cohen's κ (unweighted)", lambda b: _cohen(b, "unweighted"), None),
+    ("cohen_kappa_linear", "Cohen's κ (linear)", lambda b: _cohen(b, "linear"), None),
+    ("cohen_kappa_quadratic", "Cohen's κ (quadratic)", lambda b: _cohen(b, "quadratic"), lambda b: b.quadratic_kappa),
+    ("spearman_rho", "Spearman's ρ", lambda b: b.spearman_rho, lambda b: b.spearman_rho),
+    ("kendall_tau_b", "Kendall's τ-b", lambda b: b.kendall_tau_b, lambda b: b.kendall_tau_b),
+    ("icc_2_1", "ICC(2,1) absolute agreement", lambda b: b.icc_2_1, None),
+    ("icc_3_1", "ICC(3,1) consistency", lambda b: b.icc_3_1, None),
 ]
 
 
-def interval_rows(block: dict[str, Any], comparison: str = "experts") -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class IntervalRow:
+    """A coefficient of a block with its value and, when stored, its interval."""
+
+    key: str
+    label: str
+    value: float
+    interval: Interval | None
+
+
+def interval_rows(block: Block, comparison: str = "experts") -> list[IntervalRow]:
     """Every coefficient of a block that has a value, with its interval (method, reliable, reason) when stored.
 
     Reports computed before statistics v2 have no ``intervals``: their rows carry α's percentile interval only.
     """
-    intervals = block.get("intervals") or {}
+    intervals = block.intervals or {}
     rows = []
     for key, label, experts_value, reference_value in COEFFICIENTS:
-        read = experts_value if comparison == "experts" else reference_value
-        if read is None:
-            continue
-        value = read(block)
+        if comparison == "experts":
+            assert isinstance(block, Experts)
+            value = experts_value(block)
+        else:
+            assert isinstance(block, AgainstReference)
+            if reference_value is None:
+                continue
+            value = reference_value(block)
         if value is None:
             continue
         interval = intervals.get(key)
-        if interval is None and key == "krippendorff_alpha" and block.get("alpha_ci"):
-            interval = {"low": block["alpha_ci"][0], "high": block["alpha_ci"][1], "method": "percentile",
-                        "reliable": True, "reason": None}
-        rows.append({"key": key, "label": label, "value": value, "interval": interval})
+        if interval is None and key == "krippendorff_alpha" and block.alpha_ci:
+            interval = Interval(low=block.alpha_ci[0], high=block.alpha_ci[1], method="percentile", reliable=True,
+                                reason=None)
+        rows.append(IntervalRow(key=key, label=label, value=value, interval=interval))
     return rows
 
 
-def _metric_rows(group: dict[str, Any]) -> Iterator[list[Any]]:
-    base = [group["kind"], group["value"]]
-    experts = group["experts"]
-    verdicts = experts.get("verdicts", {})
+CsvCell = str | int | float | None
+
+
+def _metric_rows(group: Group) -> Iterator[list[CsvCell]]:
+    base: list[CsvCell] = [group.kind, group.value]
+    experts = group.experts
+    verdicts = experts.verdicts
     n = pairable_units(experts, group)
-    verdict_of = {"krippendorff_alpha": verdicts.get("alpha"), "percent_agreement": verdicts.get("exact_agreement")}
+    verdict_of = {"krippendorff_alpha": verdicts.alpha, "percent_agreement": verdicts.exact_agreement}
     for row in interval_rows(experts, "experts"):
-        yield base + ["experts", row["key"], row["value"], *_interval_cells(row["interval"]), n,
-                      verdict_of.get(row["key"]), *_method_cells(row["interval"])]
-    yield base + ["experts", "alpha_below_min_probability", experts.get("alpha_below_min_probability"), None, None, n,
+        yield base + ["experts", row.key, row.value, *_interval_cells(row.interval), n,
+                      verdict_of.get(row.key), *_method_cells(row.interval)]
+    yield base + ["experts", "alpha_below_min_probability", experts.alpha_below_min_probability, None, None, n,
                   None, None, None, None]
-    yield base + ["experts", "mean_pairwise_quadratic_kappa", experts.get("mean_pairwise_quadratic_kappa"), None, None,
-                  n, verdicts.get("kappa"), None, None, None]
-    for comparison in ("judge_vs_majority", "judge_vs_gold"):
-        block = group[comparison]
-        verdicts = block.get("verdicts", {})
-        verdict_of = {"krippendorff_alpha": verdicts.get("alpha"), "percent_agreement": verdicts.get("exact_agreement"),
-                      "cohen_kappa_quadratic": verdicts.get("kappa")}
+    yield base + ["experts", "mean_pairwise_quadratic_kappa", experts.mean_pairwise_quadratic_kappa, None, None,
+                  n, verdicts.kappa, None, None, None]
+    for comparison, block in (("judge_vs_majority", group.judge_vs_majority), ("judge_vs_gold", group.judge_vs_gold)):
+        verdicts = block.verdicts
+        verdict_of = {"krippendorff_alpha": verdicts.alpha, "percent_agreement": verdicts.exact_agreement,
+                      "cohen_kappa_quadratic": verdicts.kappa}
         for row in interval_rows(block, comparison):
-            yield base + [comparison, row["key"], row["value"], *_interval_cells(row["interval"]),
-                          pairable_units(block, group), verdict_of.get(row["key"]), *_method_cells(row["interval"])]
-        yield base + [comparison, "mean_signed_difference", block.get("mean_signed_difference"), None, None,
+            yield base + [comparison, row.key, row.value, *_interval_cells(row.interval),
+                          pairable_units(block, group), verdict_of.get(row.key), *_method_cells(row.interval)]
+        yield base + [comparison, "mean_signed_difference", block.mean_signed_difference, None, None,
                       pairable_units(block, group), None, None, None, None]
     # α without the judge is the experts' α (their pairable units); with the judge as one more rater its pairable
     # units are not recorded, so the cell stays empty rather than showing another quantity.
-    yield base + ["panel", "alpha_without_judge", group.get("panel_alpha_without_judge"), None, None, n,
+    yield base + ["panel", "alpha_without_judge", group.panel_alpha_without_judge, None, None, n,
                   None, None, None, None]
-    yield base + ["panel", "alpha_with_judge", group.get("panel_alpha_with_judge"), None, None, None, None,
+    yield base + ["panel", "alpha_with_judge", group.panel_alpha_with_judge, None, None, None, None,
                   None, None, None]
 
 
-def _interval_cells(interval: dict[str, Any] | None) -> list[Any]:
-    return [None, None] if not interval else [interval.get("low"), interval.get("high")]
+def _interval_cells(interval: Interval | None) -> list[CsvCell]:
+    return [None, None] if not interval else [interval.low, interval.high]
 
 
-def _method_cells(interval: dict[str, Any] | None) -> list[Any]:
-    if not interval or interval.get("low") is None:
+def _method_cells(interval: Interval | None) -> list[CsvCell]:
+    if not interval or interval.low is None:
         return [None, None, None]
-    return [interval.get("method"), "yes" if interval.get("reliable") else "no", interval.get("coverage")]
+    return [interval.method, "yes" if interval.reliable else "no", interval.coverage]
 
 
-def report_csv(report: dict[str, Any]) -> str:
+def report_csv(report: Report) -> str:
     """Long format: one row per group × comparison × metric."""
     buffer = io.StringIO()
     writer = csv_writer(buffer)
     writer.writerow(CSV_HEADER)
-    for group in report["groups"]:
+    for group in report.groups:
         for row in _metric_rows(group):
             writer.writerow("" if v is None else (f"{v:.6f}" if isinstance(v, float) else v) for v in row)
     return buffer.getvalue()
 
 
-def report_json(report: dict[str, Any]) -> str:
+def report_json(report: Report) -> str:
     """Everything, indented, with no NaN (the builder never produces one; this enforces it)."""
-    return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False, sort_keys=False) + "\n"
+    return json.dumps(report.to_json(), indent=2, ensure_ascii=False, allow_nan=False, sort_keys=False) + "\n"

@@ -1,9 +1,12 @@
-"""The report's shape as a tree of dataclasses: what a snapshot stores and the API's OpenAPI schema shows.
+"""The report's shape as a tree of dataclasses: what the builder returns, every renderer reads, a snapshot stores
+and the API's OpenAPI schema shows.
 
-`report_from_dict` checks a built report against the tree strictly (an unknown or missing key is an
-error, so the stored payload, the JSON export and the API schema cannot drift apart), and
-`report_to_dict` gives back the JSON-ready dict. The API's serializers are generated from these
-dataclasses (djangorestframework-dataclasses), so the schema lists every field.
+The tree is the report from builder to renderer (HTML context, CSV, JSON, PDF); JSON exists only at the edges.
+`Report.to_json()` (`report_to_dict`) gives the JSON-ready dict a snapshot stores, and `Report.from_json()`
+(`report_from_dict`) reads a stored one back, strictly (an unknown or missing key is an error, so the stored
+payload, the JSON export and the API schema cannot drift apart). `tree_from_json` / `tree_to_json` do the same for
+any dataclass tree (the study report's and the calibrated leaderboard's use them too). The API's serializers are
+generated from these dataclasses (djangorestframework-dataclasses), so the schema lists every field.
 """
 from __future__ import annotations
 
@@ -12,7 +15,11 @@ import functools
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, TypeVar, Union
+
+T = TypeVar("T")
+# A JSON object at an edge of the tree: what a snapshot stores, a file holds or the API sends.
+JsonObject = dict[str, Any]
 
 
 def optional(default: Any = None) -> Any:
@@ -42,6 +49,23 @@ class SnapshotMeta:
     input_hash: str
     input_file: str
     requested_at: str
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What a report was computed from, as its caller knows it: the optional part of `Meta` (the builder adds the
+    seed, resamples, level, categories, targets and the majority rule)."""
+
+    cycle: str | None = None
+    cycle_id: int | None = None
+    rubric_version: str | None = None
+    judge_run: int | None = None
+    judge_models: JudgeModels | None = None
+    judge_score_used: str | None = None
+    judge_runs_averaged: list[int] | None = None
+    software: dict[str, str] | None = None
+    raters: str | None = None
+    snapshot: SnapshotMeta | None = None
 
 
 @dataclass
@@ -275,12 +299,28 @@ class Report:
     completeness: Completeness | None = optional()  # for a calibration cycle's snapshot
     validation: list[ValidationCell] | None = optional()  # for a cycle's snapshot: judge α per dimension × tradition
 
+    @property
+    def overall(self) -> Group:
+        """The overall group."""
+        return next(g for g in self.groups if g.kind == "overall")
+
+    def to_json(self) -> JsonObject:
+        """The JSON-ready dict a snapshot stores and report.json prints (keys in field order)."""
+        return report_to_dict(self)
+
+    @classmethod
+    def from_json(cls, payload: JsonObject) -> Report:
+        """The typed report of a stored (or built) report dict; raises ReportShapeError naming the bad key."""
+        return report_from_dict(payload)
+
 
 class ReportShapeError(ValueError):
     """A built report does not have the documented shape (a key missing, unknown or of the wrong kind)."""
 
 
 def _convert(kind: Any, value: Any, path: str) -> Any:
+    if kind is Any:  # a free-form JSON value (a stats summary's entries): taken as it is
+        return value
     origin = typing.get_origin(kind)
     if origin in (Union, types.UnionType):
         options = [k for k in typing.get_args(kind) if k is not type(None)]
@@ -299,8 +339,10 @@ def _convert(kind: Any, value: Any, path: str) -> Any:
             raise ReportShapeError(f"{path}: expected an object, got {type(value).__name__}")
         _, item = typing.get_args(kind)
         return {k: _convert(item, v, f"{path}.{k}") for k, v in value.items()}
-    if dataclasses.is_dataclass(kind):
-        return _dataclass(kind, value, path)  # type: ignore[arg-type]
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+        if isinstance(value, kind):  # a subtree the builder made typed already
+            return value
+        return _dataclass(kind, value, path)
     if kind is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ReportShapeError(f"{path}: expected a number, got {type(value).__name__}")
@@ -311,7 +353,7 @@ def _convert(kind: Any, value: Any, path: str) -> Any:
 
 
 @functools.cache
-def _shape(cls: type) -> tuple[dict[str, Any], dict[str, dataclasses.Field]]:
+def _shape(cls: type) -> tuple[dict[str, object], dict[str, dataclasses.Field]]:
     """A dataclass's resolved field types and fields, once per class (a report has ~10,000 instances)."""
     return typing.get_type_hints(cls), {f.name: f for f in dataclasses.fields(cls)}
 
@@ -333,22 +375,29 @@ def _dataclass(cls: type, value: Any, path: str) -> Any:
     return cls(**kwargs)
 
 
-def report_from_dict(payload: dict[str, Any]) -> Report:
-    """The typed report of a built (or stored) report dict; raises ReportShapeError naming the bad key."""
-    return _dataclass(Report, payload, "report")
+def tree_from_json(cls: type[T], payload: Any, path: str = "report") -> T:
+    """The dataclass tree `cls` of a JSON value, checked strictly; raises ReportShapeError naming the bad key."""
+    return _dataclass(cls, payload, path)
 
 
-def report_to_dict(report: Report) -> dict[str, Any]:
-    """The JSON-ready dict of a typed report, keys in field order, optional metadata left out when unset."""
-    return _to_dict(report)
-
-
-def _to_dict(value: Any) -> Any:
+def tree_to_json(value: Any, *, sort_maps: bool = True) -> Any:
+    """The JSON-ready value of a dataclass tree: keys in field order, optional keys left out when unset; free-form
+    maps sorted by key (`sort_maps`, the cycle report's rule) or kept in their order."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _to_dict(getattr(value, f.name)) for f in dataclasses.fields(value)
+        return {f.name: tree_to_json(getattr(value, f.name), sort_maps=sort_maps) for f in dataclasses.fields(value)
                 if not (f.metadata.get("optional") and getattr(value, f.name) is None)}
-    if isinstance(value, list):
-        return [_to_dict(v) for v in value]
+    if isinstance(value, list | tuple):
+        return [tree_to_json(v, sort_maps=sort_maps) for v in value]
     if isinstance(value, dict):  # free-form maps (software versions): sorted, so a stored payload renders alike
-        return {k: _to_dict(value[k]) for k in sorted(value)}
+        return {k: tree_to_json(value[k], sort_maps=sort_maps) for k in (sorted(value) if sort_maps else value)}
     return value
+
+
+def report_from_dict(payload: JsonObject) -> Report:
+    """The typed report of a built (or stored) report dict; raises ReportShapeError naming the bad key."""
+    return tree_from_json(Report, payload)
+
+
+def report_to_dict(report: Report) -> JsonObject:
+    """The JSON-ready dict of a typed report, keys in field order, optional metadata left out when unset."""
+    return tree_to_json(report)

@@ -37,7 +37,7 @@ from .build import Rating, UnitInfo, calibration_report_build
 from .cells import validation_cells
 from .exporting import REPORT_EXPORTERS
 from .pdf import report_pdf
-from .schema import report_from_dict, report_to_dict
+from .schema import Completeness, JudgeModels, Provenance, Report, SnapshotMeta, tree_from_json
 from .selectors import ReportInputs, judge_run_for_cycle, report_inputs, software_versions
 
 logger = logging.getLogger(__name__)
@@ -308,37 +308,39 @@ def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
     input_hash = hashlib.sha256(ratings).hexdigest()
     software = software_versions()
     reporter(5, "computing agreement", force=True)
-    meta = {
-        "cycle": cycle.name, "cycle_id": cycle.pk, "rubric_version": cycle.rubric.version,
-        "judge_run": run.pk if run else None,
-        "judge_models": {"primary": run.primary_model, "fallback": run.fallback_model,
-                         "secondary": run.secondary_model} if run else None,
-        "judge_score_used": "the decisive result per response: secondary judge when self-preference applies, "
-                            "else the fallback judge when the primary failed, else the primary judge",
-        **({"judge_runs_averaged": inputs.judge_runs,
-            "judge_score_used": "the decisive result per response (as for one run) of each run of the series, "
-                                "averaged over the runs and rounded half up"} if len(inputs.judge_runs) >= 2 else {}),
-        "software": software,
-        "raters": "pseudonymous codes R01, R02, … (the key is shown to admins on the report page only)",
-        "snapshot": {"version": snapshot.version, "input_hash": input_hash, "input_file": "ratings.csv",
-                     "requested_at": snapshot.requested_at.isoformat()},
-    }
-    built = calibration_report_build(
+    averaged = len(inputs.judge_runs) >= 2
+    meta = Provenance(
+        cycle=cycle.name, cycle_id=cycle.pk, rubric_version=cycle.rubric.version,
+        judge_run=run.pk if run else None,
+        judge_models=JudgeModels(primary=run.primary_model, fallback=run.fallback_model,
+                                 secondary=run.secondary_model) if run else None,
+        judge_score_used="the decisive result per response (as for one run) of each run of the series, averaged over "
+                         "the runs and rounded half up" if averaged else
+                         "the decisive result per response: secondary judge when self-preference applies, else the "
+                         "fallback judge when the primary failed, else the primary judge",
+        judge_runs_averaged=inputs.judge_runs if averaged else None,
+        software=software,
+        raters="pseudonymous codes R01, R02, … (the key is shown to admins on the report page only)",
+        snapshot=SnapshotMeta(version=snapshot.version, input_hash=input_hash, input_file="ratings.csv",
+                              requested_at=snapshot.requested_at.isoformat()),
+    )
+    report = calibration_report_build(
         inputs.ratings, judge=inputs.judge, gold=inputs.gold, units=inputs.units, n_resamples=snapshot.n_resamples,
         seed=snapshot.seed, meta=meta,
         progress=lambda done, total: reporter(5 + int(85 * done / max(total, 1)), f"group {done} of {total}"),
     )
-    built["completeness"] = completeness  # withdrawn assignments are kept and counted, never scored
-    built["validation"] = validation_cells(inputs.ratings, judge=inputs.judge, units=inputs.units,
-                                           n_resamples=snapshot.n_resamples, seed=snapshot.seed)
-    report = report_to_dict(report_from_dict(built))  # the typed tree: what is stored is what the schema says
+    # withdrawn assignments are kept and counted, never scored
+    report.completeness = tree_from_json(Completeness, completeness, "completeness")
+    report.validation = validation_cells(inputs.ratings, judge=inputs.judge, units=inputs.units,
+                                         n_resamples=snapshot.n_resamples, seed=snapshot.seed)
     reporter(90, "rendering the files", force=True)
     files = snapshot_files_render(report=report, ratings=ratings, snapshot=snapshot, input_hash=input_hash)
     counts = {
         "units": len(inputs.units), "expert_ratings": len(inputs.ratings), "raters": len(inputs.rater_key),
         "judge_scores": len(inputs.judge), "gold_scores": len(inputs.gold),
     }
-    snapshot_store(snapshot=snapshot, files=files, payload=report, input_hash=input_hash, input_counts=counts,
+    payload = report.to_json()  # the one handoff to storage: the typed tree's JSON
+    snapshot_store(snapshot=snapshot, files=files, payload=payload, input_hash=input_hash, input_counts=counts,
                    watermark=watermark, software=software, rater_key=inputs.rater_key)
 
 
@@ -375,7 +377,7 @@ To reproduce: build the report from ratings.csv with the same seed and number of
 """
 
 
-def snapshot_files_render(*, report: dict[str, Any], ratings: bytes, snapshot: ReportSnapshot,
+def snapshot_files_render(*, report: Report, ratings: bytes, snapshot: ReportSnapshot,
                           input_hash: str) -> dict[str, bytes]:
     """Every file of a snapshot, rendered once: JSON, long CSV, PDF, ratings.csv and the zip bundle."""
     files: dict[str, bytes] = {
@@ -384,16 +386,17 @@ def snapshot_files_render(*, report: dict[str, Any], ratings: bytes, snapshot: R
         SnapshotFile.Format.PDF: report_pdf(report, version=snapshot.version, input_hash=input_hash),
         SnapshotFile.Format.RATINGS: ratings,
     }
-    meta = report["meta"]
+    meta = report.meta
     readme = BUNDLE_README.format(
-        cycle=meta["cycle"], cycle_id=meta["cycle_id"], rubric=meta["rubric_version"], version=snapshot.version,
-        input_hash=input_hash, n_resamples=meta["n_resamples"], seed=meta["seed"],
-        judge_run=f"#{meta['judge_run']} ({meta['judge_models']['primary']})" if meta.get("judge_run") else "none",
-        software=", ".join(f"{k} {v}" for k, v in sorted(meta["software"].items())),
+        cycle=meta.cycle, cycle_id=meta.cycle_id, rubric=meta.rubric_version, version=snapshot.version,
+        input_hash=input_hash, n_resamples=meta.n_resamples, seed=meta.seed,
+        judge_run=f"#{meta.judge_run} ({meta.judge_models.primary if meta.judge_models else None})"
+        if meta.judge_run else "none",
+        software=", ".join(f"{k} {v}" for k, v in sorted((meta.software or {}).items())),
     )
     files[SnapshotFile.Format.BUNDLE] = citable_bundle(
         files=files, names=FILE_NAMES, readme=readme,
-        folder=f"faithbench-report-cycle-{meta['cycle_id']}-v{snapshot.version}")
+        folder=f"faithbench-report-cycle-{meta.cycle_id}-v{snapshot.version}")
     return files
 
 

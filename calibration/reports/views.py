@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -17,10 +16,10 @@ from annotations.models import CalibrationCycle
 from evaluations.labels import group_label
 
 from ..models import ReportSnapshot, SnapshotFile
-from .build import overall
 from .downloads import snapshot_file_response
 from .forms import SnapshotRequestForm
 from .render import confusion_svg, diagnostic_rows, forest_plot_svg, forest_rows, interval_rows, rater_rows
+from .schema import Group, Report
 from .snapshots import (
     CONTENT_TYPES,
     snapshot_changes,
@@ -33,8 +32,8 @@ from .snapshots import (
 from .tasks import report_snapshot_start
 
 
-def _group_label(group: dict[str, Any]) -> str:
-    return group_label(group["kind"], group["value"])
+def _group_label(group: Group) -> str:
+    return group_label(group.kind, group.value)
 
 
 def _cycle(pk: int) -> CalibrationCycle:
@@ -51,26 +50,26 @@ def _report_context(cycle: CalibrationCycle, snapshot: ReportSnapshot | None, fo
                      "progress_url": reverse("calibration:report_progress", args=[cycle.pk, pending.version])
                      if pending else ""}
     if snapshot is not None and snapshot.is_ready:
-        payload: dict = snapshot.payload or {}
-        summary = overall(payload)
+        payload = Report.from_json(snapshot.payload or {})  # the stored JSON read back into the typed tree
+        summary = payload.overall
         changes = snapshot_changes(snapshot=snapshot)
         context.update({
             "report": payload, "overall": summary, "run": snapshot.judge_run, "changes": changes,
             "changes_text": changes.describe(snapshot.version),
             "raters": rater_rows(summary, snapshot.rater_key),
             "interval_tables": [
-                ("Experts among themselves", interval_rows(summary["experts"], "experts")),
-                ("Judge against the expert majority", interval_rows(summary["judge_vs_majority"], "judge_vs_majority")),
-                ("Judge against adjudicated gold", interval_rows(summary["judge_vs_gold"], "judge_vs_gold")),
+                ("Experts among themselves", interval_rows(summary.experts, "experts")),
+                ("Judge against the expert majority", interval_rows(summary.judge_vs_majority, "judge_vs_majority")),
+                ("Judge against adjudicated gold", interval_rows(summary.judge_vs_gold, "judge_vs_gold")),
             ],
             "diagnostics": diagnostic_rows(summary, snapshot.rater_key),
             "experts_plot": forest_plot_svg(forest_rows(payload, "experts", label=_group_label),
                                             title="Experts among themselves: α (ordinal)"),
             "judge_plot": forest_plot_svg(forest_rows(payload, "judge_vs_majority", label=_group_label),
                                           title="Judge against the expert majority: α (ordinal)"),
-            "gold_confusion": confusion_svg(summary["judge_vs_gold"]["confusion"], title="Judge vs adjudicated gold",
+            "gold_confusion": confusion_svg(summary.judge_vs_gold.confusion, title="Judge vs adjudicated gold",
                                             reference="gold"),
-            "majority_confusion": confusion_svg(summary["judge_vs_majority"]["confusion"],
+            "majority_confusion": confusion_svg(summary.judge_vs_majority.confusion,
                                                 title="Judge vs expert majority", reference="majority"),
         })
     return context

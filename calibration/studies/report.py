@@ -9,10 +9,12 @@ recomputes a stored snapshot exactly.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
+import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -22,6 +24,8 @@ from evaluations.spreadsheet import csv_cell_unprotect, csv_writer
 from stats.alpha import check_level
 from stats.bootstrap import named_seed_sequence
 from stats.reliability import reliability_summary
+
+from ..reports.schema import JsonObject, SnapshotMeta, optional, tree_from_json, tree_to_json
 
 RATINGS_FIELDS = ["study", "item", "dimension", "rater", "rater_kind", "score", "group"]
 MAX_CONFUSION_POINTS = 10  # a judge's confusion matrix is shown for scales of at most this many points
@@ -43,6 +47,119 @@ class DimensionInfo:
     level: str = "ordinal"
     scale_min: float | None = None
     scale_max: float | None = None
+
+
+# --- the report's tree ---------------------------------------------------------------------------------
+
+# The humans' block is stats.reliability.reliability_summary's JSON object, stored as stats gives it (its keys
+# depend on the level and the number of raters): the one free-form part of the tree, read through
+# `summary_interval` and by key.
+ReliabilitySummary = dict[str, Any]
+
+
+@dataclass
+class Confusion:
+    """A judge's scores against the lower human median, counted per scale point (rows: judge)."""
+
+    labels: list[float]
+    rows: str
+    columns: str
+    matrix: list[list[int]]
+
+
+@dataclass
+class StudyJudge:
+    """One judge against the human mean (ρ, τ-b, mean signed difference) and the lower human median (linear κ,
+    confusion matrix), and α of the humans with and without the judge."""
+
+    rater: str
+    n_items: int
+    spearman_rho: float | None = None
+    kendall_tau_b: float | None = None
+    mean_signed_difference: float | None = None
+    cohen_kappa_linear: float | None = None
+    confusion: Confusion | None = None
+    alpha_with_judge: float | None = None
+    alpha_without_judge: float | None = None
+
+
+@dataclass
+class StudyGroup:
+    """The same numbers for one rater group's humans, over the items they rated."""
+
+    n_items: int
+    n_humans: int
+    humans: ReliabilitySummary | None
+    judges: list[StudyJudge]
+
+
+@dataclass
+class StudyDimension:
+    """One dimension: its level and scale, the humans' reliability, each judge, and each rater group."""
+
+    level: str
+    scale: list[float | None]
+    n_items: int
+    n_humans: int
+    humans: ReliabilitySummary | None
+    judges: list[StudyJudge]
+    groups: dict[str, StudyGroup] = field(default_factory=dict)
+
+
+@dataclass
+class StudyDimensionMeta:
+    key: str
+    level: str
+    scale_min: float | None
+    scale_max: float | None
+
+
+@dataclass(kw_only=True)
+class StudyMeta:
+    """What the study report was computed from (the caller's part, optional) and with (seed, resamples, levels);
+    keys in that order."""
+
+    study: str | None = optional()
+    study_id: int | None = optional()
+    source: str | None = optional()
+    software: dict[str, str] | None = optional()
+    dimensions: list[StudyDimensionMeta] | None = optional()
+    judge_reference: str | None = optional()
+    snapshot: SnapshotMeta | None = optional()
+    seed: int
+    n_resamples: int
+    levels: dict[str, str]
+
+
+@dataclass(frozen=True)
+class StudyProvenance:
+    """The caller's part of `StudyMeta`: which study, its dimensions, software and snapshot."""
+
+    study: str | None = None
+    study_id: int | None = None
+    source: str | None = None
+    software: dict[str, str] | None = None
+    dimensions: list[StudyDimensionMeta] | None = None
+    judge_reference: str | None = None
+    snapshot: SnapshotMeta | None = None
+
+
+@dataclass
+class StudyReport:
+    """A study's report: its metadata and, per dimension key, the dimension's numbers."""
+
+    meta: StudyMeta
+    dimensions: dict[str, StudyDimension]
+
+    def to_json(self) -> JsonObject:
+        """The JSON-ready dict a snapshot stores (maps in their order; NaN as null, numpy numbers as Python's)."""
+        payload: JsonObject = _json_safe(tree_to_json(self, sort_maps=False))
+        return payload
+
+    @classmethod
+    def from_json(cls, payload: JsonObject) -> StudyReport:
+        """The typed report of a stored study report; raises ReportShapeError naming a bad key."""
+        return tree_from_json(cls, payload, "report")
 
 
 def _natural(value: str) -> tuple[int, int, str]:
@@ -97,13 +214,13 @@ def _scale_labels(dimension: DimensionInfo, values: np.ndarray) -> list[float] |
     return [float(v) for v in np.arange(low, high + 1)]
 
 
-def _confusion(judge: np.ndarray, reference: np.ndarray, labels: list[float]) -> dict[str, Any]:
+def _confusion(judge: np.ndarray, reference: np.ndarray, labels: list[float]) -> Confusion:
     index = {v: i for i, v in enumerate(labels)}
     matrix = [[0] * len(labels) for _ in labels]
     for j, r in zip(judge, reference, strict=True):
         matrix[index[float(j)]][index[float(r)]] += 1
-    return {"labels": [_plain(v) for v in labels], "rows": "judge", "columns": "human median (lower middle)",
-            "matrix": matrix}
+    return Confusion(labels=[_plain(v) for v in labels], rows="judge", columns="human median (lower middle)",
+                     matrix=matrix)
 
 
 def _plain(value: float) -> float | int:
@@ -111,7 +228,7 @@ def _plain(value: float) -> float | int:
 
 
 def _judge_row(name: str, values: np.ndarray, humans: np.ndarray, dimension: DimensionInfo, seed: int,
-               alpha_without: float | None) -> dict[str, Any]:
+               alpha_without: float | None) -> StudyJudge:
     """One judge against the human mean (ρ, τ-b, mean signed difference) and the lower human median (κ, confusion
     matrix), and α of the humans with the judge added."""
     level = check_level(dimension.level)
@@ -119,30 +236,29 @@ def _judge_row(name: str, values: np.ndarray, humans: np.ndarray, dimension: Dim
     rated = ~np.isnan(values) & any_human
     judge_v = values[rated]
     mean_v = np.nanmean(humans[:, rated], axis=0) if rated.any() else np.array([])
-    row: dict[str, Any] = {"rater": name, "n_items": int(rated.sum()), "spearman_rho": None, "kendall_tau_b": None,
-                           "mean_signed_difference": None, "cohen_kappa_linear": None, "confusion": None}
+    row = StudyJudge(rater=name, n_items=int(rated.sum()))
     if rated.sum() >= 2:
         if np.ptp(judge_v) > 0 and np.ptp(mean_v) > 0:
-            row["spearman_rho"] = _finite(scipy_stats.spearmanr(judge_v, mean_v).statistic)
-            row["kendall_tau_b"] = _finite(scipy_stats.kendalltau(judge_v, mean_v).statistic)
-        row["mean_signed_difference"] = float(np.mean(judge_v - mean_v))
+            row.spearman_rho = _finite(scipy_stats.spearmanr(judge_v, mean_v).statistic)
+            row.kendall_tau_b = _finite(scipy_stats.kendalltau(judge_v, mean_v).statistic)
+        row.mean_signed_difference = _finite(np.mean(judge_v - mean_v))
         sorted_humans = np.sort(humans[:, rated], axis=0)  # NaN last
         counts = (~np.isnan(humans[:, rated])).sum(axis=0)
         median = sorted_humans[(counts - 1) // 2, np.arange(counts.size)]  # the lower middle score, as a cycle's
         pair = reliability_summary(np.vstack([judge_v, median]), level=level, n_resamples=0, seed=seed)
         kappas = pair.get("cohen_kappa")
-        row["cohen_kappa_linear"] = _finite(kappas.get("linear")) if isinstance(kappas, dict) else None
+        row.cohen_kappa_linear = _finite(kappas.get("linear")) if isinstance(kappas, dict) else None
         labels = _scale_labels(dimension, np.concatenate([judge_v, median]))
         if labels is not None:
-            row["confusion"] = _confusion(judge_v, median, labels)
+            row.confusion = _confusion(judge_v, median, labels)
     with_judge = reliability_summary(np.vstack([humans, values]), level=level, n_resamples=0, seed=seed)
-    row["alpha_with_judge"] = _finite(with_judge.get("krippendorff_alpha"))
-    row["alpha_without_judge"] = alpha_without
+    row.alpha_with_judge = _finite(with_judge.get("krippendorff_alpha"))
+    row.alpha_without_judge = alpha_without
     return row
 
 
 def _block(humans: dict[str, np.ndarray], judges: dict[str, np.ndarray], dimension: DimensionInfo, *,
-           n_resamples: int, seed: int, stream: str) -> dict[str, Any]:
+           n_resamples: int, seed: int, stream: str) -> tuple[int, ReliabilitySummary | None, list[StudyJudge]]:
     """The humans' reliability summary and every judge against those humans, for one set of items."""
     names = sorted(humans)
     matrix = np.vstack([humans[n] for n in names]) if names else np.empty((0, 0))
@@ -154,21 +270,23 @@ def _block(humans: dict[str, np.ndarray], judges: dict[str, np.ndarray], dimensi
     alpha_without = _finite(summary.get("krippendorff_alpha")) if summary else None
     judge_rows = [_judge_row(name, judges[name], matrix, dimension, seed, alpha_without)
                   for name in sorted(judges) if names and not np.isnan(judges[name]).all()]
-    return {"n_humans": len(names), "humans": summary, "judges": judge_rows}
+    return len(names), None if summary is None else _json_safe(summary), judge_rows
 
 
 def study_report_build(
     rows: Sequence[StudyRow], *, dimensions: Sequence[DimensionInfo], n_resamples: int = 1000, seed: int = 0,
-    meta: dict[str, Any] | None = None, progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
+    meta: StudyProvenance | None = None, progress: Callable[[int, int], None] | None = None,
+) -> StudyReport:
     """Per dimension: the humans' reliability (α at the dimension's level with its interval, ICC, agreement, κ,
     AC1/AC2 …), each judge against them, and the same per rater group when raters have groups."""
     by_dimension: dict[str, list[StudyRow]] = {}
     for row in rows:
         by_dimension.setdefault(row.dimension, []).append(row)
-    out: dict[str, Any] = {"meta": dict(meta or {}), "dimensions": {}}
-    out["meta"].update({"seed": seed, "n_resamples": n_resamples,
-                        "levels": {d.key: d.level for d in dimensions}})
+    about = meta or StudyProvenance()
+    out = StudyReport(
+        meta=StudyMeta(seed=seed, n_resamples=n_resamples, levels={d.key: d.level for d in dimensions},
+                       **{f.name: getattr(about, f.name) for f in dataclasses.fields(about)}),
+        dimensions={})
     for done, dimension in enumerate(dimensions):
         drows = by_dimension.get(dimension.key, [])
         items = sorted({r.item for r in drows}, key=_natural)
@@ -182,21 +300,22 @@ def study_report_build(
                 groups[r.rater] = r.group
         humans = {name: v for (kind, name), v in series.items() if kind == "human"}
         judges = {name: v for (kind, name), v in series.items() if kind == "judge"}
-        entry = {"level": dimension.level, "scale": [dimension.scale_min, dimension.scale_max], "n_items": len(items),
-                 **_block(humans, judges, dimension, n_resamples=n_resamples, seed=seed, stream=dimension.key)}
-        entry["groups"] = {}
+        n_humans, summary, judge_rows = _block(humans, judges, dimension, n_resamples=n_resamples, seed=seed,
+                                               stream=dimension.key)
+        entry = StudyDimension(level=dimension.level, scale=[_json_safe(dimension.scale_min), _json_safe(dimension.scale_max)],
+                               n_items=len(items), n_humans=n_humans, humans=summary, judges=judge_rows)
         for group in sorted(set(groups.values())):
             members = {name: v for name, v in humans.items() if groups.get(name) == group}
             seen = ~np.isnan(np.vstack(list(members.values()))).all(axis=0)
-            entry["groups"][group] = {
-                "n_items": int(seen.sum()),
-                **_block({n: v[seen] for n, v in members.items()}, {n: v[seen] for n, v in judges.items()},
-                         dimension, n_resamples=n_resamples, seed=seed, stream=f"{dimension.key}:{group}"),
-            }
-        out["dimensions"][dimension.key] = entry
+            n_humans, summary, judge_rows = _block(
+                {n: v[seen] for n, v in members.items()}, {n: v[seen] for n, v in judges.items()},
+                dimension, n_resamples=n_resamples, seed=seed, stream=f"{dimension.key}:{group}")
+            entry.groups[group] = StudyGroup(n_items=int(seen.sum()), n_humans=n_humans, humans=summary,
+                                             judges=judge_rows)
+        out.dimensions[dimension.key] = entry
         if progress is not None:
             progress(done + 1, len(dimensions))
-    return _json_safe(out)
+    return out
 
 
 def _json_safe(value: Any) -> Any:
@@ -223,7 +342,8 @@ JUDGE_METRICS = ["spearman_rho", "kendall_tau_b", "mean_signed_difference", "coh
                  "alpha_with_judge", "alpha_without_judge"]
 
 
-def _interval(summary: dict[str, Any], metric: str) -> tuple[Any, Any]:
+def summary_interval(summary: ReliabilitySummary, metric: str) -> tuple[float | None, float | None]:
+    """A coefficient's interval (low, high) in a reliability summary; α's percentile interval in older ones."""
     entry = (summary.get("intervals") or {}).get(metric)
     if isinstance(entry, dict):
         return entry.get("low"), entry.get("high")
@@ -232,27 +352,36 @@ def _interval(summary: dict[str, Any], metric: str) -> tuple[Any, Any]:
     return None, None
 
 
-def study_table_rows(report: dict[str, Any]) -> list[list[Any]]:
+TableCell = str | int | float | None
+
+
+def study_table_rows(report: StudyReport) -> list[list[TableCell]]:
     """One row per dimension × group × comparison × metric (comparison: humans, or judge:<name>)."""
-    rows: list[list[Any]] = []
-    for key, entry in report["dimensions"].items():
-        blocks = [("", entry)] + sorted(entry.get("groups", {}).items())
+    rows: list[list[TableCell]] = []
+    for key, entry in report.dimensions.items():
+        blocks: list[tuple[str, StudyDimension | StudyGroup]] = [("", entry), *sorted(entry.groups.items())]
         for group, block in blocks:
-            humans = block.get("humans")
+            humans = block.humans
             if humans:
                 for metric in HUMAN_METRICS:
                     value = humans.get(metric)
                     if isinstance(value, (int, float)) or value is None:
-                        low, high = _interval(humans, metric)
+                        low, high = summary_interval(humans, metric)
                         rows.append([key, group, "humans", metric, value, low, high, humans.get("n_units")])
-            for judge in block.get("judges", []):
+            for judge in block.judges:
                 for metric in JUDGE_METRICS:
-                    rows.append([key, group, f"judge:{judge['rater']}", metric, judge.get(metric), None, None,
-                                 judge.get("n_items")])
+                    rows.append([key, group, f"judge:{judge.rater}", metric, getattr(judge, metric), None, None,
+                                 judge.n_items])
     return rows
 
 
-def study_tables_csv(report: dict[str, Any]) -> bytes:
+def study_report_json(report: StudyReport) -> bytes:
+    """report.json: the whole report, keys sorted, indented, UTF-8, no NaN."""
+    return json.dumps(report.to_json(), indent=2, sort_keys=True, ensure_ascii=False,
+                      allow_nan=False).encode("utf-8") + b"\n"
+
+
+def study_tables_csv(report: StudyReport) -> bytes:
     buffer = io.StringIO()
     writer = csv_writer(buffer)
     writer.writerow(TABLE_FIELDS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..models import Study, StudyScore
-from .report import DimensionInfo, StudyRow, study_report_build
+from .report import DimensionInfo, StudyProvenance, StudyRow, study_report_build
 
 
 def study_rows(*, study: Study) -> list[StudyRow]:
@@ -25,5 +25,6 @@ def study_reliability(*, study: Study, n_resamples: int = 1000, seed: int = 0) -
     """Per dimension: the humans' reliability summary (α at the dimension's level with its interval, ICC,
     agreement, κ, AC1/AC2 …), each judge's agreement with them, and the same per rater group."""
     report = study_report_build(study_rows(study=study), dimensions=study_dimensions(study=study),
-                                n_resamples=n_resamples, seed=seed, meta={"study": study.name, "source": study.source})
-    return {"study": study.name, "source": study.source, **report}
+                                n_resamples=n_resamples, seed=seed,
+                                meta=StudyProvenance(study=study.name, source=study.source))
+    return {"study": study.name, "source": study.source, **report.to_json()}

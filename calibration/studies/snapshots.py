@@ -4,9 +4,7 @@ ratings.csv, the citable zip bundle), never edited."""
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
-from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -16,6 +14,7 @@ from django.utils import timezone
 from accounts.models import User
 
 from ..models import ReportSnapshot, SnapshotFile, Study
+from ..reports.schema import SnapshotMeta
 from ..reports.selectors import software_versions
 from ..reports.snapshots import (
     DEFAULT_RESAMPLES,
@@ -29,7 +28,15 @@ from ..reports.snapshots import (
     snapshot_store,
 )
 from .pdf import study_report_pdf
-from .report import study_ratings_csv, study_report_build, study_tables_csv
+from .report import (
+    StudyDimensionMeta,
+    StudyProvenance,
+    StudyReport,
+    study_ratings_csv,
+    study_report_build,
+    study_report_json,
+    study_tables_csv,
+)
 from .selectors import study_dimensions, study_rows
 
 DEFAULT_STUDY_SEED = 0
@@ -74,15 +81,15 @@ def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
     input_hash = hashlib.sha256(ratings).hexdigest()
     software = software_versions()
     reporter(5, "computing agreement", force=True)
-    meta = {
-        "study": study.name, "study_id": study.pk, "source": study.source, "software": software,
-        "dimensions": [{"key": d.key, "level": d.level, "scale_min": d.scale_min, "scale_max": d.scale_max}
-                       for d in dimensions],
-        "judge_reference": "each judge against the human mean (Spearman ρ, Kendall τ-b, mean signed difference) and "
-                           "the lower human median (linear κ, confusion matrix)",
-        "snapshot": {"version": snapshot.version, "input_hash": input_hash, "input_file": "ratings.csv",
-                     "requested_at": snapshot.requested_at.isoformat()},
-    }
+    meta = StudyProvenance(
+        study=study.name, study_id=study.pk, source=study.source, software=software,
+        dimensions=[StudyDimensionMeta(key=d.key, level=d.level, scale_min=d.scale_min, scale_max=d.scale_max)
+                    for d in dimensions],
+        judge_reference="each judge against the human mean (Spearman ρ, Kendall τ-b, mean signed difference) and "
+                        "the lower human median (linear κ, confusion matrix)",
+        snapshot=SnapshotMeta(version=snapshot.version, input_hash=input_hash, input_file="ratings.csv",
+                              requested_at=snapshot.requested_at.isoformat()),
+    )
     report = study_report_build(
         rows, dimensions=dimensions, n_resamples=snapshot.n_resamples, seed=snapshot.seed, meta=meta,
         progress=lambda done, total: reporter(5 + int(85 * done / max(total, 1)), f"dimension {done} of {total}"),
@@ -92,7 +99,8 @@ def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
     counts = {"items": len({r.item for r in rows}), "ratings": len(rows), "dimensions": len(dimensions),
               "raters": len({r.rater for r in rows if r.kind == "human"}),
               "judges": len({r.rater for r in rows if r.kind == "judge"})}
-    snapshot_store(snapshot=snapshot, files=files, payload=report, input_hash=input_hash, input_counts=counts,
+    payload = report.to_json()  # the one handoff to storage: the typed tree's JSON
+    snapshot_store(snapshot=snapshot, files=files, payload=payload, input_hash=input_hash, input_counts=counts,
                    software=software)
 
 
@@ -126,23 +134,22 @@ dimensions=<meta.dimensions of report.json>, n_resamples={n_resamples}, seed={se
 """
 
 
-def study_files_render(*, report: dict[str, Any], ratings: bytes, snapshot: ReportSnapshot,
+def study_files_render(*, report: StudyReport, ratings: bytes, snapshot: ReportSnapshot,
                        input_hash: str) -> dict[str, bytes]:
     """Every file of a study snapshot, rendered once."""
     files: dict[str, bytes] = {
-        SnapshotFile.Format.JSON: json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False,
-                                             allow_nan=False).encode("utf-8") + b"\n",
+        SnapshotFile.Format.JSON: study_report_json(report),
         SnapshotFile.Format.CSV: study_tables_csv(report),
         SnapshotFile.Format.PDF: study_report_pdf(report, version=snapshot.version, input_hash=input_hash),
         SnapshotFile.Format.RATINGS: ratings,
     }
-    meta = report["meta"]
+    meta = report.meta
     readme = BUNDLE_README.format(
-        study=meta["study"], study_id=meta["study_id"], source=meta.get("source") or "—", version=snapshot.version,
-        input_hash=input_hash, n_resamples=meta["n_resamples"], seed=meta["seed"],
-        software=", ".join(f"{k} {v}" for k, v in sorted(meta["software"].items())),
+        study=meta.study, study_id=meta.study_id, source=meta.source or "—", version=snapshot.version,
+        input_hash=input_hash, n_resamples=meta.n_resamples, seed=meta.seed,
+        software=", ".join(f"{k} {v}" for k, v in sorted((meta.software or {}).items())),
     )
     files[SnapshotFile.Format.BUNDLE] = citable_bundle(
         files=files, names=FILE_NAMES, readme=readme,
-        folder=f"faithbench-report-study-{meta['study_id']}-v{snapshot.version}")
+        folder=f"faithbench-report-study-{meta.study_id}-v{snapshot.version}")
     return files

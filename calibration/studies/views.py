@@ -1,6 +1,7 @@
 """Pages of imported rating studies: the list, and a study's report (stored snapshots, never computed here)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
@@ -29,7 +30,7 @@ from .forms import (
 )
 from .importing import StudyImportFailed, study_file_preview, study_import
 from .judging import study_judge_run_cancel, study_judge_run_start
-from .report import HUMAN_METRICS, _interval
+from .report import HUMAN_METRICS, StudyDimension, StudyGroup, StudyJudge, StudyReport, summary_interval
 from .tasks import study_snapshot_start
 from .uploads import upload_current, upload_discard, upload_options_set, upload_store
 
@@ -54,18 +55,62 @@ def studies(request: AuthedRequest) -> HttpResponse:
     return render(request, "calibration/studies/list.html", {"rows": rows, "page": page})
 
 
-def _blocks(entry: dict[str, Any]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class MetricRow:
+    label: str
+    value: float | None
+    ci: tuple[float | None, float | None]
+
+
+@dataclass(frozen=True)
+class JudgeRow:
+    """A judge's numbers (StudyJudge) with its confusion matrix as (label, row) pairs for the table."""
+
+    judge: StudyJudge
+    confusion_rows: list[tuple[float, list[int]]]
+
+    def __getattr__(self, name: str) -> object:  # the template reads the judge's fields on the row
+        return getattr(self.judge, name)
+
+
+@dataclass(frozen=True)
+class Block:
+    """All raters or one group: the humans' coefficients as table rows, the judges and the notes."""
+
+    label: str
+    n_items: int
+    n_humans: int
+    rows: list[MetricRow]
+    judges: list[JudgeRow]
+    warnings: list[str]
+
+
+@dataclass(frozen=True)
+class DimensionView:
+    """A dimension of the report as the page shows it: its numbers and its blocks."""
+
+    key: str
+    entry: StudyDimension
+    blocks: list[Block]
+
+    def __getattr__(self, name: str) -> object:  # level, scale, n_items, n_humans … of the dimension
+        return getattr(self.entry, name)
+
+
+def _blocks(entry: StudyDimension) -> list[Block]:
     """All raters, then each group: the humans' coefficients as table rows, and the judges."""
     out = []
-    for label, block in [("All raters", entry)] + [(f"Group {g}", b) for g, b in entry.get("groups", {}).items()]:
-        humans = block.get("humans") or {}
-        rows = [{"label": METRIC_LABELS[m], "value": humans.get(m), "ci": _interval(humans, m)}
+    parts: list[tuple[str, StudyDimension | StudyGroup]] = [("All raters", entry)] + [
+        (f"Group {g}", b) for g, b in entry.groups.items()]
+    for label, block in parts:
+        humans = block.humans or {}
+        rows = [MetricRow(label=METRIC_LABELS[m], value=humans.get(m), ci=summary_interval(humans, m))
                 for m in HUMAN_METRICS if humans and (humans.get(m) is None or isinstance(humans.get(m), (int, float)))]
-        judges = [{**judge, "confusion_rows": list(zip(judge["confusion"]["labels"], judge["confusion"]["matrix"],
-                                                         strict=True)) if judge.get("confusion") else []}
-                  for judge in block.get("judges", [])]
-        out.append({"label": label, "n_items": block.get("n_items"), "n_humans": block.get("n_humans"),
-                    "rows": rows, "judges": judges, "warnings": humans.get("warnings", [])})
+        judges = [JudgeRow(judge=judge, confusion_rows=list(zip(judge.confusion.labels, judge.confusion.matrix,
+                                                                  strict=True)) if judge.confusion else [])
+                  for judge in block.judges]
+        out.append(Block(label=label, n_items=block.n_items, n_humans=block.n_humans, rows=rows, judges=judges,
+                         warnings=humans.get("warnings", [])))
     return out
 
 
@@ -86,10 +131,10 @@ def _context(study: Study, snapshot: ReportSnapshot | None, form: StudySnapshotR
         "judge_runs": list(StudyJudgeRun.objects.filter(study=study).order_by("-id")[:20]),
     }
     if snapshot is not None and snapshot.is_ready:
-        report: dict[str, Any] = snapshot.payload or {}
+        report = StudyReport.from_json(snapshot.payload or {})  # the stored JSON read back into the typed tree
         context["report"] = report
-        context["dimensions"] = [{"key": key, **entry, "blocks": _blocks(entry)}
-                                 for key, entry in report.get("dimensions", {}).items()]
+        context["dimensions"] = [DimensionView(key=key, entry=entry, blocks=_blocks(entry))
+                                 for key, entry in report.dimensions.items()]
     return context
 
 

@@ -23,8 +23,11 @@ def tradition_label(key: str | None) -> str:
 
 
 @register.filter
-def group_label(group: Mapping[str, object]) -> str:  # a template's value: a report group as stored (JSON)
-    return labels.group_label(str(group.get("kind", "")), str(group.get("value", "")))
+def group_label(group: object) -> str:
+    """A report group's name: a typed group (kind and value attributes) or, as stored, its JSON object."""
+    if isinstance(group, Mapping):
+        return labels.group_label(str(group.get("kind", "")), str(group.get("value", "")))
+    return labels.group_label(str(getattr(group, "kind", "")), str(getattr(group, "value", "")))
 
 
 @register.filter

@@ -12,11 +12,11 @@ Used by the report and PDF tests and by `benchmarks/report_build.py`; the defaul
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from calibration.reports.build import Rating, UnitInfo, calibration_report_build, majority
+from calibration.reports.schema import Provenance, Report
 
 RUBRIC = {  # methodology v1.0: dimension → sub-dimensions
     "textual": ["lexicalAccuracy", "translationFidelity", "linguisticReasoning", "sourceHandling"],
@@ -39,9 +39,9 @@ class SyntheticCycle:
     gold: dict[tuple[str, str], int]
     units: list[UnitInfo]
     raters: list[str]
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: Provenance = field(default_factory=Provenance)
 
-    def report(self, *, n_resamples: int = 1000, seed: int = 20260101) -> dict[str, Any]:
+    def report(self, *, n_resamples: int = 1000, seed: int = 20260101) -> Report:
         """The report through the real builder."""
         return calibration_report_build(self.ratings, judge=self.judge, gold=self.gold, units=self.units,
                                         n_resamples=n_resamples, seed=seed, meta=self.meta)
@@ -97,4 +97,4 @@ def synthetic_cycle(
                     if adjudicated and scores:
                         gold[unit.key] = majority(scores)
     return SyntheticCycle(ratings=ratings, judge=judge, gold=gold, units=units, raters=raters,
-                          meta={"cycle": cycle_name, "rubric_version": "1.0", "judge_run": 1})
+                          meta=Provenance(cycle=cycle_name, rubric_version="1.0", judge_run=1))

@@ -15,8 +15,10 @@ from django.urls import reverse
 
 from annotations.models import AdjudicationDecision, Assignment, CalibrationCycle, CycleItem, GoldScore
 from annotations.services import AnnotationInput, annotation_skip, annotation_submit, sub_dimension_keys
-from calibration.calibrated.build import DIFFICULTY_WEIGHTS, InputRow, Options, calibrated_leaderboard_build
+from calibration.calibrated.build import DIFFICULTY_WEIGHTS, InputRow, Options
+from calibration.calibrated.build import calibrated_leaderboard_build as leaderboard_build
 from calibration.calibrated.files import InputsError, inputs_csv, inputs_csv_parse, report_json
+from calibration.calibrated.schema import SnapshotRef
 from calibration.calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
 from calibration.cycles.truth import response_truths
 from calibration.models import ReportSnapshot
@@ -25,6 +27,11 @@ from tests.annotations.factories import world_build
 
 DIMENSIONS = ("doctrinal", "textual")
 DIFFICULTIES = ("easy", "medium", "hard", "expert")
+
+
+def calibrated_leaderboard_build(rows: list[InputRow], options: Options) -> dict:
+    """The leaderboard's JSON (what a snapshot stores and these tests read)."""
+    return leaderboard_build(rows, options).to_json()
 
 
 def population(seed: int = 3, *, models: int = 3, per_model: int = 800, bias: dict[int, float] | None = None,
@@ -155,8 +162,8 @@ def test_edge_cases_count_as_certain_and_draws_without_probabilities_are_exclude
 def test_inputs_csv_reproduces_report_json_byte_for_byte() -> None:
     rows, _ = population(models=2, per_model=300)
     options = Options(n_resamples=200, seed=5, seconds_per_item=240.0, judge_families=("fam1",))
-    first = report_json(calibrated_leaderboard_build(rows, options))
-    again = report_json(calibrated_leaderboard_build(inputs_csv_parse(inputs_csv(rows)), options))
+    first = report_json(leaderboard_build(rows, options))
+    again = report_json(leaderboard_build(inputs_csv_parse(inputs_csv(rows)), options))
     assert first == again
 
 
@@ -239,11 +246,11 @@ def test_snapshot_service_stores_a_reproducible_bundle_and_refuses_a_second_queu
     names = {n.split("/", 1)[1]: n for n in bundle.namelist()}
     assert {"README.txt", "report.json", "tables.csv", "report.pdf", "inputs.csv", "SHA256SUMS"} <= set(names)
     meta = json.loads(bundle.read(names["report.json"]))["meta"]
-    rebuilt = calibrated_leaderboard_build(inputs_csv_parse(bundle.read(names["inputs.csv"])), Options(
+    rebuilt = leaderboard_build(inputs_csv_parse(bundle.read(names["inputs.csv"])), Options(
         alpha=meta["alpha"], n_resamples=meta["n_resamples"], seed=meta["seed"],
         target_half_width=meta["target_half_width"], seconds_per_item=meta["seconds_per_item"],
         judge_families=tuple(meta["judge_families"])))
-    rebuilt["meta"]["snapshot"] = meta["snapshot"]
+    rebuilt.meta.snapshot = SnapshotRef(**meta["snapshot"])
     assert report_json(rebuilt) == bundle.read(names["report.json"])
     # a second version may be asked for now
     assert calibrated_snapshot_request(run=run, cycle=world.cycle, requested_by=None).version == 2

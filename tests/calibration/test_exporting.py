@@ -14,7 +14,7 @@ from calibration.adjudication.selectors import gold_labels, item_states
 from calibration.adjudication.services import adjudication_record
 from calibration.reports.exporting import REPORT_EXPORTERS
 from calibration.reports.render import report_csv, report_json
-from calibration.reports.schema import report_from_dict, report_to_dict
+from calibration.reports.schema import report_from_dict
 from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
 from tests.calibration.test_report_views import scored_world
 
@@ -32,10 +32,10 @@ def adjudicated(db):  # type: ignore[no-untyped-def]
 
 
 def snapshot_report(cycle, admin):  # type: ignore[no-untyped-def]
-    """Version 1 of the cycle's report, and its payload as the typed tree gives it back."""
+    """Version 1 of the cycle's report, and its payload read back into the typed tree."""
     snapshot = report_snapshot_compute(snapshot_id=report_snapshot_request(cycle=cycle, requested_by=admin).pk)
     assert snapshot.status == "ready", snapshot.error
-    return snapshot, report_to_dict(report_from_dict(snapshot.payload))
+    return snapshot, report_from_dict(snapshot.payload)
 
 
 def former_gold_bodies(cycle) -> dict[str, bytes]:  # type: ignore[no-untyped-def]

@@ -1,6 +1,7 @@
 """The calibration report's numbers equal stats/ called directly on the same ratings."""
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 
@@ -10,16 +11,26 @@ import pytest
 from calibration.reports.build import (
     Rating,
     UnitInfo,
-    calibration_report_build,
     majority,
-    overall,
     verdict,
 )
+from calibration.reports.build import calibration_report_build as report_build
+from calibration.reports.schema import Provenance, Report
 from stats.alpha import krippendorff_alpha
 from stats.bootstrap import named_seed
 from stats.kappa import cohen_kappa
 from stats.matrix import UndefinedCoefficientError
 from stats.reliability import reliability_summary
+
+
+def calibration_report_build(*args, **kwargs) -> dict:
+    """The built report as its JSON (what a snapshot stores and these tests read)."""
+    return report_build(*args, **kwargs).to_json()
+
+
+def overall(report: dict) -> dict:
+    return next(g for g in report["groups"] if g["kind"] == "overall")
+
 
 SUBS = {"textual": ["lexicalAccuracy", "translationFidelity"], "doctrinal": ["doctrinalAccuracy", "traditionFidelity"]}
 
@@ -157,19 +168,20 @@ def test_renderings_carry_the_same_numbers():
 
     ratings, judge, units = synthetic()
     report = calibration_report_build(ratings, judge=judge, units=units, n_resamples=100, seed=2,
-                                      meta={"cycle": "demo <1>", "rubric_version": "1.0"})
+                                      meta=Provenance(cycle="demo <1>", rubric_version="1.0"))
+    typed = Report.from_json(report)
     group = overall(report)
-    rows = list(_csv.DictReader(_io.StringIO(report_csv(report))))
+    rows = list(_csv.DictReader(_io.StringIO(report_csv(typed))))
     alpha_row = next(r for r in rows if r["group_kind"] == "overall" and r["comparison"] == "experts"
                      and r["metric"] == "krippendorff_alpha")
     assert float(alpha_row["value"]) == pytest.approx(group["experts"]["krippendorff_alpha"], abs=1e-6)
     assert float(alpha_row["ci_low"]) == pytest.approx(group["experts"]["alpha_ci"][0], abs=1e-6)
-    assert json.loads(report_json(report)) == json.loads(json.dumps(report))
-    svg = forest_plot_svg(forest_rows(report), title="α <experts>")
+    assert json.loads(report_json(typed)) == json.loads(json.dumps(report))
+    svg = forest_plot_svg(forest_rows(typed), title="α <experts>")
     assert svg.startswith("<svg") and "&lt;experts&gt;" in svg and f"{group['experts']['krippendorff_alpha']:.3f}" in svg
     matrix = group["judge_vs_majority"]["confusion"]
     assert all(f">{count}<" in confusion_svg(matrix, title="m") for row in matrix for count in row)
-    pdf = report_pdf(report)
+    pdf = report_pdf(typed)
     assert pdf.startswith(b"%PDF") and len(pdf) > 2000
 
 
@@ -181,12 +193,13 @@ def test_the_pdf_of_a_report_with_more_groups_than_a_page_holds_is_built():
     from calibration.reports.render import forest_rows
 
     ratings, judge, units = synthetic()
-    report = calibration_report_build(ratings, judge=judge, units=units, n_resamples=0, seed=2, meta={})
+    report = calibration_report_build(ratings, judge=judge, units=units, n_resamples=0, seed=2, meta=Provenance())
     groups = report["groups"]
     report["groups"] = [{**group, "value": f"{group['value']} #{n}"} for n in range(100) for group in groups][:90]
-    assert len(forest_rows(report)) == 90
+    typed = Report.from_json(report)
+    assert len(forest_rows(typed)) == 90
     try:
-        pdf = report_pdf(report)
+        pdf = report_pdf(typed)
     except LayoutError as exc:  # pragma: no cover - the failure this test guards against
         pytest.fail(f"the PDF does not lay out: {exc}")
     assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page\n") >= 3
@@ -227,7 +240,7 @@ def test_report_equals_the_one_built_before_the_numpy_kappas():
 
     cycle = synthetic_cycle(n_raters=16, n_dimensions=3, n_traditions=4, items_per_cell=4, missing_share=0.15,
                             seed=5, cycle_name="golden")
-    report = json.loads(json.dumps(cycle.report(n_resamples=200, seed=3), sort_keys=True))
+    report = json.loads(json.dumps(cycle.report(n_resamples=200, seed=3).to_json(), sort_keys=True))
     golden = json.loads((Path(__file__).parent / "data" / "report_golden.json").read_text(encoding="utf-8"))
     _assert_same_report(golden, report)
     assert sum(len(g["experts"]["pairwise_kappa"]) for g in golden["groups"]) > 300
@@ -246,7 +259,7 @@ def test_pairwise_kappas_equal_one_scikit_learn_call_per_pair():
         data[raters.index(r.rater), column[r.unit.key]] = r.score
     data[0, :] = 2  # one expert who always gives the same score: κ undefined with any partner who does too
     data[3, :] = 2
-    pairs = {tuple(p["raters"]): p for p in _pairwise_kappas(data, raters)}
+    pairs = {tuple(p.raters): dataclasses.asdict(p) for p in _pairwise_kappas(data, raters)}
     expected = 0
     for i, j in itertools.combinations(range(len(raters)), 2):
         both = ~np.isnan(data[i]) & ~np.isnan(data[j])

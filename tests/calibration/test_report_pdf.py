@@ -18,10 +18,20 @@ import pytest
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
 
-from calibration.reports import pdf as pdf_module
-from calibration.reports.build import overall
-from calibration.reports.pdf import report_pdf
+from calibration.reports import pdfkit as pdf_module
+from calibration.reports.pdf import report_pdf as typed_report_pdf
+from calibration.reports.schema import Report
 from tests.calibration.synthetic import synthetic_cycle
+
+
+def report_pdf(report: dict, **kwargs) -> bytes:
+    """The PDF of a report's JSON (read back into the typed tree, as a stored snapshot is)."""
+    return typed_report_pdf(Report.from_json(report), **kwargs)
+
+
+def overall(report: dict) -> dict:
+    return next(g for g in report["groups"] if g["kind"] == "overall")
+
 
 CYCLE_NAME = "Κύκλος 3 — λόγος / דבר אלהים"  # Hebrew last: pdftotext reorders neutrals around it
 INPUT_HASH = hashlib.sha256(b"the exact input rows").hexdigest()
@@ -73,7 +83,7 @@ def page_alpha_values(report) -> list[str]:
 @pytest.fixture(scope="module")
 def large():
     cycle = synthetic_cycle(cycle_name=CYCLE_NAME)  # 6 dimensions × 8 traditions × 60 raters
-    report = cycle.report(n_resamples=200)
+    report = cycle.report(n_resamples=200).to_json()
     pdf = report_pdf(report, version=12, input_hash=INPUT_HASH)
     return report, pdf, pdf_pages(pdf)
 
@@ -121,7 +131,7 @@ def test_every_page_carries_cycle_version_and_input_hash(large):
 
 def test_without_a_snapshot_the_header_shows_dashes_and_hebrew_labels_read_back():
     report = synthetic_cycle(n_raters=8, n_dimensions=1, n_traditions=2, items_per_cell=3, seed=2,
-                             cycle_name="tiny").report(n_resamples=20)
+                             cycle_name="tiny").report(n_resamples=20).to_json()
     tradition = next(g for g in report["groups"] if g["kind"] == "tradition")
     tradition["value"] = "מסורת"  # a tradition named in Hebrew, in the table and the forest plots
     pages = pdf_pages(report_pdf(report))
@@ -204,7 +214,7 @@ def test_demo_cycle_pdf_carries_every_number_of_the_report_page(client):
     page = client.get(reverse("calibration:report", args=[cycle.pk]))
     pdf = client.get(reverse("calibration:report_export", args=[cycle.pk, "pdf"]))
     assert page.status_code == pdf.status_code == 200
-    report = page.context["report"]
+    report = page.context["report"].to_json()
     assert report["n_experts"] >= 10 and overall(report)["judge_vs_gold"]["n_units"] > 0
 
     pages = pdf_pages(pdf.content)
@@ -228,10 +238,10 @@ def test_every_interval_and_every_rater_diagnostic_is_in_the_pdf(large):
     top = overall(report)
     checked = 0
     for comparison in ("experts", "judge_vs_majority", "judge_vs_gold"):
-        for row in interval_rows(top[comparison], comparison):
-            interval = row["interval"]
-            if interval and interval["low"] is not None:
-                cells = f"{row['label']} {shown(row['value'])} {ci([interval['low'], interval['high']], 3)} {interval['method']}"
+        for row in interval_rows(getattr(Report.from_json(report).overall, comparison), comparison):
+            interval = row.interval
+            if interval and interval.low is not None:
+                cells = f"{row.label} {shown(row.value)} {ci([interval.low, interval.high], 3)} {interval.method}"
                 assert any(cells in line for line in lines), cells
                 checked += 1
     assert checked >= 10

@@ -33,17 +33,19 @@ def synthetic(n_items: int, n_raters: int, *, judge: bool = True, gold: bool = T
 ])
 def test_every_built_report_fits_the_tree_and_round_trips(n_items, n_raters, judge, gold, resamples) -> None:
     ratings, units, judged, golds = synthetic(n_items, n_raters, judge=judge, gold=gold)
-    built = calibration_report_build(ratings, judge=judged, gold=golds, units=units, n_resamples=resamples, seed=3)
+    tree = calibration_report_build(ratings, judge=judged, gold=golds, units=units, n_resamples=resamples, seed=3)
+    built = tree.to_json()
     typed = report_from_dict(built)
     assert isinstance(typed, Report) and typed.groups[0].kind == "overall"
     assert report_to_dict(typed) == built
+    assert typed == tree and Report.from_json(built) == tree  # the stored JSON reads back into the same tree
     if n_raters == 2:  # the optional pair block is present, typed and given back
         assert any("cohen_kappa" in g["experts"] for g in built["groups"])
 
 
 def test_a_report_that_drifts_from_the_tree_is_refused_with_the_path_of_the_bad_key() -> None:
     ratings, units, judged, golds = synthetic(8, 3)
-    built = calibration_report_build(ratings, judge=judged, gold=golds, units=units, n_resamples=0, seed=3)
+    built = calibration_report_build(ratings, judge=judged, gold=golds, units=units, n_resamples=0, seed=3).to_json()
     built["groups"][1]["experts"]["new_coefficient"] = 0.5
     with pytest.raises(ReportShapeError, match=r"report\.groups\[1\]\.experts: unknown key\(s\) new_coefficient"):
         report_from_dict(built)

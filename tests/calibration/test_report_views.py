@@ -84,8 +84,9 @@ def test_report_page_numbers_equal_stats_on_the_same_ratings(scored, client):
     compute(client, world.cycle)
     page = client.get(reverse("calibration:report", args=[world.cycle.pk]))
     assert page.status_code == 200
-    report = page.context["report"]
-    overall = page.context["overall"]
+    report = page.context["report"].to_json()
+    overall = page.context["report"].to_json()["groups"][0]
+    assert overall["kind"] == "overall"
     data, units = _expert_matrix(world.cycle)
     assert overall["experts"]["krippendorff_alpha"] == pytest.approx(krippendorff_alpha(data, "ordinal", CATS).alpha)
     judge = {(r.response_id, s.sub_dimension): s.raw_score for r in JudgeResult.objects.filter(run=run)
@@ -104,15 +105,15 @@ def test_report_page_numbers_equal_stats_on_the_same_ratings(scored, client):
     # each equal to stats/ on the same ratings.
     from stats.diagnostics import bland_altman, rater_bias
 
-    rows = {r["key"]: r for title, table in page.context["interval_tables"] for r in table if title.startswith("Experts")}
+    rows = {r.key: r for title, table in page.context["interval_tables"] for r in table if title.startswith("Experts")}
     assert {"krippendorff_alpha", "fleiss_kappa", "gwet_ac1"} <= set(rows)
-    alpha_interval = rows["krippendorff_alpha"]["interval"]
-    assert [alpha_interval["low"], alpha_interval["high"]] == overall["experts"]["alpha_ci"]
-    assert alpha_interval["method"] in ("percentile", "bca") and isinstance(alpha_interval["reliable"], bool)
-    biases = {d["rater"]: d for d in page.context["diagnostics"]}
+    alpha_interval = rows["krippendorff_alpha"].interval
+    assert [alpha_interval.low, alpha_interval.high] == overall["experts"]["alpha_ci"]
+    assert alpha_interval.method in ("percentile", "bca") and isinstance(alpha_interval.reliable, bool)
+    biases = {d.rater: d for d in page.context["diagnostics"]}
     expected = rater_bias(data, rater_labels=sorted(biases), categories=CATS)
-    assert [biases[b.rater]["mean_difference"] for b in expected] == pytest.approx([b.mean_difference for b in expected])
-    assert all(d["expert"] for d in biases.values())  # the admin sees who the codes are
+    assert [biases[b.rater].mean_difference for b in expected] == pytest.approx([b.mean_difference for b in expected])
+    assert all(d.expert for d in biases.values())  # the admin sees who the codes are
     ba = bland_altman(jrow, data)
     assert vs["bland_altman"]["mean_difference"] == pytest.approx(ba.mean_difference)
     assert 'data-testid="intervals"' in body and 'data-testid="rater-diagnostics"' in body
@@ -160,7 +161,7 @@ def test_report_shows_agreement_before_adjudication_and_judge_against_gold_after
     client.force_login(world.admin)
     compute(client, world.cycle)
     before = client.get(reverse("calibration:report", args=[world.cycle.pk])).context["overall"]
-    assert before["judge_vs_gold"]["n_units"] == 0
+    assert before.judge_vs_gold.n_units == 0
     adjudication_record(item_id=state.item_id, adjudicator=world.admin, scores=dict.fromkeys(keys, 2),
                         reason="rubric_ambiguity")
     page = client.get(reverse("calibration:report", args=[world.cycle.pk]))
@@ -168,6 +169,6 @@ def test_report_shows_agreement_before_adjudication_and_judge_against_gold_after
     assert "1 new gold decision since version 1" in page.content.decode()
     compute(client, world.cycle)
     after = client.get(reverse("calibration:report", args=[world.cycle.pk])).context["overall"]
-    assert after["judge_vs_gold"]["n_units"] == len(keys)
+    assert after.judge_vs_gold.n_units == len(keys)
     # Expert agreement is computed on the original scores: adjudication does not change it.
-    assert after["experts"]["krippendorff_alpha"] == before["experts"]["krippendorff_alpha"]
+    assert after.experts.krippendorff_alpha == before.experts.krippendorff_alpha

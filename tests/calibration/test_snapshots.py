@@ -99,7 +99,7 @@ def test_the_bundle_is_citable_and_the_report_reproduces_from_its_own_ratings(sc
     parsed = ratings_csv_parse(ratings)
     rebuilt = calibration_report_build(parsed.ratings, judge=parsed.judge, gold=parsed.gold, units=parsed.units,
                                        n_resamples=report["meta"]["n_resamples"], seed=report["meta"]["seed"])
-    assert json.loads(json.dumps(rebuilt["groups"])) == report["groups"]
+    assert json.loads(json.dumps(rebuilt.to_json()["groups"])) == report["groups"]
 
 
 def test_report_endpoints_answer_bad_parameters_with_400_and_missing_versions_with_404(scored, client):

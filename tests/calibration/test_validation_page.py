@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from calibration.models import BiasCheck
 from calibration.reports.cells import validation_cells, validation_status_of
+from calibration.reports.schema import tree_to_json
 from calibration.reports.selectors import report_inputs
 from calibration.validation.verbosity import verbosity_check
 from evaluations.models import TestCase
@@ -43,8 +44,8 @@ def test_the_page_shows_the_snapshot_cells_and_every_check(scored, client) -> No
     snapshot = compute(client, world.cycle, n_resamples=200)
     cells = snapshot.payload["validation"]
     inputs = report_inputs(cycle=world.cycle, run=run)
-    assert cells == validation_cells(inputs.ratings, judge=inputs.judge, units=inputs.units, n_resamples=200,
-                                     seed=snapshot.seed)  # the stored cells are the service's, from the same rows
+    assert cells == tree_to_json(validation_cells(inputs.ratings, judge=inputs.judge, units=inputs.units,
+                                                  n_resamples=200, seed=snapshot.seed))  # the stored cells are the service's, from the same rows
     assert {(c["dimension"], c["tradition"]) for c in cells} == {(u.dimension, u.tradition) for u in inputs.units}
     verbosity_check(run=run, cycle=world.cycle)
     html = client.get(reverse("calibration:validation")).content.decode()

@@ -155,6 +155,7 @@ def test_variance_budget_is_in_the_calibrated_bundle_and_recomputes_from_it() ->
     import json
     import zipfile
 
+    from calibration.calibrated.schema import CalibratedReport
     from calibration.calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
     from calibration.calibrated.variance import (
         budget_compute,
@@ -170,14 +171,14 @@ def test_variance_budget_is_in_the_calibrated_bundle_and_recomputes_from_it() ->
     bundle = zipfile.ZipFile(io.BytesIO(bytes(snapshot.files.get(format="bundle").content)))
     names = {n.split("/", 1)[1]: n for n in bundle.namelist()}
     stored = bundle.read(names["variance_budget.csv"])
-    report = json.loads(bundle.read(names["report.json"]))
+    report = CalibratedReport.from_json(json.loads(bundle.read(names["report.json"])))
     rows = budget_inputs_parse(bundle.read(names["variance_budget_inputs.csv"]))
     assert variance_budget_csv(budget_compute(rows, shifts=report_shifts(report))) == stored
     shifts = report_shifts(report)
     table = list(csv.DictReader(io.StringIO(stored.decode())))
     assert table and all(r["judge_run_share"] == "" for r in table)  # one judge run: not estimable, never 0
     for r in table:
-        assert float(r["judge_error_term"]) == pytest.approx(shifts[r["model"]]["se"] ** 2, rel=1e-5)
+        assert float(r["judge_error_term"]) == pytest.approx(shifts[r["model"]].se ** 2, rel=1e-5)
     assert "variance_budget.csv" in bundle.read(names["SHA256SUMS"]).decode()
 
 

@@ -224,7 +224,7 @@ def _grouped_csv(names):
 def test_adding_removing_or_reordering_groups_never_changes_another_groups_intervals():
     def intervals(names):
         ratings = parse_long_csv(_grouped_csv(names).splitlines(), source="t.csv", group_by="dimension")
-        report = irr_report_build(ratings, n_resamples=300, seed=5, group_by="dimension")
+        report = irr_report_build(ratings, n_resamples=300, seed=5, group_by="dimension").to_json()
         return {key: (group["alpha_ci"], group["intervals"]) for key, group in report["groups"].items()}
 
     full = intervals(["textual", "doctrinal", "historical"])
@@ -235,7 +235,7 @@ def test_adding_removing_or_reordering_groups_never_changes_another_groups_inter
     renamed = _grouped_csv(["textual"]).replace(",textual", ",other")
     text = _grouped_csv(["textual"]) + renamed.split("\n", 1)[1]
     ratings = parse_long_csv(text.splitlines(), source="t.csv", group_by="dimension")
-    both = irr_report_build(ratings, n_resamples=300, seed=5, group_by="dimension")["groups"]
+    both = irr_report_build(ratings, n_resamples=300, seed=5, group_by="dimension").to_json()["groups"]
     assert both["textual"]["alpha_ci"] != both["other"]["alpha_ci"]
 
 

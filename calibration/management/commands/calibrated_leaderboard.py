@@ -17,6 +17,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.models import CalibrationCycle
 from calibration.calibrated.build import DEFAULT_TARGET_HALF_WIDTH
+from calibration.calibrated.schema import CalibratedReport
 from calibration.calibrated.selectors import calibrated_label_cycles, calibrated_snapshot_for
 from calibration.calibrated.snapshots import (
     DEFAULT_RESAMPLES,
@@ -73,18 +74,18 @@ class Command(BaseCommand):
             snapshot_id=snapshot.pk, progress=lambda percent, note: self.stderr.write(f"{percent:3d} % {note}"))
         if snapshot.status != ReportSnapshot.Status.READY:
             raise CommandError(f"version {snapshot.version} failed: {snapshot.error}")
-        report = snapshot.payload or {}
+        report = CalibratedReport.from_json(snapshot.payload or {})
         self.stdout.write(f"calibrated leaderboard of judge run #{run.pk}, version {snapshot.version}, input hash "
-                          f"{snapshot.input_hash}: {report['counts']['used']} expert labels on "
-                          f"{report['counts']['judged']} judged responses")
-        for entry in report["models"]:
-            cal, judge = entry["calibrated"], entry["judge_only"]
-            interval = "" if cal["lower"] is None else f" ({cal['lower']:.3f}–{cal['upper']:.3f})"
-            estimate = "—" if cal["estimate"] is None else f"{cal['estimate']:.3f}"
-            judged = "—" if judge["estimate"] is None else f"{judge['estimate']:.3f}"
-            self.stdout.write(f"  {entry['model']:<40} judge {judged}  calibrated {estimate}{interval}  "
-                              f"n={cal['n']}")
-        for line in report["statements"] + report["warnings"]:
+                          f"{snapshot.input_hash}: {report.counts.used} expert labels on "
+                          f"{report.counts.judged} judged responses")
+        for entry in report.models:
+            cal, judge = entry.calibrated, entry.judge_only
+            interval = "" if cal.lower is None or cal.upper is None else f" ({cal.lower:.3f}–{cal.upper:.3f})"
+            estimate = "—" if cal.estimate is None else f"{cal.estimate:.3f}"
+            judged = "—" if judge.estimate is None else f"{judge.estimate:.3f}"
+            self.stdout.write(f"  {entry.model:<40} judge {judged}  calibrated {estimate}{interval}  "
+                              f"n={cal.n}")
+        for line in report.statements + report.warnings:
             self.stdout.write(f"  {line}")
 
     def _cycle(self, run: JudgeRun, raw: str | None) -> CalibrationCycle:

@@ -4,6 +4,7 @@ a confusion matrix counted from the rows; groups get their own block; the PDF na
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import io
 import json
@@ -16,7 +17,13 @@ from django.db.models import ProtectedError
 
 from calibration.models import ReportSnapshot, SnapshotFile, Study
 from calibration.studies.importing import study_import
-from calibration.studies.report import DimensionInfo, study_ratings_parse, study_report_build
+from calibration.studies.report import (
+    DimensionInfo,
+    StudyProvenance,
+    StudyReport,
+    study_ratings_parse,
+    study_report_build,
+)
 from calibration.studies.snapshots import study_snapshot_compute, study_snapshot_request
 from tests.calibration.studies.test_studies import NEWSROOM, PUBLISHED_ALPHA, hanna_like
 from tests.calibration.test_report_pdf import pdf_pages
@@ -80,9 +87,11 @@ def test_the_bundle_recomputes_the_stored_report_and_reimports_as_the_same_study
     ratings = bytes(SnapshotFile.objects.get(snapshot=snapshot, format="ratings").content)
     dimensions = [DimensionInfo(d["key"], d["level"], d["scale_min"], d["scale_max"])
                   for d in snapshot.payload["meta"]["dimensions"]]
+    stored = StudyReport.from_json(snapshot.payload).meta
+    about = StudyProvenance(**{f.name: getattr(stored, f.name) for f in dataclasses.fields(StudyProvenance)})
     rebuilt = study_report_build(study_ratings_parse(ratings), dimensions=dimensions, n_resamples=40, seed=3,
-                                 meta=snapshot.payload["meta"])
-    assert rebuilt == snapshot.payload  # the same numbers, intervals included, from the input file alone
+                                 meta=about)
+    assert rebuilt.to_json() == snapshot.payload  # the same numbers, intervals included, from the input file alone
 
     (tmp_path / "again.csv").write_bytes(ratings)
     summary = study_import(path=tmp_path / "again.csv", study="hanna")

@@ -1,0 +1,159 @@
+"""The calibrated leaderboard's shape as a tree of dataclasses: what the builder returns, the files, the page and the
+variance budget read, and a snapshot stores (`CalibratedReport.to_json()`; a stored one is read back with
+`CalibratedReport.from_json()`, strictly). Keys keep the order the tree lists them in."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..reports.schema import JsonObject, optional, tree_from_json, tree_to_json
+
+
+@dataclass(kw_only=True)
+class Span:
+    """The judge-only score of a cell with its stratified percentile bootstrap interval, on `n` judged responses."""
+
+    estimate: float | None
+    lower: float | None
+    upper: float | None
+    n: int
+
+
+@dataclass(kw_only=True)
+class Skipped:
+    """A stratum left out of an estimate (fewer than two usable labels)."""
+
+    stratum: str
+    n: int
+    reason: str
+
+
+@dataclass(kw_only=True)
+class Estimate:
+    """A PPI++ estimate (calibrated, shift or gold-only) with its interval, λ, the labels used and what was left out."""
+
+    estimate: float | None
+    lower: float | None
+    upper: float | None
+    se: float | None
+    lam: float | None
+    lam_by_stratum: dict[str, float | None] | None = optional()  # absent when nothing could be estimated
+    n: int
+    covered_weight: float | None
+    skipped: list[Skipped]
+    note: str | None = optional()  # why a model has no calibrated score
+
+
+@dataclass(kw_only=True)
+class Evidence:
+    """The evidence meter: more expert labels needed for the target half-width, and the hours they cost."""
+
+    more_labels: int | None
+    expert_hours: float | None
+    note: str = ""  # why there is no number (versions computed before 2026-11 have none)
+    raters_per_item: float | None = optional()  # a model's meter only
+    target_half_width: float | None = optional()
+
+
+@dataclass(kw_only=True)
+class Cell:
+    """One model in one dimension or tradition."""
+
+    judge_only: Span
+    calibrated: Estimate
+    shift: Estimate
+    evidence: Evidence
+
+
+@dataclass(kw_only=True)
+class ModelEntry:
+    """One model: both boards overall, the shift, gold-only sensitivity, the meter, its cells and its rank set."""
+
+    model: str
+    family: str
+    judged: int
+    not_scored: int
+    self_preference: bool
+    judge_only: Span
+    calibrated: Estimate
+    shift: Estimate
+    gold_only: Estimate
+    evidence: Evidence
+    by_dimension: dict[str, Cell]
+    by_tradition: dict[str, Cell]
+    rank_set: list[int] | None = None
+
+
+@dataclass(kw_only=True)
+class Pair:
+    """Two models' calibrated difference with its Bonferroni-simultaneous interval."""
+
+    model_a: str
+    model_b: str
+    adjacent: bool
+    separated: bool
+    estimate: float | None
+    lower: float | None
+    upper: float | None
+    more_labels_each: int | None
+    expert_hours: float | None
+
+
+@dataclass(kw_only=True)
+class SnapshotRef:
+    """Which snapshot this is and what it was computed from."""
+
+    version: int
+    input_hash: str
+    input_file: str
+    judge_run: int
+    judge: str
+    cycle: str
+    cycle_id: int
+
+
+@dataclass(kw_only=True)
+class CalibratedMeta:
+    alpha: float
+    confidence: float
+    seed: int
+    n_resamples: int
+    target_half_width: float
+    seconds_per_item: float | None
+    judge_families: list[str]
+    truth: str
+    estimator: str
+    judge_only: str
+    rank_method: str
+    snapshot: SnapshotRef | None = optional()
+
+
+@dataclass(kw_only=True)
+class Counts:
+    judged: int
+    responses: int
+    expert_labelled: int
+    used: int
+    excluded: dict[str, int]
+
+
+@dataclass(kw_only=True)
+class CalibratedReport:
+    """The calibrated leaderboard of one judge run against one cycle's expert labels."""
+
+    schema: int
+    meta: CalibratedMeta
+    counts: Counts
+    warnings: list[str]
+    statements: list[str]
+    models: list[ModelEntry]
+    pairs: list[Pair]
+
+    def to_json(self) -> JsonObject:
+        """The JSON-ready dict a snapshot stores (keys in the tree's order, maps in theirs)."""
+        payload: JsonObject = tree_to_json(self, sort_maps=False)
+        return payload
+
+    @classmethod
+    def from_json(cls, payload: JsonObject) -> CalibratedReport:
+        """The typed leaderboard of a stored one; raises ReportShapeError naming a bad key."""
+        return tree_from_json(cls, payload, "report")
