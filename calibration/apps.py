@@ -11,3 +11,10 @@ class CalibrationConfig(AppConfig):
         from .adjudication.notifications import on_assignment_finished
 
         assignment_finished.connect(on_assignment_finished, dispatch_uid="calibration-adjudication-notice")
+
+        # each kind of evidence.Snapshot that calibration computes registers its builder and renderers
+        from .calibrated import snapshots as calibrated_snapshots  # noqa: F401
+        from .casereview import difficulty, report  # noqa: F401
+        from .reports import snapshots as report_snapshots  # noqa: F401
+        from .studies import snapshots as study_snapshots  # noqa: F401
+        from .validation import store  # noqa: F401

@@ -16,12 +16,16 @@ from django.shortcuts import render
 from access.policy import Action, allowed, panels_led
 from annotations.models import Assignment, CalibrationCycle, Panel
 from calibration.adjudication.selectors import adjudication_queue
-from calibration.models import DelphiResponse, DelphiRound, ReportSnapshot
+from calibration.models import DelphiResponse, DelphiRound, Study
 from evaluations.models import JudgeRun
 from evaluations.selectors import rubric_active
+from evidence.models import Snapshot
 
 OPEN_STATUSES = [Assignment.Status.PENDING, Assignment.Status.DRAFT]
 RECENT = 5
+
+
+REPORT_KINDS = [Snapshot.Kind.CYCLE_REPORT, Snapshot.Kind.STUDY_REPORT, Snapshot.Kind.CALIBRATED]
 
 
 @dataclass
@@ -31,7 +35,7 @@ class HomeParts:
     adjudication_waiting: int | None = None                         # leads: items waiting for a decision
     panels: list[Any] = field(default_factory=list)      # leads: their panels' progress in open cycles
     runs: list[JudgeRun] = field(default_factory=list)              # admins
-    reports: list[ReportSnapshot] = field(default_factory=list)     # admins
+    reports: list[Snapshot] = field(default_factory=list)     # admins
 
 
 def home_parts(user: Any) -> HomeParts:
@@ -57,7 +61,11 @@ def home_parts(user: Any) -> HomeParts:
     if allowed(user, Action.VIEW_JUDGE_OUTPUT):
         parts.runs = list(JudgeRun.objects.order_by("-created_at")[:RECENT])
     if allowed(user, Action.MANAGE_CALIBRATION):
-        parts.reports = list(ReportSnapshot.objects.select_related("cycle", "study").defer("payload", "rater_key").order_by("-requested_at", "-id")[:RECENT])
+        parts.reports = list(Snapshot.objects.filter(kind__in=REPORT_KINDS).select_related("cycle")
+                             .defer("payload", "rater_key").order_by("-requested_at", "-id")[:RECENT])
+        studies = Study.objects.in_bulk([s.study_id for s in parts.reports if s.study_id])
+        for snapshot in parts.reports:  # a study is named by id in the snapshot (it lives above evidence)
+            snapshot.study = studies.get(snapshot.study_id) if snapshot.study_id else None
     return parts
 
 

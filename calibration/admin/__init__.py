@@ -2,8 +2,8 @@
 
 `cycles`: panels (size warnings) and calibration cycles with their items (models of `annotations`).
 `delphi`: Delphi studies, rounds and responses.
-`snapshots`: report snapshots, read-only.
+Snapshots (every computed artefact) are in `evidence/admin.py`.
 """
-from . import cycles, delphi, snapshots
+from . import cycles, delphi
 
-__all__ = ["cycles", "delphi", "snapshots"]
+__all__ = ["cycles", "delphi"]

@@ -12,8 +12,9 @@ from xml.sax.saxutils import escape
 from reportlab.platypus import Paragraph, SimpleDocTemplate
 
 from evaluations.spreadsheet import csv_row_unprotect, csv_writer
+from evidence.models import SnapshotFile
+from evidence.services import citable_bundle
 
-from ..models import SnapshotFile
 from ..reports.pdf import (
     MARGIN_BOTTOM,
     MARGIN_TOP,
@@ -24,7 +25,6 @@ from ..reports.pdf import (
     page_decoration,
     report_fonts,
 )
-from ..reports.snapshots import citable_bundle
 from .build import InputRow
 
 INPUT_FIELDS = [f.name for f in fields(InputRow)]

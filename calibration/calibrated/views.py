@@ -16,10 +16,10 @@ from accounts.http import AuthedRequest
 from evaluations.domain import query_whole_number
 from evaluations.judge.selectors import judge_run_latest_finished
 from evaluations.models import JudgeRun
+from evidence.models import Snapshot
+from evidence.selectors import snapshot_is_stale, snapshot_versions, version_param
+from evidence.views import snapshot_download_response, snapshot_progress_response
 
-from ..models import ReportSnapshot
-from ..reports.snapshots import snapshot_is_stale, version_param
-from ..reports.views import snapshot_download_response, snapshot_progress_response
 from .charts import GROUP_COLOURS, history_chart
 from .forms import CalibratedRequestForm
 from .history import History, score_history, score_history_csv
@@ -49,7 +49,7 @@ def index(request: AuthedRequest) -> HttpResponse:
     return redirect("calibrated:board", run_id=run.pk)
 
 
-def _context(request: AuthedRequest, run: JudgeRun, snapshot: ReportSnapshot | None,
+def _context(request: AuthedRequest, run: JudgeRun, snapshot: Snapshot | None,
              form: CalibratedRequestForm | None) -> dict[str, Any]:
     versions = list(calibrated_snapshots(run=run))
     pending = next((s for s in versions if s.is_pending), None)
@@ -111,8 +111,7 @@ def compute(request: AuthedRequest, run_id: int) -> HttpResponse:
 @policy_required(Action.VIEW_CALIBRATED)
 @require_GET
 def progress(request: AuthedRequest, run_id: int, version: int) -> HttpResponse:
-    snapshot = get_object_or_404(ReportSnapshot.objects.defer("payload", "rater_key"), judge_run_id=run_id,
-                                 label_cycle__isnull=False, version=version)
+    snapshot = get_object_or_404(snapshot_versions(kind=Snapshot.Kind.CALIBRATED, subject=run_id), version=version)
     return snapshot_progress_response(request, snapshot, reverse("calibrated:progress", args=[run_id, version]))
 
 

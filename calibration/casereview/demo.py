@@ -13,7 +13,7 @@ from evaluations.models import TheoBertCase, TheoBertRun
 from evaluations.theobert.scoring import CaseSpec, Prediction
 from evaluations.theobert.services import theobert_run_score
 
-from .difficulty import DifficultyError, difficulty_fit
+from .difficulty import DifficultyError, difficulty_fit, difficulty_fits
 from .report import review_report_snapshot
 from .theobert import audit_figures_refresh, audit_submit, audits_assign
 
@@ -78,9 +78,7 @@ def demo_validity_create(*, seed: int = 20251122) -> list[str]:
             audit_figures_refresh(run=run)  # once, after every demo audit (the page reads stored figures)
         lines.append(f"TheoBERT run #{run.pk}: {run.results.filter(passed=True).count()} of {run.results.count()} "
                      "cases pass (synthetic predictions), audits assigned to the Catholic panel")
-    from calibration.models import DifficultyFit
-
-    if not DifficultyFit.objects.exists():
+    if not difficulty_fits().exists():
         try:
             fit = difficulty_fit(dimension="doctrinal")
         except DifficultyError as exc:

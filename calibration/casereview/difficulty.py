@@ -15,14 +15,17 @@ from typing import Any
 import numpy as np
 from django.db import transaction
 from django.db.models import Q
+from django.urls import reverse
 from scipy.stats import spearmanr
 
 from annotations.models import Annotation, SubScore
 from annotations.review import DIFFICULTY_ORDER, DIFFICULTY_RANK
-from calibration.models import DifficultyFit
 from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_latest_finished
 from evaluations.models import JudgeRun, ModelResponse, TestCase
 from evaluations.selectors import case_composite, rubric_active, rubric_weights
+from evidence.models import Snapshot, SnapshotQuerySet
+from evidence.registry import KindSpec, kind_register
+from evidence.services import snapshot_record
 from stats.irt import GRMFit, equate_mean_sigma, equate_stocking_lord, grm_fit
 from stats.matrix import matrix_from_triples
 
@@ -100,10 +103,27 @@ def _tier_comparison(cases: list[TestCase], fit: GRMFit) -> dict[str, Any]:
     return {"tiers": tiers, "spearman_rho": rho}
 
 
+def difficulty_fits() -> SnapshotQuerySet:
+    """Every stored IRT fit (an `evidence.Snapshot` of kind irt_fit, subject "DIMENSION/rotation"), newest first."""
+    return Snapshot.objects.of(Snapshot.Kind.IRT_FIT).order_by("-requested_at", "-id")
+
+
+def difficulty_fit_store(*, dimension: str, rotation: str, items: int, persons: int, payload: dict[str, Any],
+                         user: Any = None, equated_to: Snapshot | None = None) -> Snapshot:
+    """Store a fit as the next version of its dimension and rotation (a fit is never edited: equating an existing
+    one stores a new version)."""
+    return snapshot_record(
+        kind=Snapshot.Kind.IRT_FIT, subject=f"{dimension}/{rotation}", payload=payload,
+        requested_by=user if getattr(user, "pk", None) else None,
+        summary={"dimension": dimension, "rotation": rotation, "items": items, "persons": persons,
+                 "equated_to": equated_to.pk if equated_to is not None else None})
+
+
 @transaction.atomic
 def difficulty_fit(*, dimension: str, judge_run: JudgeRun | None = None, rotation: str = "", user: Any = None,
-                   min_models: int = 2) -> DifficultyFit:
-    """Fit the graded response model to one dimension (optionally one rotation plus the anchors) and store it."""
+                   min_models: int = 2, equate_to: Snapshot | None = None) -> Snapshot:
+    """Fit the graded response model to one dimension (optionally one rotation plus the anchors), equate it to
+    `equate_to` when given, and store it."""
     judge_run = judge_run or judge_run_latest_finished()
     cases, models, matrix, sources = response_scores(dimension=dimension, judge_run=judge_run, rotation=rotation or None)
     if len(models) < min_models:
@@ -132,16 +152,19 @@ def difficulty_fit(*, dimension: str, judge_run: JudgeRun | None = None, rotatio
         "tiers": _tier_comparison(cases, fit),
         "misfit": int(fit.misfit.sum()),
     }
-    return DifficultyFit.objects.create(dimension=dimension, rotation=rotation, items=len(cases), persons=len(models),
-                                        payload=payload, created_by=user if getattr(user, "pk", None) else None)
+    if equate_to is not None:
+        payload["equating"] = _equating(base=equate_to, dimension=dimension, payload=payload)
+    return difficulty_fit_store(dimension=dimension, rotation=rotation, items=len(cases), persons=len(models),
+                                payload=payload, user=user, equated_to=equate_to)
 
 
-def fit_abilities(fit: DifficultyFit) -> list[dict[str, Any]]:
+def fit_abilities(fit: Snapshot) -> list[dict[str, Any]]:
     """Each model of a fit with its own-scale ability and, when the fit was equated, its ability on the base scale
     (`equated`, else None); the most able first (on the equated scale when there is one)."""
-    equating = fit.payload.get("equating")
+    payload: dict[str, Any] = fit.payload or {}
+    equating = payload.get("equating")
     equated = {m["model"]: m for m in equating["models"]} if equating else {}
-    rows = [{**m, "equated": equated.get(m["model"])} for m in fit.payload["models"]]
+    rows = [{**m, "equated": equated.get(m["model"])} for m in payload["models"]]
     return sorted(rows, key=lambda m: -(m["equated"] or m)["theta"])
 
 
@@ -150,14 +173,22 @@ def _num(value: float) -> float | None:
 
 
 @transaction.atomic
-def difficulty_equate(*, base: DifficultyFit, other: DifficultyFit, min_anchors: int = 2) -> DifficultyFit:
+def difficulty_equate(*, base: Snapshot, other: Snapshot, min_anchors: int = 2) -> Snapshot:
     """Put `other`'s rotation on `base`'s scale through the anchor cases both fits contain: mean/sigma and
     Stocking–Lord; the items' difficulties and the models' abilities are stored on the base scale (Stocking–Lord,
-    the mean/sigma constants beside it)."""
-    if base.dimension != other.dimension:
+    the mean/sigma constants beside it), as a new version of `other`'s dimension and rotation."""
+    payload = dict(other.payload or {})
+    payload["equating"] = _equating(base=base, dimension=other.dimension, payload=payload, min_anchors=min_anchors)
+    return difficulty_fit_store(dimension=other.dimension, rotation=other.rotation, items=other.items,
+                                persons=other.persons, payload=payload, user=other.requested_by, equated_to=base)
+
+
+def _equating(*, base: Snapshot, dimension: str, payload: dict[str, Any], min_anchors: int = 2) -> dict[str, Any]:
+    if base.dimension != dimension:
         raise DifficultyError("equating needs two fits of the same dimension")
-    base_items = {i["case"]: i for i in base.payload["items"] if i["anchor"]}
-    other_items = {i["case"]: i for i in other.payload["items"] if i["anchor"]}
+    base_payload: dict[str, Any] = base.payload or {}
+    base_items = {i["case"]: i for i in base_payload["items"] if i["anchor"]}
+    other_items = {i["case"]: i for i in payload["items"] if i["anchor"]}
     shared = sorted(set(base_items) & set(other_items))
     if len(shared) < min_anchors:
         raise DifficultyError(f"the two fits share {len(shared)} anchor case(s); equating needs at least {min_anchors}")
@@ -167,18 +198,16 @@ def difficulty_equate(*, base: DifficultyFit, other: DifficultyFit, min_anchors:
     b_y = np.array([other_items[c]["b"] for c in shared])
     mean_sigma = equate_mean_sigma(b_x, b_y)
     stocking_lord = equate_stocking_lord(a_x, b_x, a_y, b_y, start=mean_sigma)
-    payload = dict(other.payload)
-    payload["equating"] = {
+    return {
         "to_fit": base.pk, "to_rotation": base.rotation, "anchors": shared,
         "mean_sigma": {"A": mean_sigma.A, "B": mean_sigma.B},
         "stocking_lord": {"A": stocking_lord.A, "B": stocking_lord.B},
         "items": [{"case": i["case"], "difficulty": float(stocking_lord.difficulties(np.array(i["difficulty"])))}
-                  for i in other.payload["items"]],
+                  for i in payload["items"]],
         "models": [{"model": m["model"], "theta": float(stocking_lord.abilities(np.array(m["theta"]))),
                     "interval": [float(stocking_lord.abilities(np.array(v))) for v in m["interval"]]}
-                   for m in other.payload["models"]],
+                   for m in payload["models"]],
     }
-    other.payload = payload
-    other.equated_to = base
-    other.save(update_fields=["payload", "equated_to"])
-    return other
+
+
+kind_register(KindSpec(kind=Snapshot.Kind.IRT_FIT, page_url=lambda s: f"{reverse('review:difficulty')}?fit={s.pk}"))

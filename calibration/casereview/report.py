@@ -1,6 +1,6 @@
 """A review cycle's agreement report: Krippendorff's α per field at its level of measurement, with bootstrap
-intervals; flags; expert difficulty against the corpus's assigned difficulty. Stored as a `CaseReviewReport`
-version (frozen; a new computation is a new version)."""
+intervals; flags; expert difficulty against the corpus's assigned difficulty. Stored as an
+`evidence.Snapshot` of kind case_review, subject the review cycle's id (frozen; a new computation is a new version)."""
 from __future__ import annotations
 
 import hashlib
@@ -10,11 +10,13 @@ from typing import Any
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Max
+from django.urls import reverse
 
 from annotations.models import CaseFlag, CaseReview, CaseReviewCycle
 from annotations.review import DIFFICULTY_ORDER, DIFFICULTY_RANK
-from calibration.models import CaseReviewReport
+from evidence.models import Snapshot
+from evidence.registry import KindSpec, kind_register
+from evidence.services import snapshot_record
 from stats.agreement import pairable_units
 from stats.alpha import Level
 from stats.bootstrap import bootstrap_alpha, named_seed_sequence
@@ -108,9 +110,18 @@ def report_build(cycle: CaseReviewCycle, *, n_resamples: int = 1000, seed: int =
 
 @transaction.atomic
 def review_report_snapshot(*, cycle: CaseReviewCycle, user: Any = None, n_resamples: int = 1000,
-                           seed: int = 0) -> CaseReviewReport:
-    cycle = CaseReviewCycle.objects.select_for_update().get(pk=cycle.pk)
+                           seed: int = 0) -> Snapshot:
+    """Compute a review cycle's agreement report and store it as the cycle's next version."""
+    cycle = CaseReviewCycle.objects.select_for_update().get(pk=cycle.pk)  # versions are handed out in order
     payload, digest = report_build(cycle, n_resamples=n_resamples, seed=seed)
-    version = (cycle.reports.aggregate(v=Max("version"))["v"] or 0) + 1
-    return CaseReviewReport.objects.create(cycle=cycle, version=version, payload=payload, input_hash=digest,
-                                           seed=seed, created_by=user if getattr(user, "pk", None) else None)
+    return snapshot_record(kind=Snapshot.Kind.CASE_REVIEW, subject=str(cycle.pk), payload=payload, input_hash=digest,
+                           seed=seed, requested_by=user if getattr(user, "pk", None) else None)
+
+
+def review_report_latest(*, cycle: CaseReviewCycle) -> Snapshot | None:
+    """A review cycle's newest report version (None before the first)."""
+    return Snapshot.objects.of(Snapshot.Kind.CASE_REVIEW, cycle.pk).order_by("-version").first()
+
+
+kind_register(KindSpec(kind=Snapshot.Kind.CASE_REVIEW,
+                       page_url=lambda s: reverse("review:cycle", kwargs={"pk": int(s.subject)})))

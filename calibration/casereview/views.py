@@ -38,9 +38,9 @@ from annotations.review import (
 from evaluations.models import TestCase, TheoBertRun
 
 from . import theobert as audit_service
-from .difficulty import fit_abilities
+from .difficulty import difficulty_fits, fit_abilities
 from .forms import CaseReviewForm, FlagResolveForm, ReviewCycleForm, TheoBertAuditForm
-from .report import review_report_snapshot
+from .report import review_report_latest, review_report_snapshot
 from .tasks import audit_figures_update_later
 
 
@@ -191,7 +191,7 @@ def cycle(request: AuthedRequest, pk: int) -> HttpResponse:
     flags = list(cycle_.flags.select_related("test_case").order_by("status", "test_case__external_id"))
     for flag in flags:
         flag.reason_text = flag_reason_texts(flag)  # type: ignore[attr-defined]
-    report = cycle_.reports.first()
+    report = review_report_latest(cycle=cycle_)
     return render(request, "review/cycle.html", {
         "cycle": cycle_, "progress": review_cycle_progress(cycle_), "flags": flags, "report": report,
         "payload": report.payload if report else None,
@@ -304,14 +304,12 @@ def difficulty(request: AuthedRequest) -> HttpResponse:
     """Stored IRT fits: items against the assigned tiers, and model ability — on the equated scale, rotation named,
     when the fit was equated through anchor cases (manage.py irt_fit)."""
     require(request.user, Action.MANAGE_CALIBRATION)
-    from calibration.models import DifficultyFit
-
-    fits = list(DifficultyFit.objects.defer("payload")[:50])
+    fits = list(difficulty_fits().defer("payload")[:50])
     chosen = request.GET.get("fit")
     fit = None
     if fits:
         wanted = next((f for f in fits if str(f.pk) == chosen), fits[0])
-        fit = DifficultyFit.objects.get(pk=wanted.pk)
+        fit = difficulty_fits().get(pk=wanted.pk)
     context: dict[str, Any] = {"fits": fits, "fit": fit}
     if fit is not None:
         context.update(payload=fit.payload, equating=fit.payload.get("equating"), models=fit_abilities(fit),

@@ -1,14 +1,11 @@
 """The calibration app's models, one module per area, imported here by name so Django registers them.
 
-`casereview`: case-review agreement reports and IRT difficulty fits (test validity).
 `delphi`: Delphi studies, rounds, responses and allocations (rubric weights by expert consensus).
-`snapshots`: immutable, versioned report snapshots and their stored files.
 `studies`: external rating studies (ratings imported from outside the app).
-`validation`: results of the judge validation programme (bias checks).
 Panels, cycles and their items belong to `annotations` (the work experts score); calibration holds the
-processes over them (sampling, adjudication rules, reliability reports, Delphi).
+processes over them (sampling, adjudication rules, reliability reports, Delphi). Every computed artefact
+(reports, leaderboards, case-review reports, IRT fits, bias checks) is an `evidence.Snapshot`.
 """
-from .casereview import CaseReviewReport, DifficultyFit
 from .delphi import (
     DEFAULT_PLANNED_ROUNDS,
     DEFAULT_THRESHOLD,
@@ -18,12 +15,10 @@ from .delphi import (
     DelphiRound,
     DelphiStudy,
 )
-from .snapshots import ReportSnapshot, SnapshotFile
 from .studies import Study, StudyDimension, StudyItem, StudyJudgeRun, StudyRater, StudyScore
-from .validation import BiasCheck
 
 __all__ = [
-    "BiasCheck", "CaseReviewReport", "DEFAULT_PLANNED_ROUNDS", "DifficultyFit", "DEFAULT_THRESHOLD", "METHODOLOGY_MIN_PANELISTS", "DelphiAllocation",
-    "DelphiResponse", "DelphiRound", "DelphiStudy", "ReportSnapshot", "SnapshotFile", "Study", "StudyDimension",
+    "DEFAULT_PLANNED_ROUNDS", "DEFAULT_THRESHOLD", "METHODOLOGY_MIN_PANELISTS", "DelphiAllocation",
+    "DelphiResponse", "DelphiRound", "DelphiStudy", "Study", "StudyDimension",
     "StudyItem", "StudyJudgeRun", "StudyRater", "StudyScore",
 ]

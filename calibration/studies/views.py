@@ -15,10 +15,18 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from access.policy import Action, policy_required
 from accounts.http import AuthedRequest
 from evaluations.domain import query_whole_number
+from evidence.models import Snapshot
+from evidence.selectors import (
+    snapshot_for,
+    snapshot_is_stale,
+    snapshot_latest_ready,
+    snapshot_versions,
+    version_param,
+)
+from evidence.services import snapshot_pending_error
+from evidence.views import snapshot_download_response, snapshot_progress_response
 
-from ..models import ReportSnapshot, Study, StudyJudgeRun
-from ..reports.snapshots import snapshot_for, snapshot_is_stale, snapshot_pending_error, version_param
-from ..reports.views import snapshot_download_response, snapshot_progress_response
+from ..models import Study, StudyJudgeRun
 from .forms import (
     StudyJudgeForm,
     StudyMappingForm,
@@ -40,6 +48,8 @@ METRIC_LABELS = {
 }
 
 
+STUDY = Snapshot.Kind.STUDY_REPORT
+
 @policy_required(Action.MANAGE_CALIBRATION)
 @require_GET
 def studies(request: AuthedRequest) -> HttpResponse:
@@ -48,9 +58,8 @@ def studies(request: AuthedRequest) -> HttpResponse:
     listing = Study.objects.annotate(n_items=Count("items", distinct=True), n_raters=Count("raters", distinct=True),
                                      n_dimensions=Count("dimensions", distinct=True)).order_by("name")
     page = Paginator(listing, 50).get_page(page_number)
-    latest = {s.study_id: s for s in ReportSnapshot.objects.ready().filter(study__in=[s.pk for s in page])
-              .defer("payload", "rater_key").order_by("study_id", "version")}
-    rows = [{"study": s, "snapshot": latest.get(s.pk)} for s in page]
+    latest = snapshot_latest_ready(kind=STUDY, subjects=[str(s.pk) for s in page])
+    rows = [{"study": s, "snapshot": latest.get(str(s.pk))} for s in page]
     return render(request, "calibration/studies/list.html", {"rows": rows, "page": page})
 
 
@@ -73,10 +82,9 @@ def _judge_form(study: Study, data: Any = None) -> StudyJudgeForm:
     return StudyJudgeForm(data, study_dimensions=list(study.dimensions.order_by("id").values_list("key", flat=True)))
 
 
-def _context(study: Study, snapshot: ReportSnapshot | None, form: StudySnapshotRequestForm,
+def _context(study: Study, snapshot: Snapshot | None, form: StudySnapshotRequestForm,
              judge_form: StudyJudgeForm | None = None) -> dict[str, Any]:
-    versions = list(ReportSnapshot.objects.filter(study=study).select_related("requested_by")
-                    .defer("payload", "rater_key").order_by("-version"))
+    versions = list(snapshot_versions(kind=STUDY, subject=study.pk).select_related("requested_by"))
     pending = next((s for s in versions if s.is_pending), None)
     context: dict[str, Any] = {
         "study": study, "snapshot": snapshot, "versions": versions, "pending": pending, "form": form,
@@ -106,7 +114,7 @@ def study_report(request: AuthedRequest, pk: int) -> HttpResponse:
         version = version_param(request.GET.get("version"))
     except ValueError as exc:
         return HttpResponseBadRequest(str(exc))
-    snapshot = snapshot_for(study=study, version=version)
+    snapshot = snapshot_for(kind=STUDY, subject=study.pk, version=version)
     if version is not None and snapshot is None:
         raise Http404(f"This study has no report version {version}.")
     return render(request, "calibration/studies/report.html", _context(study, snapshot, StudySnapshotRequestForm()))
@@ -130,7 +138,7 @@ def study_report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
         else:
             messages.success(request, f"Version {snapshot.version} is queued; its progress is shown below.")
             return redirect("calibration:study_report", pk=study.pk)
-    return render(request, "calibration/studies/report.html", _context(study, snapshot_for(study=study), form),
+    return render(request, "calibration/studies/report.html", _context(study, snapshot_for(kind=STUDY, subject=study.pk), form),
                   status=422)
 
 
@@ -138,7 +146,7 @@ def study_report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
 @require_GET
 def study_report_progress(request: AuthedRequest, pk: int, version: int) -> HttpResponse:
     """The progress of one computing version (htmx polls it; a finished one tells the page to reload)."""
-    snapshot = get_object_or_404(ReportSnapshot.objects.defer("payload", "rater_key"), study_id=pk, version=version)
+    snapshot = get_object_or_404(snapshot_versions(kind=STUDY, subject=pk), version=version)
     return snapshot_progress_response(request, snapshot,
                                       reverse("calibration:study_report_progress", args=[pk, version]))
 
@@ -149,7 +157,7 @@ def study_report_download(request: AuthedRequest, pk: int, fmt: str) -> HttpResp
     """A stored file of a version (?version=N, default the newest ready one): the same bytes every time."""
     study = _study(pk)
     return snapshot_download_response(request, fmt, lambda version: snapshot_for(
-        study=study, version=version, with_payload=False), subject="study")
+        kind=STUDY, subject=study.pk, version=version, with_payload=False), subject="study")
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
@@ -169,7 +177,7 @@ def study_judge(request: AuthedRequest, pk: int) -> HttpResponse:
             messages.success(request, f"Judge run #{run.pk} ({run.model}) is queued for the worker.")
             return redirect("calibration:study_report", pk=study.pk)
     return render(request, "calibration/studies/report.html",
-                  _context(study, snapshot_for(study=study), StudySnapshotRequestForm(), form), status=422)
+                  _context(study, snapshot_for(kind=STUDY, subject=study.pk), StudySnapshotRequestForm(), form), status=422)
 
 
 @policy_required(Action.MANAGE_CALIBRATION)

@@ -9,11 +9,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from calibration.casereview.difficulty import (
     DifficultyError,
-    difficulty_equate,
     difficulty_fit,
+    difficulty_fits,
     fit_abilities,
 )
-from calibration.models import DifficultyFit
 from evaluations.domain import Dimension
 from evaluations.models import JudgeRun
 from evaluations.spreadsheet import csv_writer
@@ -35,10 +34,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["list"]:
-            for fit in DifficultyFit.objects.all()[:50]:
+            for fit in difficulty_fits().defer("payload")[:50]:
                 equated = f" equated to #{fit.equated_to_id}" if fit.equated_to_id else ""
                 self.stdout.write(f"#{fit.pk} {fit.dimension} rotation={fit.rotation or '(all)'} {fit.items} cases × "
-                                  f"{fit.persons} models {fit.created_at:%Y-%m-%d %H:%M}{equated}")
+                                  f"{fit.persons} models {fit.requested_at:%Y-%m-%d %H:%M}{equated}")
             return
         if not options["dimension"]:
             raise CommandError("--dimension is required (or --list)")
@@ -49,16 +48,15 @@ class Command(BaseCommand):
                 raise CommandError(f"--judge-run: no judge run {options['judge_run']}")
         base = None
         if options["equate_to"]:
-            base = DifficultyFit.objects.filter(pk=options["equate_to"]).first()
+            base = difficulty_fits().filter(pk=options["equate_to"]).first()
             if base is None:
                 raise CommandError(f"--equate-to: no fit #{options['equate_to']} (see --list)")
         try:
-            fit = difficulty_fit(dimension=options["dimension"], judge_run=judge_run, rotation=options["rotation"])
-            if base is not None:
-                fit = difficulty_equate(base=base, other=fit)
+            fit = difficulty_fit(dimension=options["dimension"], judge_run=judge_run, rotation=options["rotation"],
+                                 equate_to=base)
         except DifficultyError as exc:
             raise CommandError(str(exc)) from exc
-        payload = fit.payload
+        payload: dict[str, Any] = fit.payload or {}
         if options["items_csv"]:
             with open(options["items_csv"], "w", newline="", encoding="utf-8") as handle:
                 writer = csv_writer(handle)  # cells escaped like every CSV of ours (evaluations/spreadsheet.py)

@@ -14,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.models import CalibrationCycle
 from calibration.validation.agreement import agreement_check
+from calibration.validation.store import check_label
 from calibration.validation.verbosity import verbosity_check
 from evaluations.judge.selectors import judge_run_latest_finished
 from evaluations.models import JudgeRun
@@ -136,7 +137,7 @@ class Command(BaseCommand):
         if options["fmt"] == "json":
             self.stdout.write(json.dumps(payload, indent=2, default=str))
             return
-        self.stdout.write(f"{check.get_kind_display()}: runs {', '.join(map(str, payload['runs']))} "
+        self.stdout.write(f"{check_label(check)}: runs {', '.join(map(str, payload['runs']))} "
                           f"({', '.join(payload['models'])}), {payload['n_responses']} responses judged by all; "
                           f"check #{check.pk} stored")
         self.stdout.write(f"{'group':<18} {'units':>6} {'alpha':>7} {'95 % CI':>17}  "

@@ -1,4 +1,4 @@
-"""What every report API shares: the ?version= parameter and a stored bundle's download (cycle, study and
+"""What every snapshot API shares: the ?version= parameter and a stored bundle's download (cycle, study and
 calibrated-leaderboard versions alike)."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 
-from ..models import ReportSnapshot, SnapshotFile
 from .downloads import snapshot_file_response
-from .snapshots import snapshot_file_name, version_param
+from .models import Snapshot, SnapshotFile
+from .selectors import snapshot_file_name, version_param
 
 
 def version_query(request: Request) -> int | None:
@@ -20,7 +20,7 @@ def version_query(request: Request) -> int | None:
         raise serializers.ValidationError({"version": str(exc).removeprefix("version: ")}) from exc
 
 
-def snapshot_bundle_response(snapshot: ReportSnapshot | None, subject: str, version: int | None) -> HttpResponse:
+def snapshot_bundle_response(snapshot: Snapshot | None, subject: str, version: int | None) -> HttpResponse:
     """A ready snapshot's stored zip as the API's download (404 naming what is missing): every report's bundle."""
     if snapshot is None or not snapshot.is_ready:
         raise NotFound(f"{subject} has no ready report version" + (f" {version}" if version else ""))
