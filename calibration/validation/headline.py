@@ -81,14 +81,14 @@ def check_failure(check: Snapshot) -> Failure:
     """Why a stored check failed, from its payload: the failing groups with their figures and the limit."""
     payload: dict[str, Any] = check.payload or {}
     reasons: list[str] = []
-    if check.kind == CheckKind.POSITION:
+    if check.check_kind == CheckKind.POSITION:
         limit = payload.get("threshold", 0.1)
         for name, g in _dict_groups(payload):
             reasons.append(f"{_cap(_group_name(name))}, {g.get('reversals', '—')} of {g.get('n_pairs', '—')} "
                            f"pairs ({_num((g.get('reversal_rate') or 0) * 100, 0)} %"
                            f"{_interval([c * 100 for c in g['reversal_ci']], 0) if g.get('reversal_ci') else ''}) "
                            f"changed their preferred answer when the order was swapped (limit {_num(limit * 100, 0)} %).")
-    elif check.kind == CheckKind.VERBOSITY:
+    elif check.check_kind == CheckKind.VERBOSITY:
         limit = payload.get("threshold", 0.3)
         for name, g in _dict_groups(payload):
             basis = g.get("basis", "pearson")
@@ -96,7 +96,7 @@ def check_failure(check: Snapshot) -> Failure:
             reasons.append(f"{_cap(_group_name(name))}, the judge's score follows the answer's length "
                            f"({'partial ' if basis == 'partial' else ''}r = {_num(corr.get('r'))}"
                            f"{_interval(corr.get('ci'))}, limit ±{limit}; n = {g.get('n', '—')}).")
-    elif check.kind == CheckKind.TRADITION:
+    elif check.check_kind == CheckKind.TRADITION:
         limit = payload.get("threshold_points", 0.5)
         for g in payload.get("groups") or []:
             ci = g.get("ci")
