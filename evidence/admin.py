@@ -5,6 +5,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 
 from .models import Snapshot
+from .registry import KINDS
 from .services import snapshot_page_url
 
 
@@ -30,6 +31,9 @@ class SnapshotAdmin(admin.ModelAdmin):
 
     @admin.display(description="subject")
     def subject_label(self, obj: Snapshot) -> str:
+        spec = KINDS.get(obj.kind)
+        if spec is not None and spec.describe is not None:  # a subject of an app above, named by its own app
+            return f"{obj.subject_kind}: {spec.describe(obj)}"
         return obj.subject_name
 
     @admin.display(description="page")

@@ -14,8 +14,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
-from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db import IntegrityError, models, transaction
+from django.db.models import Max, ProtectedError
+from django.db.models.signals import pre_delete
 from django.utils import timezone
 
 from accounts.models import Notification, User
@@ -197,3 +198,15 @@ class ProgressReporter(Progress):
             Snapshot.objects.filter(pk=self.snapshot_id).update(
                 progress=min(percent, 99), progress_note=note[:200], heartbeat_at=timezone.now()
             )
+
+
+def subject_protect(*, kind: str, sender: type[models.Model]) -> None:
+    """Refuse to delete a subject (a study, a review cycle: rows of the apps above, named by id) while snapshots
+    of it exist, as a foreign key's PROTECT would: evidence outlives what it is about."""
+
+    def refuse(sender: type[models.Model], instance: models.Model, **kwargs: object) -> None:
+        found = Snapshot.objects.of(kind, instance.pk)
+        if found.exists():
+            raise ProtectedError(f"{instance} has stored {kind} versions: evidence is never deleted", set(found))
+
+    pre_delete.connect(refuse, sender=sender, weak=False, dispatch_uid=f"evidence-protect-{kind}")

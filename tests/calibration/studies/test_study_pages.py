@@ -115,7 +115,7 @@ def test_the_snapshot_admin_lists_study_versions_with_a_link_to_their_page(  # t
     client = Client()
     client.force_login(superuser)
     compute(client, study, django_capture_on_commit_callbacks, n_resamples=0)
-    page = client.get(reverse("admin:calibration_reportsnapshot_changelist"))
+    page = client.get(reverse("admin:evidence_snapshot_changelist"))
     assert page.status_code == 200
     assert f'href="/calibration/studies/{study.pk}/report/?version=1"' in page.content.decode()
     assert "study: s" in page.content.decode()
