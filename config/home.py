@@ -28,6 +28,14 @@ RECENT = 5
 REPORT_KINDS = [Snapshot.Kind.CYCLE_REPORT, Snapshot.Kind.STUDY_REPORT, Snapshot.Kind.CALIBRATED]
 
 
+@dataclass(frozen=True)
+class RecentReport:
+    """A recent report version, and its study when it is a study's (evidence names studies by id)."""
+
+    snapshot: Snapshot
+    study: Study | None
+
+
 @dataclass
 class HomeParts:
     queue: list[Any] = field(default_factory=list)       # per open cycle: name, open items
@@ -35,7 +43,7 @@ class HomeParts:
     adjudication_waiting: int | None = None                         # leads: items waiting for a decision
     panels: list[Any] = field(default_factory=list)      # leads: their panels' progress in open cycles
     runs: list[JudgeRun] = field(default_factory=list)              # admins
-    reports: list[Snapshot] = field(default_factory=list)     # admins
+    reports: list[RecentReport] = field(default_factory=list)     # admins
 
 
 def home_parts(user: Any) -> HomeParts:
@@ -61,11 +69,10 @@ def home_parts(user: Any) -> HomeParts:
     if allowed(user, Action.VIEW_JUDGE_OUTPUT):
         parts.runs = list(JudgeRun.objects.order_by("-created_at")[:RECENT])
     if allowed(user, Action.MANAGE_CALIBRATION):
-        parts.reports = list(Snapshot.objects.filter(kind__in=REPORT_KINDS).select_related("cycle")
-                             .defer("payload", "rater_key").order_by("-requested_at", "-id")[:RECENT])
-        studies = Study.objects.in_bulk([s.study_id for s in parts.reports if s.study_id])
-        for snapshot in parts.reports:  # a study is named by id in the snapshot (it lives above evidence)
-            snapshot.study = studies.get(snapshot.study_id) if snapshot.study_id else None
+        snapshots = list(Snapshot.objects.filter(kind__in=REPORT_KINDS).select_related("cycle")
+                         .defer("payload", "rater_key").order_by("-requested_at", "-id")[:RECENT])
+        studies = Study.objects.in_bulk([s.study_id for s in snapshots if s.study_id])  # named by id in a snapshot
+        parts.reports = [RecentReport(s, studies.get(s.study_id) if s.study_id else None) for s in snapshots]
     return parts
 
 

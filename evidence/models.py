@@ -12,7 +12,7 @@ when it is computed, and stored as bytes: a download serves exactly what was cit
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TypedDict, cast
+from typing import Any, TypedDict, cast
 
 from django.conf import settings
 from django.db import models
@@ -159,6 +159,11 @@ class Snapshot(models.Model):
     def study_id(self) -> int | None:
         """A study report's study (named by id: studies live in the app above)."""
         return int(self.subject) if self.kind == self.Kind.STUDY_REPORT else None
+
+    @property
+    def document(self) -> dict[str, Any]:
+        """The payload as the JSON object it is stored as (empty before it is computed): the I/O boundary."""
+        return self.payload or {}
 
     @property
     def is_ready(self) -> bool:

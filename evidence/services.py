@@ -174,7 +174,8 @@ def zip_bundle(*, folder: str, entries: list[tuple[str, bytes]]) -> bytes:
     return buffer.getvalue()
 
 
-def citable_bundle(*, files: Mapping[str, bytes], names: Mapping[str, str], readme: str, folder: str,
+def citable_bundle(*, files: Mapping[str, bytes], names: Mapping[SnapshotFile.Format, str] | Mapping[str, str],
+                   readme: str, folder: str,
                    extra: Mapping[str, bytes] | None = None) -> bytes:
     """The zip every snapshot is cited by: README.txt, each rendered file under its name (`names`: format → file
     name, in bundle order), the `extra` files only the bundle carries, and SHA256SUMS of all of them."""

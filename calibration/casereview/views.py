@@ -312,6 +312,6 @@ def difficulty(request: AuthedRequest) -> HttpResponse:
         fit = difficulty_fits().get(pk=wanted.pk)
     context: dict[str, Any] = {"fits": fits, "fit": fit}
     if fit is not None:
-        context.update(payload=fit.payload, equating=fit.payload.get("equating"), models=fit_abilities(fit),
-                       items=sorted(fit.payload["items"], key=lambda i: -i["difficulty"]))
+        context.update(payload=fit.document, equating=fit.document.get("equating"), models=fit_abilities(fit),
+                       items=sorted(fit.document["items"], key=lambda i: -i["difficulty"]))
     return render(request, "review/difficulty.html", context)

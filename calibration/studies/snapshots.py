@@ -55,7 +55,7 @@ def study_snapshot_compute(
 
 
 def _compute(snapshot: Snapshot, reporter: Progress) -> None:
-    study = Study.objects.get(pk=snapshot.study_id)
+    study = Study.objects.get(pk=snapshot.subject)
     with transaction.atomic():  # one consistent read of the study
         rows = study_rows(study=study)
         dimensions = study_dimensions(study=study)
@@ -139,5 +139,5 @@ def study_files_render(*, report: dict[str, Any], ratings: bytes, snapshot: Snap
 
 kind_register(KindSpec(
     kind=Snapshot.Kind.STUDY_REPORT, compute=_compute, file_name=report_file_name,
-    describe=lambda s: str(Study.objects.get(pk=s.study_id)),
+    describe=lambda s: str(Study.objects.get(pk=s.subject)),
     page_url=lambda s: f"{reverse('calibration:study_report', kwargs={'pk': s.study_id})}?version={s.version}"))

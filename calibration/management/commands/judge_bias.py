@@ -74,7 +74,7 @@ class Command(BaseCommand):
         if options["fmt"] == "json":
             self.stdout.write(json.dumps(check.payload, indent=2, default=str))
             return
-        payload = check.payload
+        payload = check.document
         self.stdout.write(f"verbosity bias of judge run {run.pk}" + (f" against the experts of cycle {cycle.pk}"
                                                                        if cycle else " (no expert reference)")
                           + f" — flag at |r| ≥ {payload['threshold']}; check #{check.pk} stored")
@@ -107,7 +107,7 @@ class Command(BaseCommand):
             check = tradition_check(cycle=cycle)
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from exc
-        payload = check.payload
+        payload = check.document
         if options["fmt"] == "json":
             self.stdout.write(json.dumps(payload, indent=2, default=str))
             return
@@ -133,7 +133,7 @@ class Command(BaseCommand):
         if options["check"] == "runs" and len(models) > 1:
             raise CommandError(f"run-to-run compares runs of one judge; these have {', '.join(sorted(models))}")
         check = agreement_check(runs=runs, kind=options["check"], n_resamples=options["resamples"])
-        payload = check.payload
+        payload = check.document
         if options["fmt"] == "json":
             self.stdout.write(json.dumps(payload, indent=2, default=str))
             return
