@@ -142,7 +142,7 @@ def people_and_panels_build() -> Any:
     """Six panels (five traditions and a neutral one) of three experts with a lead each; one admin."""
     from accounts.models import User
     from accounts.services import user_create
-    from calibration.services import panel_create
+    from calibration.cycles.services import panel_create
     from evaluations.models import Tradition
 
     admin = user_create(email="admin@bench.test", password="bench-pass-1234", role=User.Role.ADMIN,
@@ -170,8 +170,8 @@ def cycles_build(*, admin: Any, neutral: Any, seed: int) -> None:
     from annotations.services import sub_dimension_keys
     from calibration.adjudication.selectors import item_states
     from calibration.adjudication.services import adjudication_record
-    from calibration.sampling import DrawParams
-    from calibration.services import cycle_commit
+    from calibration.cycles.sampling import DrawParams
+    from calibration.cycles.services import cycle_commit
 
     rng = random.Random(seed)
     keys_of: dict[str, list[str]] = {}
@@ -323,7 +323,7 @@ def measure_big(args: argparse.Namespace, timer: Timer, parts: set[str]) -> None
         timer.login(User.objects.get(email="lead.reformed@bench.test"))
         timer.page("adjudication queue (a panel lead)", reverse("calibration:adjudication_queue"))
         timer.login(User.objects.get(email="admin@bench.test"))
-        from calibration.selectors import cycle_latest
+        from calibration.cycles.selectors import cycle_latest
 
         latest = cycle_latest()
         timer.page("calibration overview", reverse("calibration:index"))
@@ -347,7 +347,7 @@ def measure_demo(args: argparse.Namespace, timer: Timer) -> None:
     from django.urls import reverse
 
     from accounts.models import User
-    from calibration.selectors import cycle_latest
+    from calibration.cycles.selectors import cycle_latest
     from evaluations.models import ModelResponse
 
     t0 = time.perf_counter()

@@ -60,10 +60,10 @@ def _recompute(pk: int) -> tuple[Any, dict[str, Any], Any]:
     from django.shortcuts import get_object_or_404
 
     from annotations.models import CalibrationCycle
+    from calibration.cycles.selectors import cycle_assignment_completeness
     from calibration.reports.build import calibration_report_build
     from calibration.reports.selectors import judge_run_for_cycle, report_inputs, software_versions
     from calibration.reports.snapshots import DEFAULT_SEED
-    from calibration.selectors import cycle_assignment_completeness
 
     cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
     run = judge_run_for_cycle(cycle=cycle)

@@ -1,5 +1,5 @@
-"""REST endpoints for the benchmark pipeline (token auth, admins only): gold labels, and the reports of cycles and
-imported rating studies (requested, listed, read and bundled; always stored snapshots)."""
+"""REST endpoints for the benchmark pipeline (token auth, admins only): the reports of cycles and imported rating
+studies (requested, listed, read and bundled; always stored snapshots). Gold labels: `adjudication/api.py`."""
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -19,8 +19,6 @@ from access.policy import PolicyPermission
 from accounts.api_auth import TokenHasScope
 from accounts.models import ApiToken
 from annotations.models import CalibrationCycle
-from calibration.adjudication.selectors import gold_labels
-from evaluations.domain import query_whole_number
 from evidence.api import snapshot_bundle_response, version_query
 from evidence.models import Snapshot
 from evidence.selectors import snapshot_for, snapshot_versions
@@ -34,6 +32,7 @@ from .studies.snapshots import DEFAULT_STUDY_SEED
 from .studies.tasks import study_snapshot_start
 
 CYCLE, STUDY = Snapshot.Kind.CYCLE_REPORT, Snapshot.Kind.STUDY_REPORT
+
 
 class VersionPending(APIException):
     """409: another version of the same report is queued or running (a computation is queued once)."""
@@ -51,44 +50,6 @@ def snapshot_service_error(exc: DjangoValidationError) -> APIException:
     if snapshot_pending_error(exc):
         return VersionPending(detail=exc.messages[0])
     return serializers.ValidationError(exc.message_dict)
-
-
-class GoldLabelSerializer(serializers.Serializer):
-    cycle = serializers.CharField()
-    case = serializers.CharField(help_text="The test case's external id.")
-    model = serializers.CharField()
-    run_label = serializers.CharField()
-    dimension = serializers.CharField()
-    sub_dimension = serializers.CharField()
-    gold_score = serializers.IntegerField(min_value=0, max_value=3)
-    reason = serializers.CharField()
-    decision_id = serializers.IntegerField()
-    adjudicated_at = serializers.CharField()
-
-
-class GoldLabelListSerializer(serializers.Serializer):
-    results = GoldLabelSerializer(many=True)
-
-
-class GoldLabelsAPIView(APIView):
-    """Current adjudicated gold labels, one row per item × sub-dimension (optionally for one cycle)."""
-
-    permission_classes = [PolicyPermission, TokenHasScope]
-    token_scope = ApiToken.Scope.REPORTS_READ
-
-    @extend_schema(
-        parameters=[OpenApiParameter("cycle", int, required=False, description="Calibration cycle id")],
-        responses=GoldLabelListSerializer,
-    )
-    def get(self, request: Request) -> Response:
-        cycle = None
-        raw = request.query_params.get("cycle", "")
-        if raw:
-            cycle_id = query_whole_number(raw)
-            if cycle_id is None:
-                raise serializers.ValidationError({"cycle": "must be a cycle id (a whole number)"})
-            cycle = get_object_or_404(CalibrationCycle, pk=cycle_id)
-        return Response(GoldLabelListSerializer({"results": gold_labels(cycle=cycle)}).data)
 
 
 class ReportSerializer(DataclassSerializer):

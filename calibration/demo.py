@@ -13,8 +13,8 @@ from calibration.validation.store import CheckKind, bias_checks
 from evaluations.models import JudgeRun, ModelResponse, Tradition
 from evidence.models import Snapshot
 
+from .cycles.sampling import DrawParams
 from .reports.snapshots import report_snapshot_compute, report_snapshot_request
-from .sampling import DrawParams
 
 DEMO_PASSWORD = "faithbench-demo"  # noqa: S105 - local demo only, printed by load_demo
 DEMO_CYCLE_NAME = "Demo cycle 1"
@@ -112,7 +112,7 @@ def demo_people_create() -> list[tuple[str, str, str]]:
 
 def _demo_cycle_create(*, admin: User, neutral: Panel) -> CalibrationCycle | None:
     """One committed demo cycle (idempotent); nothing when no responses are loaded yet."""
-    from .services import cycle_commit
+    from .cycles.services import cycle_commit
 
     existing = CalibrationCycle.objects.filter(name=DEMO_CYCLE_NAME).first()
     if existing is not None or not ModelResponse.objects.exists():

@@ -1,19 +1,15 @@
-from django.urls import path
+from django.urls import include, path
 
-from . import views
-from .adjudication import views as adjudication
 from .reports import views as reports
 from .studies import views as studies
 from .validation import views as validation
 
 app_name = "calibration"
 
+# Each room owns its URLs; the rooms' modules have no app_name, so every name stays `calibration:<name>`.
 urlpatterns = [
-    path("", views.index, name="index"),
-    path("panels/", views.panels, name="panels"),
-    path("cycles/draw/", views.draw, name="draw"),
-    path("cycles/<int:pk>/", views.cycle, name="cycle"),
-    path("cycles/<int:pk>/gold/", views.gold_export, name="gold_export"),
+    path("", include("calibration.cycles.urls")),
+    path("", include("calibration.adjudication.urls")),
     path("cycles/<int:pk>/report/", reports.report, name="report"),
     path("cycles/<int:pk>/report/versions/", reports.report_compute, name="report_compute"),
     path("cycles/<int:pk>/report/versions/<int:version>/progress/", reports.report_progress, name="report_progress"),
@@ -35,9 +31,4 @@ urlpatterns = [
     path("validation/pairwise/new/", validation.pairwise_start, name="pairwise_start"),
     path("validation/pairwise/<int:pk>/", validation.pairwise_run, name="pairwise_run"),
     path("validation/pairwise/<int:pk>/retry/", validation.pairwise_retry, name="pairwise_retry"),
-    path("progress/", views.progress, name="progress"),
-    # Adjudication is for panel leads and adjudicators as well as admins; the views check who may decide what.
-    path("adjudication/", adjudication.queue, name="adjudication_queue"),
-    path("adjudication/<int:item_id>/", adjudication.item, name="adjudication_item"),
-    path("adjudication/<int:item_id>/reopen/<str:public_id>/", adjudication.reopen, name="adjudication_reopen"),
 ]

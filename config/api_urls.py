@@ -6,6 +6,7 @@ from rest_framework.views import APIView
 
 from accounts.api_auth import TokenHasScope
 from calibration import api as calibration_api
+from calibration.adjudication import api as adjudication_api
 from calibration.calibrated import api as calibrated_api
 from calibration.studies import api as studies_api
 from evaluations import api as evaluations_api
@@ -36,7 +37,7 @@ urlpatterns = [
     path("studies/judge-runs/<int:pk>/", studies_api.StudyJudgeRunAPIView.as_view(), name="api-study-judge-run"),
     path("studies/judge-runs/<int:pk>/cancel/", studies_api.StudyJudgeRunCancelAPIView.as_view(),
          name="api-study-judge-run-cancel"),
-    path("gold-labels/", calibration_api.GoldLabelsAPIView.as_view(), name="api-gold-labels"),
+    path("gold-labels/", adjudication_api.GoldLabelsAPIView.as_view(), name="api-gold-labels"),
     path("reports/", calibration_api.ReportsAPIView.as_view(), name="api-reports"),
     path("reports/cycles/<int:pk>/", calibration_api.ReportAPIView.as_view(), name="api-cycle-report"),
     path("reports/cycles/<int:pk>/bundle/", calibration_api.ReportBundleAPIView.as_view(), name="api-cycle-report-bundle"),

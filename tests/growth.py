@@ -27,13 +27,13 @@ from annotations.models import Assignment
 from annotations.services import AnnotationInput, annotation_skip, annotation_submit, sub_dimension_keys
 from calibration.adjudication.selectors import item_states
 from calibration.adjudication.services import adjudication_record
+from calibration.cycles.sampling import DrawParams
+from calibration.cycles.selectors import cycle_latest
+from calibration.cycles.services import cycle_commit, panel_create
 from calibration.delphi.selectors import weight_structure
 from calibration.delphi.services import delphi_response_submit, delphi_round_close, delphi_study_create
 from calibration.models import DelphiRound
 from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
-from calibration.sampling import DrawParams
-from calibration.selectors import cycle_latest
-from calibration.services import cycle_commit, panel_create
 from evaluations.importing import import_file
 from evaluations.judge.services import judge_run_create, judge_run_finish
 from evaluations.methodology import RUBRIC_V1

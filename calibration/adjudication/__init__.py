@@ -1,1 +1,2 @@
-"""Adjudication: detect disagreements among a panel's experts and record gold scores."""
+"""Adjudication: detect disagreements among a panel's experts, record gold scores, and export the current gold
+labels (`exporting`, the download view and `api`)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypedDict
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q, QuerySet
@@ -281,26 +281,41 @@ def adjudication_view(*, state: ItemState) -> AdjudicationView:
     )
 
 
-def gold_labels(*, cycle: CalibrationCycle | None = None) -> list[dict[str, Any]]:
+class GoldLabelRow(TypedDict):
+    """One current gold score of an item's sub-dimension, as the export and the API give it."""
+
+    cycle: str
+    case: str  # the test case's external id
+    model: str
+    run_label: str
+    dimension: str
+    sub_dimension: str
+    gold_score: int
+    reason: str
+    decision_id: int
+    adjudicated_at: str  # ISO 8601
+
+
+def gold_labels(*, cycle: CalibrationCycle | None = None) -> list[GoldLabelRow]:
     """Current gold scores, one row per item × sub-dimension, for exports and the API."""
     decisions = AdjudicationDecision.objects.filter(is_current=True).select_related(
         "item__cycle", "item__response__test_case", "item__response__model", "adjudicator").prefetch_related("scores")
     if cycle is not None:
         decisions = decisions.filter(item__cycle=cycle)
-    rows = []
+    rows: list[GoldLabelRow] = []
     for decision in decisions.order_by("item__cycle_id", "item__response__test_case__external_id", "item_id"):
         response = decision.item.response
         for score in sorted(decision.scores.all(), key=lambda s: s.key):
-            rows.append({
-                "cycle": decision.item.cycle.name,
-                "case": response.test_case.external_id,
-                "model": response.model.name,
-                "run_label": response.run_label,
-                "dimension": response.test_case.dimension,
-                "sub_dimension": score.key,
-                "gold_score": score.score,
-                "reason": decision.reason,
-                "decision_id": decision.pk,
-                "adjudicated_at": decision.created_at.isoformat(),
-            })
+            rows.append(GoldLabelRow(
+                cycle=decision.item.cycle.name,
+                case=response.test_case.external_id,
+                model=response.model.name,
+                run_label=response.run_label,
+                dimension=response.test_case.dimension,
+                sub_dimension=score.key,
+                gold_score=score.score,
+                reason=decision.reason,
+                decision_id=decision.pk,
+                adjudicated_at=decision.created_at.isoformat(),
+            ))
     return rows

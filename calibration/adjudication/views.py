@@ -1,4 +1,4 @@
-"""Adjudication pages: the adjudicator's queue and the decision page of one item."""
+"""Adjudication pages: the adjudicator's queue, the decision page of one item, and a cycle's gold-label download."""
 from __future__ import annotations
 
 from typing import Any
@@ -7,22 +7,24 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from access.policy import Action, allowed, require
-from accounts.http import AuthedRequest
+from access.policy import Action, allowed, policy_required, require
+from accounts.http import AuthedRequest, download_response
 from annotations.forms import ReopenForm
-from annotations.models import Assignment
+from annotations.models import Assignment, CalibrationCycle
 from annotations.views import reopen_from_post
 
+from .exporting import GOLD_EXPORTERS, GoldLabelSet, gold_filename_stem
 from .forms import DecisionForm, gold_field_name
 from .selectors import (
     AdjudicationView,
     adjudication_queue_page,
     adjudication_state_for,
     adjudication_view,
+    gold_labels,
 )
 from .services import adjudication_record
 
@@ -93,3 +95,14 @@ def reopen(request: AuthedRequest, item_id: int, public_id: str) -> HttpResponse
         return _render_item(request, view=view, form=_decision_form(view), status=400, reopen_form=form,
                             reopen_id=public_id)
     return redirect("calibration:adjudication_item", item_id=item_id)
+
+
+@policy_required(Action.MANAGE_CALIBRATION)
+@require_GET
+def gold_export(request: AuthedRequest, pk: int) -> HttpResponse:
+    """Download a cycle's current gold labels (?format=csv or json) for the benchmark pipeline."""
+    cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
+    exporter = GOLD_EXPORTERS.get(request.GET.get("format", "csv"), GOLD_EXPORTERS["csv"])
+    labels = GoldLabelSet(cycle=cycle.name, rubric_version=cycle.rubric.version, rows=gold_labels(cycle=cycle))
+    return download_response(exporter.render(labels), filename=exporter.filename(gold_filename_stem(cycle_id=cycle.pk)),
+                             content_type=exporter.content_type)

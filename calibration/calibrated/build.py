@@ -2,7 +2,7 @@
 
 One input row per judged response (`InputRow`; the snapshot's `inputs.csv` holds exactly these rows, so a
 bundle recomputes byte for byte): its model and facets, the judge's decisive composite, and — for responses in
-the calibration cycle — the experts' truth composite (`calibration.truth`), the gold-only truth
+the calibration cycle — the experts' truth composite (`calibration.cycles.truth`), the gold-only truth
 and the item's inclusion probability.
 
 For every model, overall and per dimension and per tradition:

@@ -12,7 +12,7 @@ from evaluations.judge.selectors import judge_decisive_scored
 from evaluations.models import JudgeResult, JudgeRun, ModelResponse
 from evidence.models import Snapshot
 
-from ..truth import median_seconds_per_item, response_truths
+from ..cycles.truth import median_seconds_per_item, response_truths
 from .build import InputRow
 
 NO_TRADITION = "none"

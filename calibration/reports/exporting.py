@@ -1,4 +1,4 @@
-"""Exporters of a calibration cycle's IRR report and gold labels: a built report (or label set) in, bytes out.
+"""Exporters of a calibration cycle's IRR report: a built report in, bytes out (gold labels: `adjudication/exporting.py`).
 
 Exporters never query the database: they render what they are given, so a report built now and a
 stored snapshot of it later go through the same functions and give the same bytes. A view picks the
@@ -6,31 +6,11 @@ exporter by format and sends its bytes with `accounts.http.download_response`.
 """
 from __future__ import annotations
 
-import io
-import json
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any
 
-from evaluations.spreadsheet import csv_dict_writer
-
+from ..exporter import Exporter
 from .pdf import report_pdf
 from .render import report_csv, report_json
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Exporter(Generic[T]):
-    """One output format: how to render the data, and how the file is named and typed."""
-
-    extension: str
-    content_type: str
-    render: Callable[[T], bytes]
-
-    def filename(self, stem: str) -> str:
-        return f"{stem}.{self.extension}"
-
 
 # --- the IRR report (the dict built by reports.build.calibration_report_build) ----------------------------
 
@@ -55,43 +35,3 @@ REPORT_EXPORTERS: dict[str, Exporter[dict[str, Any]]] = {
     "json": Exporter("json", "application/json", report_json_bytes),
     "pdf": Exporter("pdf", "application/pdf", report_pdf_bytes),
 }
-
-
-# --- gold labels (adjudication.selectors.gold_labels rows of one cycle) -----------------------------------
-
-GOLD_FIELDS = ["cycle", "case", "model", "run_label", "dimension", "sub_dimension", "gold_score", "reason",
-               "decision_id", "adjudicated_at"]
-
-
-@dataclass(frozen=True)
-class GoldLabelSet:
-    """A cycle's current gold labels, one row per item × sub-dimension, with what they were scored against."""
-
-    cycle: str
-    rubric_version: str
-    rows: list[dict[str, Any]]
-
-
-def gold_labels_csv(labels: GoldLabelSet) -> bytes:
-    """One row per item × sub-dimension, the columns of GOLD_FIELDS."""
-    buffer = io.StringIO()
-    writer = csv_dict_writer(buffer, GOLD_FIELDS)
-    writer.writeheader()
-    writer.writerows(labels.rows)
-    return buffer.getvalue().encode("utf-8")
-
-
-def gold_labels_json(labels: GoldLabelSet) -> bytes:
-    """{"cycle", "rubric_version", "gold_labels": [rows]}, indented, UTF-8."""
-    body = {"cycle": labels.cycle, "rubric_version": labels.rubric_version, "gold_labels": labels.rows}
-    return (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-GOLD_EXPORTERS: dict[str, Exporter[GoldLabelSet]] = {
-    "csv": Exporter("csv", "text/csv", gold_labels_csv),
-    "json": Exporter("json", "application/json", gold_labels_json),
-}
-
-
-def gold_filename_stem(*, cycle_id: int) -> str:
-    return f"gold-labels-cycle-{cycle_id}"

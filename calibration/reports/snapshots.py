@@ -33,7 +33,7 @@ from evidence.services import (
     snapshot_store,
 )
 
-from ..selectors import cycle_assignment_completeness
+from ..cycles.selectors import cycle_assignment_completeness
 from .build import Rating, UnitInfo, calibration_report_build
 from .cells import validation_cells
 from .exporting import REPORT_EXPORTERS

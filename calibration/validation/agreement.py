@@ -19,7 +19,7 @@ from evaluations.selectors import rubric_active
 from evidence.models import Snapshot
 from stats.reliability import reliability_summary
 
-from ..services import cycle_assignments_create
+from ..cycles.services import cycle_assignments_create
 from .store import CheckKind, bias_check_record
 
 ALPHA_MIN, ALPHA_GOOD = 0.667, 0.80

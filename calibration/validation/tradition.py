@@ -19,7 +19,7 @@ from evaluations.selectors import rubric_active
 from evidence.models import Snapshot
 from stats.means import mean_t_interval
 
-from ..services import cycle_assignments_create
+from ..cycles.services import cycle_assignments_create
 from .store import CheckKind, bias_check_record
 
 FLAG_POINTS = 0.5  # §6.2.3: no tradition scored > 0.5 points differently by out-group experts

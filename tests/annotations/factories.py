@@ -14,8 +14,8 @@ import pytest
 from accounts.models import User
 from accounts.services import user_create
 from annotations.models import Assignment, CalibrationCycle, Panel
-from calibration.sampling import DrawParams
-from calibration.services import cycle_commit
+from calibration.cycles.sampling import DrawParams
+from calibration.cycles.services import cycle_commit
 from evaluations.models import EvaluatedModel, ModelResponse, TestCase, Tradition, Visibility
 
 _seq = itertools.count(1)

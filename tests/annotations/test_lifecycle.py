@@ -31,7 +31,7 @@ from annotations.services import (
 )
 from calibration.adjudication.selectors import item_states
 from calibration.adjudication.services import adjudication_record
-from calibration.selectors import cycle_assignment_completeness, cycle_progress
+from calibration.cycles.selectors import cycle_assignment_completeness, cycle_progress
 from tests.annotations.factories import OTHER_RATIONALE_MARKER, World, person, tradition
 
 pytestmark = pytest.mark.django_db

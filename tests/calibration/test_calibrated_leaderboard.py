@@ -18,7 +18,7 @@ from annotations.services import AnnotationInput, annotation_skip, annotation_su
 from calibration.calibrated.build import DIFFICULTY_WEIGHTS, InputRow, Options, calibrated_leaderboard_build
 from calibration.calibrated.files import InputsError, inputs_csv, inputs_csv_parse, report_json
 from calibration.calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
-from calibration.truth import response_truths
+from calibration.cycles.truth import response_truths
 from evaluations.models import JudgeResult, JudgeRun
 from evidence.models import Snapshot
 from tests.annotations.factories import world_build

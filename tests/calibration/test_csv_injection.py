@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import io
 
+from calibration.adjudication.exporting import GOLD_FIELDS, GoldLabelSet, gold_labels_csv
 from calibration.reports.build import Rating, UnitInfo, calibration_report_build
-from calibration.reports.exporting import GOLD_FIELDS, GoldLabelSet, gold_labels_csv
 from calibration.reports.render import report_csv
 from calibration.reports.selectors import ReportInputs
 from calibration.reports.snapshots import ratings_csv, ratings_csv_parse

@@ -7,10 +7,10 @@ from django.test import Client
 
 from accounts.models import User
 from annotations.models import Assignment, CalibrationCycle, Panel
+from calibration.cycles.selectors import panel_size_warnings
 from calibration.demo import DEMO_CYCLE_NAME, DEMO_PASSWORD, demo_people_create
-from calibration.selectors import panel_size_warnings
 from evaluations.models import Tradition
-from tests.calibration.test_cycles import pool_create
+from tests.calibration.cycles.test_cycles import pool_create
 
 pytestmark = pytest.mark.django_db
 

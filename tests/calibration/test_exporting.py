@@ -9,9 +9,10 @@ import json
 import pytest
 from django.urls import reverse
 
+from calibration.adjudication.exporting import GOLD_EXPORTERS, GoldLabelSet
 from calibration.adjudication.selectors import gold_labels, item_states
 from calibration.adjudication.services import adjudication_record
-from calibration.reports.exporting import GOLD_EXPORTERS, REPORT_EXPORTERS, GoldLabelSet
+from calibration.reports.exporting import REPORT_EXPORTERS
 from calibration.reports.render import report_csv, report_json
 from calibration.reports.schema import report_from_dict, report_to_dict
 from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from annotations.models import AdjudicationDecision
 from calibration.adjudication.selectors import item_states
-from calibration.selectors import cycle_latest
+from calibration.cycles.selectors import cycle_latest
 from tests.growth import Base, PageCheck, assert_constant, measure_two_sizes
 
 pytestmark = pytest.mark.django_db  # the test database must exist for the module fixture

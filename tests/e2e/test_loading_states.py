@@ -35,9 +35,9 @@ def test_a_slow_page_submit_shows_a_busy_button_until_the_next_page(live_server,
         page.goto(f"{live_server.url}/calibration/cycles/draw/")
         button = page.locator("button[value=preview]")
         expect(button).not_to_have_class("is-busy")
-        import calibration.views
+        import calibration.cycles.views
 
-        monkeypatch.setattr(calibration.views, "cycle_draw_preview", slowed(calibration.views.cycle_draw_preview))
+        monkeypatch.setattr(calibration.cycles.views, "cycle_draw_preview", slowed(calibration.cycles.views.cycle_draw_preview))
         # Playwright's locators wait for the navigation to finish, so the page being left keeps its own record:
         # what its preview button looked like when busy.js marked it, in sessionStorage (the tab's, same origin).
         page.evaluate("""() => {

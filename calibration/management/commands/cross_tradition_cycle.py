@@ -9,7 +9,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotations.models import Assignment
+from calibration.cycles.selectors import cycle_assignment_completeness, cycle_item_counts
 from calibration.validation.tradition import cross_tradition_cycle_commit
 
 
@@ -36,6 +36,7 @@ class Command(BaseCommand):
                                                  per_tradition=options["per_tradition"], seed=seed)
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from exc
-        assignments = Assignment.objects.filter(cycle=cycle).count()
-        self.stdout.write(f"cycle {cycle.pk} ({cycle.name}), seed {seed}: {cycle.items.count()} items, "
+        items = cycle_item_counts(cycle=cycle)["total"]
+        assignments = cycle_assignment_completeness(cycle=cycle)["assignments"]
+        self.stdout.write(f"cycle {cycle.pk} ({cycle.name}), seed {seed}: {items} items, "
                           f"{assignments} assignments; when scored: manage.py judge_bias tradition --cycle {cycle.pk}")

@@ -18,8 +18,8 @@ from accounts.models import User
 from annotations.lifecycle import cycle_close, cycle_reopen, panel_member_remove
 from annotations.models import CalibrationCycle, CycleEvent, CycleItem, Panel
 
-from ..forms import CycleReasonForm
-from ..selectors import panel_size_warnings, panel_warnings
+from .forms import CycleReasonForm
+from .selectors import panel_size_warnings, panel_warnings
 
 
 @admin.register(Panel)

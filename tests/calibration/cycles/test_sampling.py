@@ -6,7 +6,7 @@ import random
 from collections import Counter
 from fractions import Fraction
 
-from calibration.sampling import (
+from calibration.cycles.sampling import (
     SOURCE_CARRIED,
     SOURCE_EDGE_JUDGE,
     SOURCE_EDGE_LENGTH,

@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from calibration.active import (
+from calibration.cycles.active import (
     DEFAULT_RESIDUAL_SD,
     ActiveDesign,
     Labelled,
@@ -22,7 +22,7 @@ from calibration.active import (
     systematic_pps,
     uncertainty_weights,
 )
-from calibration.sampling import (
+from calibration.cycles.sampling import (
     BASIS_CARRIED,
     BASIS_DRAWN,
     BASIS_EDGE_CASE,
@@ -34,7 +34,7 @@ from calibration.sampling import (
     PreviousItem,
     draw,
 )
-from tests.calibration.test_sampling import make_pool
+from tests.calibration.cycles.test_sampling import make_pool
 
 
 def tiny_pool(sizes: dict[tuple[str, str], int], *, start: int = 1) -> list[PoolItem]:
@@ -281,7 +281,7 @@ def test_calibrated_ipw_mean_is_unbiased_under_the_active_design() -> None:
 
 
 def test_calibrated_preview_half_width_is_smaller_under_active_allocation_where_residuals_differ() -> None:
-    from calibration.services import draw_half_widths
+    from calibration.cycles.services import draw_half_widths
     from stats.ppi import expected_half_width
 
     pool = tiny_pool({("easy", "m1"): 40, ("hard", "m1"): 40})

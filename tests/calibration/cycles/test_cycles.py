@@ -8,9 +8,14 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from annotations.models import Assignment, CalibrationCycle, CycleItem, Panel
-from calibration.sampling import DrawParams
-from calibration.selectors import draw_pool, judge_extreme_composite_response_ids, panel_size_warnings
-from calibration.services import cycle_assignments_create, cycle_commit, cycle_draw_compute, panel_create
+from calibration.cycles.sampling import DrawParams
+from calibration.cycles.selectors import draw_pool, judge_extreme_composite_response_ids, panel_size_warnings
+from calibration.cycles.services import (
+    cycle_assignments_create,
+    cycle_commit,
+    cycle_draw_compute,
+    panel_create,
+)
 from tests.annotations.factories import (
     CaseFactory,
     EvaluatedModelFactory,

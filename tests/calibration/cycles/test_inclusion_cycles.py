@@ -14,16 +14,16 @@ from django.urls import reverse
 
 from annotations.models import Assignment, CalibrationCycle, CycleItem
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
-from calibration.active import Labelled, residual_sd_table
-from calibration.sampling import STRATEGY_ACTIVE, DrawParams
-from calibration.selectors import active_design, draw_pool, expert_truth_composites
-from calibration.services import cycle_commit, cycle_draw_compute, cycle_items_mark_anchor
-from calibration.truth import response_truths
+from calibration.cycles.active import Labelled, residual_sd_table
+from calibration.cycles.sampling import STRATEGY_ACTIVE, DrawParams
+from calibration.cycles.selectors import active_design, draw_pool, expert_truth_composites
+from calibration.cycles.services import cycle_commit, cycle_draw_compute, cycle_items_mark_anchor
+from calibration.cycles.truth import response_truths
 from calibration.validation.tradition import cross_tradition_cycle_commit
 from evaluations.judge.selectors import judge_decisive_scored
 from evaluations.models import JudgeResult, JudgeRun, ModelResponse, RubricVersion
 from tests.annotations.factories import world_build
-from tests.calibration.test_cycles import pool_create
+from tests.calibration.cycles.test_cycles import pool_create
 from tests.calibration.test_tradition_fairness import cross_world
 
 pytestmark = pytest.mark.django_db

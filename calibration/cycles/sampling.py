@@ -1,7 +1,7 @@
 """Drawing a calibration set: stratified, proportional, seeded, with edge cases and a 25 % refresh.
 
-Pure functions over plain data (no Django): `calibration.selectors` turns rows into `PoolItem`s,
-`draw()` decides, `calibration.services.cycle_commit` stores. Methodology §6.1.3: at least 50 responses
+Pure functions over plain data (no Django): `calibration.cycles.selectors` turns rows into `PoolItem`s,
+`draw()` decides, `calibration.cycles.services.cycle_commit` stores. Methodology §6.1.3: at least 50 responses
 per dimension, stratified by difficulty, tradition and model, random plus edge cases, 25 % new each cycle.
 
 Within each dimension:
@@ -15,7 +15,7 @@ Within each dimension:
 
 Strategies for the stratified random places (step 2): `proportional` (n_h ∝ N_h, largest remainder) or
 `active` (Neyman, n_h ∝ N_h·S_h with S_h the residual SD of the judge against the experts, and within a
-stratum unequal probabilities by the judge's uncertainty: `calibration.active`).
+stratum unequal probabilities by the judge's uncertainty: `calibration.cycles.active`).
 
 Every drawn item carries its inclusion probability π — its probability of being in this draw *given what
 was decided before it* (the previous cycle's items, the edge-case pick, the allocation), so that

@@ -11,15 +11,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from access.policy import Action, policy_required
-from accounts.http import AuthedRequest, download_response
+from accounts.http import AuthedRequest
 from annotations.models import CalibrationCycle
 from evaluations.domain import query_whole_number
 from evaluations.models import Dimension, Tradition
 
-from .adjudication.selectors import gold_labels
-from .calibrated.selectors import calibrated_evidence_for_cycle
 from .forms import DrawForm, random_seed
-from .reports.exporting import GOLD_EXPORTERS, GoldLabelSet, gold_filename_stem
 from .selectors import (
     cycle_inclusion_counts,
     cycle_item_counts,
@@ -118,7 +115,7 @@ def cycle(request: AuthedRequest, pk: int) -> HttpResponse:
     obj = get_object_or_404(CalibrationCycle.objects.select_related("previous", "neutral_panel", "rubric"), pk=pk)
     return render(request, "calibration/cycle.html",
                   {"cycle": obj, "counts": cycle_item_counts(cycle=obj), "inclusion": cycle_inclusion_counts(cycle=obj),
-                   **_report_context(obj.draw_report), "evidence": calibrated_evidence_for_cycle(cycle=obj)})
+                   **_report_context(obj.draw_report)})
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
@@ -136,14 +133,3 @@ def progress(request: AuthedRequest) -> HttpResponse:
 
 
 CYCLES_PAGE_SIZE = 50
-
-
-@policy_required(Action.MANAGE_CALIBRATION)
-@require_GET
-def gold_export(request: AuthedRequest, pk: int) -> HttpResponse:
-    """Download a cycle's current gold labels (?format=csv or json) for the benchmark pipeline."""
-    cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
-    exporter = GOLD_EXPORTERS.get(request.GET.get("format", "csv"), GOLD_EXPORTERS["csv"])
-    labels = GoldLabelSet(cycle=cycle.name, rubric_version=cycle.rubric.version, rows=gold_labels(cycle=cycle))
-    return download_response(exporter.render(labels), filename=exporter.filename(gold_filename_stem(cycle_id=cycle.pk)),
-                             content_type=exporter.content_type)

@@ -5,12 +5,18 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from django.db.models import Count, Q, QuerySet
 
 from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, Panel
-from evaluations.models import Dimension, JudgeRun, ModelResponse, RubricVersion, Tradition
+from evaluations.judge.selectors import (
+    DecisiveResult,
+    judge_decisive_scored,
+    judge_run_latest_finished,
+    judge_run_series,
+)
+from evaluations.models import Dimension, JudgeResult, JudgeRun, ModelResponse, RubricVersion, Tradition
 
 from .active import ActiveDesign, Labelled, residual_sd_table
 from .sampling import PoolItem, PreviousItem
@@ -69,7 +75,7 @@ def previous_items(*, cycle: CalibrationCycle | None) -> list[PreviousItem]:
 
 def judge_extreme_composite_response_ids(
     *, response_ids: Iterable[int], share: float = 0.05, dimensions: Mapping[int, str] | None = None,
-    decisive: Mapping[int, Any] | None = None,
+    decisive: Mapping[int, DecisiveResult] | None = None,
 ) -> frozenset[int]:
     """Responses whose judge composite is extreme — the lowest and highest `share` (at least one each) per
     dimension — as edge cases for the draw. Uses the newest finished judge run and its decisive result per
@@ -78,8 +84,6 @@ def judge_extreme_composite_response_ids(
     finished run's `judge_decisive_scored` over the pool, {} when there is no run), which spares the run's queries.
     """
     import math
-
-    from evaluations.judge.selectors import judge_decisive_scored, judge_run_latest_finished
 
     wanted = set(response_ids)
     if decisive is None:
@@ -192,7 +196,18 @@ def cycle_progress(*, cycle: CalibrationCycle) -> list[PanelProgress]:
     return list(panels.values())
 
 
-def cycle_assignment_completeness(*, cycle: CalibrationCycle) -> dict[str, object]:
+class AssignmentCompleteness(TypedDict):
+    """A cycle's assignments by status (withdrawn ones also by reason), as a report snapshot records them."""
+
+    assignments: int
+    submitted: int
+    skipped: int
+    open: int  # pending or draft
+    withdrawn: int
+    withdrawn_by_reason: dict[str, int]
+
+
+def cycle_assignment_completeness(*, cycle: CalibrationCycle) -> AssignmentCompleteness:
     """A cycle's assignments by status, withdrawn ones by reason (kept as records, never scored): one query."""
     rows = (Assignment.objects.filter(cycle=cycle).values_list("status", "withdrawn_reason")
             .annotate(n=Count("id")).order_by())
@@ -202,19 +217,19 @@ def cycle_assignment_completeness(*, cycle: CalibrationCycle) -> dict[str, objec
         by_status[status] += n
         if status == Assignment.Status.WITHDRAWN:
             by_reason[reason] += n
-    return {
-        "assignments": sum(by_status.values()),
-        "submitted": by_status[Assignment.Status.SUBMITTED],
-        "skipped": by_status[Assignment.Status.SKIPPED],
-        "open": by_status[Assignment.Status.PENDING] + by_status[Assignment.Status.DRAFT],
-        "withdrawn": by_status[Assignment.Status.WITHDRAWN],
-        "withdrawn_by_reason": by_reason,
-    }
+    return AssignmentCompleteness(
+        assignments=sum(by_status.values()),
+        submitted=by_status[Assignment.Status.SUBMITTED],
+        skipped=by_status[Assignment.Status.SKIPPED],
+        open=by_status[Assignment.Status.PENDING] + by_status[Assignment.Status.DRAFT],
+        withdrawn=by_status[Assignment.Status.WITHDRAWN],
+        withdrawn_by_reason=by_reason,
+    )
 
 
 def expert_truth_composites(*, rubric: RubricVersion | None = None) -> dict[int, float]:
     """{response id: the experts' composite in [0, 1]} over every standard cycle (four queries): the truth rule of
-    `calibration.truth` with `rubric`'s weights (by default the active rubric); a newer cycle's truth for a
+    `calibration.cycles.truth` with `rubric`'s weights (by default the active rubric); a newer cycle's truth for a
     response replaces an older one."""
     from evaluations.selectors import rubric_active
 
@@ -225,16 +240,13 @@ def expert_truth_composites(*, rubric: RubricVersion | None = None) -> dict[int,
     return {response_id: truth.composite for response_id, truth in truths.items()}
 
 
-def active_design(*, pool: list[PoolItem], run: JudgeRun | None, decisive: Mapping[int, Any],
+def active_design(*, pool: list[PoolItem], run: JudgeRun | None, decisive: Mapping[int, DecisiveResult],
                   with_uncertainty: bool = True) -> ActiveDesign:
     """What the active draw strategy learns from: the residual SDs of the judge run (`decisive`: its
     `judge_decisive_scored` over the pool) against the expert truths (per stratum, with fallbacks), and — with
     `with_uncertainty` — the judge's own uncertainty per response: the run-to-run spread (SD of the decisive
     composite) over its repeat series when the run is a repeat with ≥ 2 finished runs in its series, else the
     disagreement |primary − secondary| of its two judges, else none."""
-    from evaluations.judge.selectors import judge_decisive_scored, judge_run_series
-    from evaluations.models import JudgeResult
-
     if run is None:
         return ActiveDesign()
     facets = {p.response_id: p for p in pool}

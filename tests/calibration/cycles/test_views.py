@@ -151,9 +151,9 @@ def test_an_unknown_action_is_refused_by_the_form(admin_client_world) -> None:  
 
 
 def test_overview_lists_the_cycles_a_page_at_a_time(admin_client_world, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from calibration import views
-    from calibration.sampling import DrawParams
-    from calibration.services import cycle_commit
+    from calibration.cycles import views
+    from calibration.cycles.sampling import DrawParams
+    from calibration.cycles.services import cycle_commit
 
     client, world = admin_client_world
     for seed in (11, 12):

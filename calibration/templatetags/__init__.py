@@ -1,0 +1,1 @@
+"""Template tags of calibration: boxes one room shows on another room's page without that room importing it."""
