@@ -9,7 +9,7 @@ from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, NotFound
+from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -19,9 +19,14 @@ from access.policy import PolicyPermission
 from accounts.api_auth import TokenHasScope
 from accounts.models import ApiToken
 from annotations.models import CalibrationCycle
-from evidence.api import snapshot_bundle_response, version_query
+from evidence.api import (
+    snapshot_bundle_response,
+    snapshot_version_response,
+    snapshot_versions_response,
+    version_query,
+)
 from evidence.models import Snapshot
-from evidence.selectors import snapshot_for, snapshot_versions
+from evidence.selectors import snapshot_for
 from evidence.services import MAX_RESAMPLES, snapshot_pending_error
 
 from .models import Study
@@ -32,6 +37,9 @@ from .studies.snapshots import DEFAULT_STUDY_SEED
 from .studies.tasks import study_snapshot_start
 
 CYCLE, STUDY = Snapshot.Kind.CYCLE_REPORT, Snapshot.Kind.STUDY_REPORT
+HINT = "POST /api/v1/reports/ with its id"
+REPORT_VERSION = OpenApiParameter("version", int, required=False,
+                                 description="Report version (default: the newest ready one)")
 
 
 class VersionPending(APIException):
@@ -100,16 +108,13 @@ class ReportAPIView(APIView):
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(
-        parameters=[OpenApiParameter("version", int, required=False,
-                                     description="Report version (default: the newest ready one)")],
+        parameters=[REPORT_VERSION],
         responses={200: SnapshotSerializer},
     )
     def get(self, request: Request, pk: int) -> Response:
         cycle = get_object_or_404(CalibrationCycle, pk=pk)
-        version = version_query(request)
-        snapshot = _found(snapshot_for(kind=CYCLE, subject=cycle.pk, version=version), f"cycle {pk}", version,
-                          "POST /api/v1/reports/ with its id")
-        return Response(SnapshotSerializer(snapshot, context={"with_report": True}).data)
+        return snapshot_version_response(request, kind=CYCLE, subject=cycle.pk, name=f"cycle {pk}", hint=HINT,
+                                         serializer=SnapshotSerializer)
 
 
 class ReportVersionsAPIView(APIView):
@@ -121,9 +126,8 @@ class ReportVersionsAPIView(APIView):
 
     @extend_schema(responses={200: SnapshotSerializer(many=True)})
     def get(self, request: Request, pk: int) -> Response:
-        cycle = get_object_or_404(CalibrationCycle, pk=pk)
-        snapshots = snapshot_versions(kind=CYCLE, subject=cycle.pk)
-        return Response(SnapshotSerializer(snapshots, many=True).data)  # bodies only from the version endpoint
+        cycle = get_object_or_404(CalibrationCycle, pk=pk)  # bodies only from the version endpoint
+        return snapshot_versions_response(kind=CYCLE, subject=cycle.pk, serializer=SnapshotSerializer)
 
     @extend_schema(request=SnapshotRequestSerializer, responses={202: SnapshotSerializer, 409: PENDING_RESPONSE})
     def post(self, request: Request, pk: int) -> Response:
@@ -253,16 +257,6 @@ class ReportsAPIView(APIView):
         }).data, status=202)
 
 
-def _found(snapshot: Snapshot | None, subject: str, version: int | None, hint: str) -> Snapshot:
-    """The snapshot, or 404 saying what is missing (a version, or any computed report)."""
-    if snapshot is None:
-        raise NotFound(f"{subject} has no report version {version}" if version else
-                       f"{subject} has no computed report yet: {hint}")
-    return snapshot
-
-
-
-
 class StudyReportAPIView(APIView):
     """A study's report: a stored snapshot (?version=N, default the newest ready one); never computed here."""
 
@@ -271,16 +265,13 @@ class StudyReportAPIView(APIView):
 
     @extend_schema(
         operation_id="study_report",
-        parameters=[OpenApiParameter("version", int, required=False,
-                                     description="Report version (default: the newest ready one)")],
+        parameters=[REPORT_VERSION],
         responses={200: StudySnapshotSerializer},
     )
     def get(self, request: Request, pk: int) -> Response:
         study = get_object_or_404(Study, pk=pk)
-        version = version_query(request)
-        snapshot = _found(snapshot_for(kind=STUDY, subject=study.pk, version=version), f"study {pk}", version,
-                          "POST /api/v1/reports/ with its id")
-        return Response(StudySnapshotSerializer(snapshot, context={"with_report": True}).data)
+        return snapshot_version_response(request, kind=STUDY, subject=study.pk, name=f"study {pk}", hint=HINT,
+                                         serializer=StudySnapshotSerializer)
 
 
 class StudyReportVersionsAPIView(APIView):
@@ -292,8 +283,7 @@ class StudyReportVersionsAPIView(APIView):
     @extend_schema(operation_id="study_report_versions", responses={200: StudySnapshotSerializer(many=True)})
     def get(self, request: Request, pk: int) -> Response:
         study = get_object_or_404(Study, pk=pk)
-        snapshots = snapshot_versions(kind=STUDY, subject=study.pk)
-        return Response(StudySnapshotSerializer(snapshots, many=True).data)
+        return snapshot_versions_response(kind=STUDY, subject=study.pk, serializer=StudySnapshotSerializer)
 
 
 class StudyReportBundleAPIView(APIView):

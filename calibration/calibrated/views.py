@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -17,8 +17,8 @@ from evaluations.domain import query_whole_number
 from evaluations.judge.selectors import judge_run_latest_finished
 from evaluations.models import JudgeRun
 from evidence.models import Snapshot
-from evidence.selectors import snapshot_is_stale, snapshot_versions, version_param
-from evidence.views import snapshot_download_response, snapshot_progress_response
+from evidence.selectors import snapshot_is_stale, snapshot_versions
+from evidence.views import snapshot_download_response, snapshot_page_response, snapshot_progress_response
 
 from .charts import GROUP_COLOURS, history_chart
 from .forms import CalibratedRequestForm
@@ -75,15 +75,11 @@ def _context(request: AuthedRequest, run: JudgeRun, snapshot: Snapshot | None,
 @require_GET
 def board(request: AuthedRequest, run_id: int) -> HttpResponse:
     run = _run(run_id)
-    try:
-        version = version_param(request.GET.get("version"))
-    except ValueError as exc:
-        return HttpResponseBadRequest(str(exc))
-    snapshot = calibrated_snapshot_for(run=run, version=version)
-    if version is not None and snapshot is None:
-        raise Http404(f"Judge run {run.pk} has no calibrated leaderboard version {version}.")
-    return render(request, "calibration/calibrated/board.html",
-                  _context(request, run, snapshot, CalibratedRequestForm(run=run)))
+    return snapshot_page_response(
+        request, find=lambda version: calibrated_snapshot_for(run=run, version=version),
+        missing=f"Judge run {run.pk} has no calibrated leaderboard version {{version}}.",
+        page=lambda snapshot: render(request, "calibration/calibrated/board.html",
+                                     _context(request, run, snapshot, CalibratedRequestForm(run=run))))
 
 
 @policy_required(Action.MANAGE_CALIBRATION)

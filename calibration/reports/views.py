@@ -3,10 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import messages
-from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
@@ -15,9 +13,13 @@ from accounts.http import AuthedRequest
 from annotations.models import CalibrationCycle
 from evaluations.labels import group_label
 from evidence.models import Snapshot
-from evidence.selectors import snapshot_for, snapshot_is_stale, snapshot_versions, version_param
-from evidence.services import snapshot_pending_error
-from evidence.views import snapshot_download_response, snapshot_progress_response
+from evidence.selectors import snapshot_for, snapshot_is_stale, snapshot_versions
+from evidence.views import (
+    snapshot_compute_response,
+    snapshot_download_response,
+    snapshot_page_response,
+    snapshot_progress_response,
+)
 
 from .build import overall
 from .forms import SnapshotRequestForm
@@ -75,15 +77,11 @@ def _report_context(cycle: CalibrationCycle, snapshot: Snapshot | None, form: Sn
 def report(request: AuthedRequest, pk: int) -> HttpResponse:
     """The IRR report of a cycle: the chosen (or newest) snapshot, what changed since, every version."""
     cycle = _cycle(pk)
-    try:
-        version = version_param(request.GET.get("version"))
-    except ValueError as exc:
-        return HttpResponseBadRequest(str(exc))
-    snapshot = snapshot_for(kind=CYCLE, subject=cycle.pk, version=version)
-    if version is not None and snapshot is None:
-        raise Http404(f"This cycle has no report version {version}.")
-    context = _report_context(cycle, snapshot, SnapshotRequestForm())
-    return render(request, "calibration/report.html", context)
+    return snapshot_page_response(
+        request, find=lambda version: snapshot_for(kind=CYCLE, subject=cycle.pk, version=version),
+        missing="This cycle has no report version {version}.",
+        page=lambda snapshot: render(request, "calibration/report.html",
+                                     _report_context(cycle, snapshot, SnapshotRequestForm())))
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
@@ -92,22 +90,13 @@ def report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
     """Queue a new version of the report; the worker computes it while the page shows progress."""
     cycle = _cycle(pk)
     form = SnapshotRequestForm(request.POST)
-    if form.is_valid():
-        try:
-            snapshot = report_snapshot_start(
-                cycle=cycle, requested_by=request.user, run_id=form.cleaned_data["run"],
-                seed=form.cleaned_data["seed"], n_resamples=form.cleaned_data["n_resamples"],
-            )
-        except ValidationError as exc:
-            if snapshot_pending_error(exc):  # a second tab, a double click: the pending version's progress is shown
-                messages.warning(request, exc.messages[0])
-                return redirect("calibration:report", pk=cycle.pk)
-            form.add_service_error(exc)
-        else:
-            messages.success(request, f"Version {snapshot.version} is queued; its progress is shown below.")
-            return redirect("calibration:report", pk=cycle.pk)
-    return render(request, "calibration/report.html", _report_context(cycle, snapshot_for(kind=CYCLE, subject=cycle.pk), form),
-                  status=422)
+    return snapshot_compute_response(
+        request, form=form, page=reverse("calibration:report", args=[cycle.pk]),
+        start=lambda: report_snapshot_start(cycle=cycle, requested_by=request.user, run_id=form.cleaned_data["run"],
+                                            seed=form.cleaned_data["seed"],
+                                            n_resamples=form.cleaned_data["n_resamples"]),
+        again=lambda: render(request, "calibration/report.html",
+                             _report_context(cycle, snapshot_for(kind=CYCLE, subject=cycle.pk), form), status=422))
 
 
 @policy_required(Action.MANAGE_CALIBRATION)

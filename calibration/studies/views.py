@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Count
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -21,10 +21,13 @@ from evidence.selectors import (
     snapshot_is_stale,
     snapshot_latest_ready,
     snapshot_versions,
-    version_param,
 )
-from evidence.services import snapshot_pending_error
-from evidence.views import snapshot_download_response, snapshot_progress_response
+from evidence.views import (
+    snapshot_compute_response,
+    snapshot_download_response,
+    snapshot_page_response,
+    snapshot_progress_response,
+)
 
 from ..models import Study, StudyJudgeRun
 from .forms import (
@@ -110,14 +113,11 @@ def _study(pk: int) -> Study:
 def study_report(request: AuthedRequest, pk: int) -> HttpResponse:
     """A study's report: the chosen (or newest ready) version, and every version."""
     study = _study(pk)
-    try:
-        version = version_param(request.GET.get("version"))
-    except ValueError as exc:
-        return HttpResponseBadRequest(str(exc))
-    snapshot = snapshot_for(kind=STUDY, subject=study.pk, version=version)
-    if version is not None and snapshot is None:
-        raise Http404(f"This study has no report version {version}.")
-    return render(request, "calibration/studies/report.html", _context(study, snapshot, StudySnapshotRequestForm()))
+    return snapshot_page_response(
+        request, find=lambda version: snapshot_for(kind=STUDY, subject=study.pk, version=version),
+        missing="This study has no report version {version}.",
+        page=lambda snapshot: render(request, "calibration/studies/report.html",
+                                     _context(study, snapshot, StudySnapshotRequestForm())))
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
@@ -126,20 +126,12 @@ def study_report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
     """Queue a new version; the worker computes it while the page shows progress."""
     study = _study(pk)
     form = StudySnapshotRequestForm(request.POST)
-    if form.is_valid():
-        try:
-            snapshot = study_snapshot_start(study=study, requested_by=request.user, seed=form.cleaned_data["seed"],
-                                            n_resamples=form.cleaned_data["n_resamples"])
-        except ValidationError as exc:
-            if snapshot_pending_error(exc):  # a second tab, a double click: the pending version's progress is shown
-                messages.warning(request, exc.messages[0])
-                return redirect("calibration:study_report", pk=study.pk)
-            form.add_service_error(exc)
-        else:
-            messages.success(request, f"Version {snapshot.version} is queued; its progress is shown below.")
-            return redirect("calibration:study_report", pk=study.pk)
-    return render(request, "calibration/studies/report.html", _context(study, snapshot_for(kind=STUDY, subject=study.pk), form),
-                  status=422)
+    return snapshot_compute_response(
+        request, form=form, page=reverse("calibration:study_report", args=[study.pk]),
+        start=lambda: study_snapshot_start(study=study, requested_by=request.user, seed=form.cleaned_data["seed"],
+                                           n_resamples=form.cleaned_data["n_resamples"]),
+        again=lambda: render(request, "calibration/studies/report.html",
+                             _context(study, snapshot_for(kind=STUDY, subject=study.pk), form), status=422))
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
