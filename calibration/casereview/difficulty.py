@@ -161,10 +161,9 @@ def difficulty_fit(*, dimension: str, judge_run: JudgeRun | None = None, rotatio
 def fit_abilities(fit: Snapshot) -> list[dict[str, Any]]:
     """Each model of a fit with its own-scale ability and, when the fit was equated, its ability on the base scale
     (`equated`, else None); the most able first (on the equated scale when there is one)."""
-    payload: dict[str, Any] = fit.payload or {}
-    equating = payload.get("equating")
+    equating = fit.document.get("equating")
     equated = {m["model"]: m for m in equating["models"]} if equating else {}
-    rows = [{**m, "equated": equated.get(m["model"])} for m in payload["models"]]
+    rows = [{**m, "equated": equated.get(m["model"])} for m in fit.document["models"]]
     return sorted(rows, key=lambda m: -(m["equated"] or m)["theta"])
 
 
@@ -177,7 +176,7 @@ def difficulty_equate(*, base: Snapshot, other: Snapshot, min_anchors: int = 2) 
     """Put `other`'s rotation on `base`'s scale through the anchor cases both fits contain: mean/sigma and
     Stocking–Lord; the items' difficulties and the models' abilities are stored on the base scale (Stocking–Lord,
     the mean/sigma constants beside it), as a new version of `other`'s dimension and rotation."""
-    payload = dict(other.payload or {})
+    payload = dict(other.document)
     payload["equating"] = _equating(base=base, dimension=other.dimension, payload=payload, min_anchors=min_anchors)
     return difficulty_fit_store(dimension=other.dimension, rotation=other.rotation, items=other.items,
                                 persons=other.persons, payload=payload, user=other.requested_by, equated_to=base)
@@ -186,8 +185,7 @@ def difficulty_equate(*, base: Snapshot, other: Snapshot, min_anchors: int = 2) 
 def _equating(*, base: Snapshot, dimension: str, payload: dict[str, Any], min_anchors: int = 2) -> dict[str, Any]:
     if base.dimension != dimension:
         raise DifficultyError("equating needs two fits of the same dimension")
-    base_payload: dict[str, Any] = base.payload or {}
-    base_items = {i["case"]: i for i in base_payload["items"] if i["anchor"]}
+    base_items = {i["case"]: i for i in base.document["items"] if i["anchor"]}
     other_items = {i["case"]: i for i in payload["items"] if i["anchor"]}
     shared = sorted(set(base_items) & set(other_items))
     if len(shared) < min_anchors:

@@ -56,7 +56,7 @@ class Command(BaseCommand):
                                  equate_to=base)
         except DifficultyError as exc:
             raise CommandError(str(exc)) from exc
-        payload: dict[str, Any] = fit.payload or {}
+        payload = fit.document
         if options["items_csv"]:
             with open(options["items_csv"], "w", newline="", encoding="utf-8") as handle:
                 writer = csv_writer(handle)  # cells escaped like every CSV of ours (evaluations/spreadsheet.py)
