@@ -15,7 +15,15 @@ Object scope: an *assignment* is scored by its expert only (nobody else, admins 
 a *panel*'s finished work is reopened and its open work reassigned by its lead (or an admin); a panel's
 items are adjudicated by its lead, the Adjudicator-role members of that panel, or an admin (the item's own
 raters never — `calibration.adjudication.selectors` applies that part, which needs the item's scores); a
-*Delphi study* is seen by its panelists and admins; an *API token* is handled by its owner.
+*Delphi study* is seen by its panelists and admins; an *API token* is handled by its owner; a *test case*'s text
+is read by anyone shown the case unless it is held out (superusers only), and its review history by admins and the
+leads of a panel of its tradition.
+
+The API's one permission (`ApiPermission`, the REST framework's default in settings, so no view lists it): the
+view's `policy_action` (default USE_API) for the user, and, for a request signed by an API token, the scope the
+view names in `token_scope`. Two-factor sign-in: `mfa_satisfied` asks the rule that `accounts` registers at start-up
+(`mfa_rule_register`; access sits below accounts and imports none of it); the web middleware and the token
+authentication ask it here.
 
 `URL_ACTIONS` names the action every URL of the project needs; a test walks the whole URL configuration
 and fails on a URL that is not there (tests/accounts/test_permission_matrix.py).
@@ -25,9 +33,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 from functools import wraps
-from typing import Any
+from typing import Any, TypedDict
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
@@ -41,6 +49,7 @@ class Action(StrEnum):
     LEAD = "lead"                            # the lead pages (their rows are scoped by panel)
     MANAGE_PANEL_WORK = "manage_panel_work"  # object: a panel — reopen finished work, reassign open work
     ADJUDICATE = "adjudicate"                # the queue; object: a panel — decide its items
+    ADJUDICATE_ITEM = "adjudicate_item"      # object: an item (its panel_id, rater_ids) — never by its own raters
     TAKE_PART_IN_DELPHI = "delphi_take_part"  # object: a Delphi study — its panelists (and admins)
     RUN_DELPHI = "delphi_run"                # create, close rounds, approve, rescore
     MANAGE_CALIBRATION = "manage_calibration"  # panels, draws, cycles, progress, gold labels, reports
@@ -48,6 +57,8 @@ class Action(StrEnum):
     VIEW_CALIBRATED = "view_calibrated"      # the expert-calibrated leaderboard: admins and panel leads, never experts
     VIEW_CONDITIONS = "view_conditions"      # condition leaderboards and deltas (issue 26): admins and leads, never experts
     VIEW_HELD_OUT = "view_held_out"          # held-out test cases' text: superusers (contamination control)
+    READ_CASE_TEXT = "read_case_text"        # object: a test case — its text, unless held out (then VIEW_HELD_OUT)
+    VIEW_CASE_HISTORY = "view_case_history"  # a case's versions and reviews; object: a test case — its tradition's lead
     USE_API = "use_api"                      # the REST API (with a token: the token's scope as well)
     ADMIN_SITE = "admin_site"                # Django's admin site (its own model permissions apply on top)
 
@@ -109,6 +120,35 @@ def _adjudicates(user: Any, panel: Any) -> bool:
     return panels is None or panel.pk in panels
 
 
+def adjudicates_item(user: Any, item: Any, *, panels: set[int] | None) -> bool:
+    """Whether `user` may decide `item` (read by name: `panel_id`, `rater_ids`), given `panels_adjudicated(user)`.
+
+    Panel leads, Adjudicators of the item's panel and admins — never one of the item's own raters (withdrawn ones
+    too: they saw the item). A queue computes `panels` once and asks this for each of its items.
+    """
+    if not _active(user) or item is None or user.pk in item.rater_ids:
+        return False
+    return panels is None or item.panel_id in panels
+
+
+def _held_out_reader(user: Any) -> bool:
+    return _active(user) and bool(getattr(user, "is_superuser", False))
+
+
+def _reads_case_text(user: Any, case: Any) -> bool:
+    if case is None:  # every case's text, held-out ones included
+        return _held_out_reader(user)
+    return not case.is_held_out or _held_out_reader(user)
+
+
+def _sees_case_history(user: Any, case: Any) -> bool:
+    if is_admin(user):
+        return True
+    if case is None:  # the lead pages
+        return is_lead(user)
+    return _active(user) and user.led_panels.filter(tradition_id=case.tradition_id).exists()
+
+
 def _delphi_panelist(user: Any, study: Any) -> bool:
     if study is None:
         return _active(user)
@@ -123,13 +163,16 @@ RULES: dict[Action, Callable[[Any, Any], bool]] = {
     Action.LEAD: lambda user, obj: is_admin(user) or is_lead(user),
     Action.MANAGE_PANEL_WORK: _manages_panel,
     Action.ADJUDICATE: _adjudicates,
+    Action.ADJUDICATE_ITEM: lambda user, obj: adjudicates_item(user, obj, panels=panels_adjudicated(user)),
     Action.TAKE_PART_IN_DELPHI: _delphi_panelist,
     Action.RUN_DELPHI: lambda user, obj: is_admin(user),
     Action.MANAGE_CALIBRATION: lambda user, obj: is_admin(user),
     Action.VIEW_JUDGE_OUTPUT: lambda user, obj: is_admin(user),
     Action.VIEW_CALIBRATED: lambda user, obj: is_admin(user) or is_lead(user),
     Action.VIEW_CONDITIONS: lambda user, obj: is_admin(user) or is_lead(user),
-    Action.VIEW_HELD_OUT: lambda user, obj: _active(user) and bool(getattr(user, "is_superuser", False)),
+    Action.VIEW_HELD_OUT: lambda user, obj: _held_out_reader(user),
+    Action.READ_CASE_TEXT: _reads_case_text,
+    Action.VIEW_CASE_HISTORY: _sees_case_history,
     Action.USE_API: lambda user, obj: is_admin(user),
     Action.ADMIN_SITE: lambda user, obj: is_admin(user),
 }
@@ -176,7 +219,79 @@ class PolicyPermission(BasePermission):
         return allowed(request.user, getattr(view, "policy_action", Action.USE_API))
 
 
-def can(request: HttpRequest) -> dict[str, Any]:
+def view_token_scope(view: Any, method: str) -> str | None:
+    """The scope a token needs for `method` on `view` (`token_scope`: a scope, or a dict by HTTP method)."""
+    declared = getattr(view, "token_scope", None)
+    if isinstance(declared, dict):
+        return declared.get("GET" if method in ("HEAD", "OPTIONS") else method)
+    return declared
+
+
+class TokenHasScope(BasePermission):
+    """A token request needs the view's `token_scope` for its method; a view that declares none refuses tokens.
+
+    A token is the request's `auth` when it has `has_scope` (accounts.ApiToken, read by name); a session (or no)
+    authentication has none, and its user's own rules apply.
+    """
+
+    message = "This token lacks the scope this endpoint needs."
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        token = request.auth
+        if not hasattr(token, "has_scope"):
+            return True  # session (or no) authentication: scopes do not apply
+        scope = view_token_scope(view, request.method or "GET")
+        if scope is None:
+            return False
+        if not token.has_scope(scope):
+            self.message = f"This token lacks the '{scope}' scope this endpoint needs."
+            return False
+        return True
+
+
+class ApiPermission(BasePermission):
+    """The API's permission, composed once (settings' DEFAULT_PERMISSION_CLASSES): the policy, then the token scope.
+
+    The first refusal's message is the response's, as when the two were listed side by side.
+    """
+
+    message = PolicyPermission.message
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        for part in (PolicyPermission(), TokenHasScope()):
+            if not part.has_permission(request, view):
+                self.message = part.message
+                return False
+        return True
+
+
+# --- two-factor sign-in ----------------------------------------------------------------------------------
+
+_mfa_rule: Callable[[Any], bool] | None = None
+
+
+def mfa_rule_register(rule: Callable[[Any], bool]) -> None:
+    """Install the two-factor rule (accounts registers `accounts.mfa.mfa_satisfied` when the app is ready)."""
+    global _mfa_rule
+    _mfa_rule = rule
+
+
+def mfa_satisfied(user: Any) -> bool:
+    """Whether `user` meets the two-factor rule (staff, admins and adjudicators need an active TOTP authenticator).
+
+    Raises ImproperlyConfigured when no rule is registered: refusing everyone silently, or letting everyone in,
+    would both hide a missing app.
+    """
+    if _mfa_rule is None:
+        raise ImproperlyConfigured("no two-factor rule registered: is 'accounts' in INSTALLED_APPS?")
+    return _mfa_rule(user)
+
+
+class CanContext(TypedDict):
+    can: _Can
+
+
+def can(request: HttpRequest) -> CanContext:
     """Template context: `can.<action>` for the actions without an object (navigation and links)."""
     user = getattr(request, "user", None)
     return {"can": _Can(user)}
@@ -278,7 +393,7 @@ URL_ACTIONS: dict[str, Action] = {
     "review:cycle": A.MANAGE_PANEL_WORK,
     "review:cycle_report": A.MANAGE_PANEL_WORK,
     "review:flag": A.MANAGE_PANEL_WORK,
-    "review:case_history": A.LEAD,
+    "review:case_history": A.VIEW_CASE_HISTORY,
     "review:theobert": A.MANAGE_CALIBRATION,
     "review:difficulty": A.MANAGE_CALIBRATION,
     "annotations:lead": A.LEAD,

@@ -1,8 +1,9 @@
-"""API tokens in DRF: the authentication class (hashed lookup, expiry, revocation, MFA) and the scope permission.
+"""API tokens in DRF: the authentication class (hashed lookup, expiry, revocation, MFA asked of access.policy).
 
 Clients send `Authorization: Token <secret>` (DRF's keyword, kept for existing clients) or `Bearer <secret>`.
-Views state the scope a token needs in `token_scope` (one scope for every method, or a dict by method);
-`TokenHasScope` checks it. A request signed in by session is not limited by scopes: the web's own rules apply.
+Views state the scope a token needs in `token_scope` (one scope for every method, or a dict by method); the API's
+one permission (`access.policy.ApiPermission`, the settings' default) checks it. A request signed in by session is
+not limited by scopes: the web's own rules apply.
 """
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
-from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
-from .mfa import mfa_satisfied
+from access.policy import mfa_satisfied
+
 from .models import ApiToken, User, api_token_hash
 from .services import API_TOKEN_PREFIX, api_token_touch
 
@@ -57,32 +58,6 @@ class ApiTokenAuthentication(BaseAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         return "Token"
-
-
-def view_token_scope(view: Any, method: str) -> str | None:
-    """The scope a token needs for `method` on `view` (`token_scope`: a scope, or a dict by HTTP method)."""
-    declared = getattr(view, "token_scope", None)
-    if isinstance(declared, dict):
-        return declared.get("GET" if method in ("HEAD", "OPTIONS") else method)
-    return declared
-
-
-class TokenHasScope(BasePermission):
-    """A token request needs the view's `token_scope` for its method; a view that declares none refuses tokens."""
-
-    message = "This token lacks the scope this endpoint needs."
-
-    def has_permission(self, request: Request, view: Any) -> bool:
-        token = request.auth
-        if not isinstance(token, ApiToken):
-            return True  # session (or no) authentication: scopes do not apply
-        scope = view_token_scope(view, request.method or "GET")
-        if scope is None:
-            return False
-        if not token.has_scope(scope):
-            self.message = f"This token lacks the '{scope}' scope this endpoint needs."
-            return False
-        return True
 
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):

@@ -1,7 +1,7 @@
 """Template context of the accounts app."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
@@ -9,7 +9,11 @@ from django.utils.functional import SimpleLazyObject
 from .notifications import unread_count
 
 
-def notifications(request: HttpRequest) -> dict[str, Any]:
+class NotificationsContext(TypedDict):
+    unread_notifications: int | SimpleLazyObject  # a lazy int for a signed-in user
+
+
+def notifications(request: HttpRequest) -> NotificationsContext:
     """`unread_notifications`: counted only when a template uses it (one query), 0 for visitors."""
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:

@@ -16,6 +16,7 @@ from accounts.forms import ServiceErrorsForm
 from accounts.models import User
 from evaluations.methodology import SCALE
 
+from .selectors import EnteredValues
 from .services import RATIONALE_MAX_LENGTH, AnnotationInput, annotation_completeness_errors
 
 SCORE_PREFIX = "score-"
@@ -96,20 +97,20 @@ class ScoringForm(ServiceErrorsForm):
         return AnnotationInput(scores=scores, rationale=data.get("rationale", ""),
                                flagged_broken=bool(data.get("flagged_broken")), broken_note=data.get("broken_note", ""))
 
-    def entered(self) -> dict[str, Any]:
-        """What the expert entered, to show it again next to the errors (a value that is not valid is left out)."""
-        values: dict[str, Any] = {"scores": {}}
-        for name, field in self.fields.items():
-            try:
-                value = field.clean(field.widget.value_from_datadict(self.data, self.files, self.add_prefix(name)))
-            except ValidationError:
-                value = None if name.startswith(SCORE_PREFIX) else self.data.get(name, "")
-            if name.startswith(SCORE_PREFIX):
-                if value is not None:
-                    values["scores"][name[len(SCORE_PREFIX):]] = value
-            else:
-                values[name] = value
-        return values
+    def entered(self) -> EnteredValues:
+        """What the expert entered, to show it again next to the errors (a score that is not valid is left out)."""
+        scores = {name[len(SCORE_PREFIX):]: value for name in self.fields
+                  if name.startswith(SCORE_PREFIX) and (value := self._entered(name)) is not None}
+        return {"scores": scores, "rationale": self._entered("rationale"),
+                "flagged_broken": self._entered("flagged_broken"), "broken_note": self._entered("broken_note")}
+
+    def _entered(self, name: str) -> Any:
+        """One field's value as it cleans (a posted form value: any type), else as sent (None for a score)."""
+        field = self.fields[name]
+        try:
+            return field.clean(field.widget.value_from_datadict(self.data, self.files, self.add_prefix(name)))
+        except ValidationError:
+            return None if name.startswith(SCORE_PREFIX) else self.data.get(name, "")
 
     def score_rows(self, sub_dimensions: Sequence[Any]) -> list[tuple[Any, forms.BoundField]]:
         """(sub-dimension as shown, its score field) in the rubric's order, for the template."""

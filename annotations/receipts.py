@@ -22,8 +22,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TypedDict
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError
@@ -32,6 +33,14 @@ from django.utils import timezone
 from accounts.models import User
 
 from .models import Assignment, SaveReceipt
+
+
+class ReceiptResult(TypedDict):
+    """What a stored write answered (SaveReceipt.result): the annotation's status and when it was saved."""
+
+    status: str
+    saved_at: str  # ISO 8601
+
 
 RECEIPT_TTL = timedelta(hours=24)
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -53,8 +62,8 @@ def idempotency_key_clean(value: str | None) -> str:
     return value
 
 
-def save_fingerprint(*, action: str, assignment: Assignment, entries: dict[str, Any]) -> str:
-    """SHA-256 of what a write asked for: its action, its assignment and the entries (canonical JSON)."""
+def save_fingerprint(*, action: str, assignment: Assignment, entries: Mapping[str, object]) -> str:
+    """SHA-256 of what a write asked for: its action, its assignment and the entries (canonical JSON; any values)."""
     payload = json.dumps({"action": action, "assignment": assignment.pk, "entries": entries},
                          sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()
@@ -76,7 +85,7 @@ def receipt_replay(*, actor: User, key: str, fingerprint: str) -> SaveReceipt | 
 
 
 def receipt_store(*, actor: User, key: str, action: str, assignment: Assignment, fingerprint: str,
-                  result: dict[str, Any], prune: bool = False) -> SaveReceipt | None:
+                  result: ReceiptResult, prune: bool = False) -> SaveReceipt | None:
     """Store the receipt of the write just made under `key` (in the write's transaction); `prune`: also delete the
     actor's receipts older than RECEIPT_TTL.
 

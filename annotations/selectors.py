@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypedDict
 
 from django.db.models import Case, Count, Exists, OuterRef, Q, QuerySet, When
 from django.http import Http404
@@ -167,11 +168,21 @@ def annotation_of(*, assignment: Assignment) -> Annotation | None:
     return Annotation.objects.filter(assignment=assignment).prefetch_related("scores").first()
 
 
+class EnteredValues(TypedDict):
+    """What an expert entered on the scoring form, shown again next to its errors (values as the fields clean them;
+    a score that is not valid is left out, another value that is not valid comes back as sent)."""
+
+    scores: dict[str, int]
+    rationale: str
+    flagged_broken: bool
+    broken_note: str
+
+
 def item_view(
     *,
     assignment: Assignment,
     annotation: Annotation | None = None,
-    overrides: dict | None = None,
+    overrides: EnteredValues | None = None,
 ) -> ItemView:
     """Build the blinded item; `overrides` re-displays what the expert typed when validation failed."""
     if annotation is None:

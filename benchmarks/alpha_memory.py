@@ -7,7 +7,7 @@ computes interval and ratio α, and their unit bootstrap, from per-unit sums ins
 Cases (each in a fresh process, so one case's memory does not count in the next):
 * ``point``: ``krippendorff_alpha`` at 10,000 units × 10 raters (goal < 2 s, < 200 MB);
 * ``summary``: ``reliability_summary`` (what ``manage.py irr`` and the reports run) with 1,000 resamples;
-* ``bootstrap``: ``stats.bootstrap.bootstrap_alpha`` with 1,000 resamples;
+* ``bootstrap``: ``stats.intervals.agreement_interval`` (α) with 1,000 resamples;
 * ``irr``: ``manage.py irr FILE --level interval`` on a 1,000 × 2 CSV, end to end (the issue's acceptance);
 at 1,000 × 2 and 10,000 × 10, goal < 10 s and < 500 MB each.
 Run: ``python benchmarks/alpha_memory.py`` (all), or ``--units N --raters K --level L --case C`` for one.
@@ -67,15 +67,15 @@ def run_case(case: str, units: int, raters: int, level: str) -> None:
         measure_irr(data, units, raters, level, distinct)
         return
     from stats.alpha import krippendorff_alpha
-    from stats.bootstrap import bootstrap_alpha
+    from stats.intervals import agreement_interval
     from stats.reliability import reliability_summary
 
     def compute(matrix: np.ndarray) -> tuple[float | None, list[float] | None]:
         if case == "point":
             return krippendorff_alpha(matrix, level).alpha, None  # type: ignore[arg-type]
         if case == "bootstrap":
-            result = bootstrap_alpha(matrix, level, n_resamples=1000, seed=1)  # type: ignore[arg-type]
-            return result.estimate, None if result.ci_low is None else [result.ci_low, result.ci_high]  # type: ignore[list-item]
+            result = agreement_interval(matrix, level=level, n_resamples=1000, seed=1)  # type: ignore[arg-type]
+            return result.estimate, None if result.interval is None else list(result.interval)
         summary = reliability_summary(matrix, level=level, n_resamples=1000, seed=1)  # type: ignore[arg-type]
         return summary["krippendorff_alpha"], summary["alpha_ci"]
 

@@ -20,7 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # Django is set up by the caller, after this module is imported
+    from accounts.models import User
+    from evaluations.models import ModelResponse, Tradition
 
 PASSAGE = (
     "The answer reads the passage in its canonical setting and names the key terms in the original language: "
@@ -100,7 +104,7 @@ def admin_user(email: str = "admin@bench.test") -> Any:
         email=email, password=None, role=User.Role.ADMIN, display_name="Bench Admin", is_superuser=True)
 
 
-def _traditions(keys: set[str]) -> dict[str, Any]:
+def _traditions(keys: set[str]) -> dict[str, Tradition]:
     """The Tradition rows for these keys ("none" is no tradition), creating the ones the reference data lacks."""
     from evaluations.models import Tradition
     from evaluations.services import reference_data_ensure
@@ -120,7 +124,8 @@ def _panel(tradition: Any) -> Any:
     return Panel.objects.get_or_create(tradition=tradition, defaults={"name": f"{tradition.name} panel"})[0]
 
 
-def _experts(codes: list[str], tradition_of: dict[str, str], traditions: dict[str, Any], *, prefix: str) -> dict:
+def _experts(codes: list[str], tradition_of: dict[str, str], traditions: dict[str, Tradition], *,
+             prefix: str) -> dict[str, User]:
     """One expert per code, on their tradition's panel: {code: user}."""
     from accounts.models import User
     from accounts.services import user_create
@@ -136,8 +141,8 @@ def _experts(codes: list[str], tradition_of: dict[str, str], traditions: dict[st
     return users
 
 
-def _cases_and_responses(cells: list[tuple[str, str, str, str]], traditions: dict[str, Any], *,
-                         prefix: str, words: int) -> dict[str, Any]:
+def _cases_and_responses(cells: list[tuple[str, str, str, str]], traditions: dict[str, Tradition], *,
+                         prefix: str, words: int) -> dict[str, ModelResponse]:
     """One test case and one model response per (item, dimension, tradition, difficulty): {item: response}."""
     from evaluations.models import EvaluatedModel, ModelResponse, TestCase
 

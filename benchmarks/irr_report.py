@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import krippendorff  # noqa: E402
 import numpy as np  # noqa: E402
 
-from stats.bootstrap import bootstrap_alpha  # noqa: E402
+from stats.intervals import agreement_interval  # noqa: E402
 from stats.reliability import reliability_summary  # noqa: E402
 
 N_UNITS, N_RATERS, RESAMPLES = 12_000, 5, 1_000
@@ -89,7 +89,7 @@ def main() -> None:
     # Speed: the same α bootstrap (unstratified, one sub-dimension) both ways, measured now.
     matrix = data["linguisticReasoning"]
     t0 = time.perf_counter()
-    fast = bootstrap_alpha(matrix, "ordinal", categories=SCALE, n_resamples=RESAMPLES, seed=1)
+    fast = agreement_interval(matrix, level="ordinal", categories=SCALE, n_resamples=RESAMPLES, seed=1)
     fast_seconds = time.perf_counter() - t0
     rng = np.random.default_rng(2)
     t0 = time.perf_counter()
@@ -104,7 +104,7 @@ def main() -> None:
     fast_per, naive_per = fast_seconds / RESAMPLES, naive_seconds / args.naive_replicates
     print(f"bootstrap, this code: {RESAMPLES:,} replicates in {fast_seconds * 1000:.1f} ms "
           f"({fast_per * 1e6:.1f} µs per replicate, incl. the point estimate); "
-          f"CI [{fast.ci_low:.3f}, {fast.ci_high:.3f}]")
+          f"CI [{fast.low:.3f}, {fast.high:.3f}]")
     print(f"bootstrap, krippendorff.alpha per replicate: {args.naive_replicates} replicates in "
           f"{naive_seconds * 1000:.1f} ms ({naive_per * 1000:.2f} ms per replicate → "
           f"~{naive_per * RESAMPLES:.1f} s for {RESAMPLES:,}); replicate SD {np.std(naive):.4f} "

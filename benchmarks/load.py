@@ -45,7 +45,7 @@ import warnings
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -216,8 +216,29 @@ class Scenario:
     fault: bool = False
 
 
+@dataclass(frozen=True)
+class ScenarioRun:
+    """One scenario's measured requests, its clients' outcome, the server's CPU seconds and when the fault began."""
+
+    records: list[Record]
+    out: Outcome
+    cpu: float
+    fault_at: float | None
+
+
+class ScenarioSummary(TypedDict):
+    """The figures the goals are checked against."""
+
+    rate: float
+    p95: float
+    e500: int
+    e5xx: int
+    lost: int
+    health: NotRequired[int]  # the fault scenario's /healthz status afterwards
+
+
 def run_scenario(args: argparse.Namespace, scenario: Scenario, sessions: list[str], base: str,
-                 server_pid: int, database: Any) -> dict[str, Any]:
+                 server_pid: int, database: Any) -> ScenarioRun:
     t0 = time.time() + 0.5
     start, end = t0 + args.warmup, t0 + args.warmup + args.seconds
     out = Outcome()
@@ -238,7 +259,7 @@ def run_scenario(args: argparse.Namespace, scenario: Scenario, sessions: list[st
     for thread in threads:
         thread.join()
     measured = [r for r in out.records if start <= r.start < end]
-    return {"records": measured, "out": out, "cpu": cpu, "fault_at": fault_at}
+    return ScenarioRun(records=measured, out=out, cpu=cpu, fault_at=fault_at)
 
 
 def acknowledged_lost(acknowledged: dict[str, dict[str, int]]) -> list[str]:
@@ -259,8 +280,8 @@ def acknowledged_lost(acknowledged: dict[str, dict[str, int]]) -> list[str]:
     return lost
 
 
-def report(args: argparse.Namespace, scenario: Scenario, result: dict[str, Any], base: str) -> dict[str, Any]:
-    records: list[Record] = result["records"]
+def report(args: argparse.Namespace, scenario: Scenario, result: ScenarioRun, base: str) -> ScenarioSummary:
+    records = result.records
     answered = [r for r in records if r.status]
     ms = [r.seconds * 1000 for r in answered]
     rate = len(answered) / args.seconds
@@ -277,20 +298,22 @@ def report(args: argparse.Namespace, scenario: Scenario, result: dict[str, Any],
               f"max {max(kms, default=0):7.1f} ms")
     print(f"  status 500: {counts[500]}, 503: {counts[503]}, other 5xx: {other_5xx + counts[502] + counts[504]}, "
           f"no answer: {counts[0]}, retried attempts: {sum(1 for r in records if r.retry)}; "
-          f"server CPU {result['cpu']:.1f} s of {2 * args.seconds:g} core-seconds")
-    out: Outcome = result["out"]
+          f"server CPU {result.cpu:.1f} s of {2 * args.seconds:g} core-seconds")
+    out = result.out
     lost = acknowledged_lost(out.acknowledged)
     print(f"  acknowledged submissions: {len(out.acknowledged):,}, stored as sent: {len(out.acknowledged) - len(lost):,}"
           f" (lost: {len(lost)})")
-    summary = {"rate": rate, "p95": pct(ms, 95), "e500": counts[500], "e5xx": other_5xx + counts[502] + counts[504]
-               + counts[500] + counts[503], "lost": len(lost)}
+    summary: ScenarioSummary = {
+        "rate": rate, "p95": pct(ms, 95), "e500": counts[500],
+        "e5xx": other_5xx + counts[502] + counts[504] + counts[500] + counts[503], "lost": len(lost)}
     if scenario.fault:
         outage = [r for r in records if r.status in (503, 0)]
         first = min((r.start for r in outage), default=None)
         last = max((r.start + r.seconds for r in outage), default=None)
-        window = f"{first - result['fault_at']:+.1f} s to {last - result['fault_at']:+.1f} s" if first else "none"
+        fault_at = result.fault_at or 0.0  # set in the fault scenario
+        window = f"{first - fault_at:+.1f} s to {last - fault_at:+.1f} s" if first and last else "none"
         health = wait_for(f"{base}/healthz", seconds=30)
-        print(f"  outage of {args.fault_seconds:g} s at {result['fault_at'] - result['records'][0].start:.1f} s: "
+        print(f"  outage of {args.fault_seconds:g} s at {fault_at - result.records[0].start:.1f} s: "
               f"503/unanswered attempts from {window} after it began; /healthz afterwards: {health}")
         summary["health"] = health
     for problem in out.problems[:8]:
@@ -344,7 +367,7 @@ def main() -> None:
            "PYTHONPATH": str(ROOT)}
     os.environ.update(env)
     processes: list[subprocess.Popen] = []
-    keep_log, summaries = True, {}
+    keep_log, summaries = True, dict[str, ScenarioSummary]()
     try:
         django_setup(database, "benchmarks.settings_load")
         from django.core.management import call_command

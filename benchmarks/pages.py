@@ -36,7 +36,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -86,11 +86,12 @@ def judged_run_build(seed: int) -> Any:
     """A finished judge run with a result for every response, written by the pipeline's writer."""
     from decimal import Decimal
 
+    from evaluations.judge.leaderboard import case_composite
     from evaluations.judge.outcomes import ItemOutcome, ResultRecord, ScoreRecord
     from evaluations.judge.pipeline import SIX_PLACES, work_items
     from evaluations.judge.services import judge_results_store, judge_run_create, judge_run_finish
     from evaluations.models import JudgeResult, JudgeRun, ModelResponse
-    from evaluations.selectors import case_composite, rubric_active
+    from evaluations.selectors import rubric_active
 
     rng = random.Random(seed)
     run = judge_run_create(rubric=rubric_active(), label="benchmark", base_url="http://127.0.0.1:9/v1",
@@ -211,6 +212,23 @@ def cycles_build(*, admin: Any, neutral: Any, seed: int) -> None:
 # ----------------------------------------------------------------------------------------- measuring
 
 
+class TimingRow(TypedDict):
+    """One page or call: median, fastest and first time in ms, and the queries of one request."""
+
+    label: str
+    ms: float
+    first_ms: float
+    min_ms: float
+    queries: int
+
+
+class ChildResult(TypedDict):
+    """What a child process prints as its last line: the database vendor and its rows."""
+
+    vendor: str
+    rows: list[TimingRow]
+
+
 class Timer:
     def __init__(self, repeat: int) -> None:
         from django.conf import settings
@@ -219,13 +237,13 @@ class Timer:
         settings.ALLOWED_HOSTS = ["*"]
         self.repeat = repeat
         self.client = Client()
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[TimingRow] = []
 
     def login(self, user: Any) -> None:
         self.client.force_login(user)
 
     def page(self, label: str, url: str, *, method: str = "get", data: dict | None = None,
-             before: Any = None, status: int = 200) -> dict[str, Any]:
+             before: Any = None, status: int = 200) -> TimingRow:
         from django.db import connection
         from django.test.utils import CaptureQueriesContext
 
@@ -245,12 +263,12 @@ class Timer:
             times.append(time.perf_counter() - start)
         with CaptureQueriesContext(connection) as ctx:
             request()
-        row = {"label": label, "ms": 1000 * statistics.median(times), "first_ms": 1000 * first,
-               "min_ms": 1000 * min(times), "queries": len(ctx.captured_queries)}
+        row: TimingRow = {"label": label, "ms": 1000 * statistics.median(times), "first_ms": 1000 * first,
+                          "min_ms": 1000 * min(times), "queries": len(ctx.captured_queries)}
         self.rows.append(row)
         return row
 
-    def call(self, label: str, function: Any) -> dict[str, Any]:
+    def call(self, label: str, function: Any) -> TimingRow:
         from django.db import connection
         from django.test.utils import CaptureQueriesContext
 
@@ -264,8 +282,8 @@ class Timer:
             times.append(time.perf_counter() - start)
         with CaptureQueriesContext(connection) as ctx:
             function()
-        row = {"label": label, "ms": 1000 * statistics.median(times), "first_ms": 1000 * first,
-               "min_ms": 1000 * min(times), "queries": len(ctx.captured_queries)}
+        row: TimingRow = {"label": label, "ms": 1000 * statistics.median(times), "first_ms": 1000 * first,
+                          "min_ms": 1000 * min(times), "queries": len(ctx.captured_queries)}
         self.rows.append(row)
         return row
 
@@ -420,7 +438,7 @@ def child(args: argparse.Namespace) -> None:
 # ------------------------------------------------------------------------------------------- driving
 
 
-def run_child(args: argparse.Namespace, kind: str) -> dict[str, Any]:
+def run_child(args: argparse.Namespace, kind: str) -> ChildResult:
     drop = None
     env = dict(os.environ)
     if not args.database_url:
@@ -445,7 +463,8 @@ def run_child(args: argparse.Namespace, kind: str) -> dict[str, Any]:
     finally:
         if drop:
             drop()
-    return json.loads(process.stdout.strip().splitlines()[-1])
+    result: ChildResult = json.loads(process.stdout.strip().splitlines()[-1])  # the child's last line (see child)
+    return result
 
 
 def main() -> None:
@@ -486,11 +505,11 @@ def main() -> None:
         ("draw preview", "draw preview (demo)", ""),
         ("draw preview", "draw preview (demo), first request of a fresh process", "for reference"),
     ):
-        row = next((r for r in rows if r["label"] == label), None)
-        if row is not None:
+        found = next((r for r in rows if r["label"] == label), None)
+        if found is not None:
             limit = GOALS_MS[goal]
-            verdict = "met" if row["ms"] < limit else "NOT met"
-            print(f"  {label:<56} {row['ms']:7.1f} ms  < {limit:.0f} ms  ratio {row['ms'] / limit:.2f}  {verdict}"
+            verdict = "met" if found["ms"] < limit else "NOT met"
+            print(f"  {label:<56} {found['ms']:7.1f} ms  < {limit:.0f} ms  ratio {found['ms'] / limit:.2f}  {verdict}"
                   + (f"  ({note})" if note else ""))
     growing = [r["label"] for r in rows if r["label"].startswith("admin changelist") and r["queries"] > 12]
     print(f"admin changelists with more than 12 queries at this size: {', '.join(growing) or 'none'}")

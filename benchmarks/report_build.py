@@ -28,7 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -37,12 +37,19 @@ import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 
-def per_pair_kappas(data: np.ndarray, raters: list[str]) -> list[dict[str, Any]]:
+class PairKappa(TypedDict):
+    raters: list[str]
+    n_units: int
+    quadratic_kappa: float | None
+    exact_agreement: float
+
+
+def per_pair_kappas(data: np.ndarray, raters: list[str]) -> list[PairKappa]:
     """The old `_pairwise_kappas`: one scikit-learn call per pair of raters (kept here as the reference)."""
     from stats.kappa import cohen_kappa
     from stats.matrix import UndefinedCoefficientError
 
-    pairs = []
+    pairs: list[PairKappa] = []
     for i in range(len(raters)):
         for j in range(i + 1, len(raters)):
             both = ~np.isnan(data[i]) & ~np.isnan(data[j])

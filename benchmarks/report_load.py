@@ -72,6 +72,33 @@ class Record:
     size: int = 0
 
 
+@dataclass(frozen=True)
+class Setup:
+    """What set-up made: sessions (cookie values) for the admin, the downloaders and the experts, the snapshot's
+    download URLs as (format, URL, size), its file sizes by format and its input counts."""
+
+    admin: str
+    downloaders: list[str]
+    experts: list[str]
+    urls: list[tuple[str, str, int]]
+    sizes: dict[str, int]
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One run: the experts' requests in phase A (alone) and B (with the downloads), the downloads, the problems
+    seen, the server's CPU seconds per phase, the load average at A, B and the end, and the items submitted."""
+
+    a: list[Record]
+    b: list[Record]
+    downloads: list[Record]
+    problems: list[str]
+    cpu: tuple[float, float]
+    load: tuple[float, float, float]
+    submitted: int
+
+
 # --- the clients ---------------------------------------------------------------------------------------
 
 def expert_loop(base: str, session: str, stop_at: float, think: float, drafts: int, seed: int,
@@ -264,7 +291,7 @@ def session_for(user: Any) -> str:
     return str(session.session_key)
 
 
-def setup(args: argparse.Namespace) -> dict[str, Any]:
+def setup(args: argparse.Namespace) -> Setup:
     from django.core.management import call_command
     from django.urls import reverse
 
@@ -283,9 +310,8 @@ def setup(args: argparse.Namespace) -> dict[str, Any]:
             for fmt in args.formats.split(",")]
     _, experts = scoring_cycle_write(name="Scoring cycle", admin=admin, n_experts=args.experts,
                                      items_per_expert=args.items)
-    return {"admin": session_for(admin), "downloaders": [session_for(admin) for _ in range(args.downloaders)],
-            "experts": [session_for(e) for e in experts], "urls": urls,
-            "sizes": sizes, "counts": snapshot.input_counts}
+    return Setup(admin=session_for(admin), downloaders=[session_for(admin) for _ in range(args.downloaders)],
+                 experts=[session_for(e) for e in experts], urls=urls, sizes=sizes, counts=snapshot.input_counts)
 
 
 # --- the run -------------------------------------------------------------------------------------------
@@ -302,8 +328,8 @@ def describe(records: list[Record]) -> str:
             if ms else "     0 req")
 
 
-def measure(args: argparse.Namespace, data: dict[str, Any], base: str, server: subprocess.Popen,
-            think: float) -> dict[str, Any]:
+def measure(args: argparse.Namespace, data: Setup, base: str, server: subprocess.Popen,
+            think: float) -> Measured:
     t0 = time.time() + 1.0
     a_start = t0 + args.warmup
     b_start = a_start + args.phase_seconds
@@ -311,9 +337,9 @@ def measure(args: argparse.Namespace, data: dict[str, Any], base: str, server: s
     records: list[Record] = []
     problems: list[str] = []
     threads = [threading.Thread(target=expert_loop, args=(base, session, end, think, args.drafts, i, records,
-                                                         problems)) for i, session in enumerate(data["experts"])]
+                                                         problems)) for i, session in enumerate(data.experts)]
     with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        downloaded = pool.submit(downloads, base, data["downloaders"], data["urls"], b_start, end,
+        downloaded = pool.submit(downloads, base, data.downloaders, data.urls, b_start, end,
                                  args.downloaders)
         time.sleep(max(0.0, t0 - time.time()))
         for thread in threads:
@@ -327,15 +353,15 @@ def measure(args: argparse.Namespace, data: dict[str, Any], base: str, server: s
         fetched = [Record(*row) for row in downloaded.result()]
     phase_a = [r for r in records if a_start <= r.start < b_start]
     phase_b = [r for r in records if b_start <= r.start < end]
-    return {"a": phase_a, "b": phase_b, "downloads": [r for r in fetched if r.start < end], "problems": problems,
-            "cpu": (marks["B"][0] - marks["A"][0], marks["end"][0] - marks["B"][0]),
-            "load": (marks["A"][1], marks["B"][1], marks["end"][1]), "submitted": sum(
-                1 for r in records if r.kind == "submit" and r.status == 200)}
+    return Measured(a=phase_a, b=phase_b, downloads=[r for r in fetched if r.start < end], problems=problems,
+                    cpu=(marks["B"][0] - marks["A"][0], marks["end"][0] - marks["B"][0]),
+                    load=(marks["A"][1], marks["B"][1], marks["end"][1]), submitted=sum(
+                        1 for r in records if r.kind == "submit" and r.status == 200))
 
 
-def report(args: argparse.Namespace, result: dict[str, Any], think: float) -> float:
+def report(args: argparse.Namespace, result: Measured, think: float) -> float:
     """Print one run's figures; return the ratio of the experts' p95s (with downloads / alone)."""
-    a, b, fetched = result["a"], result["b"], result["downloads"]
+    a, b, fetched = result.a, result.b, result.downloads
     print(f"\nexperts ({args.experts} threads, think {think:g} s, {args.drafts} autosaves per item)")
     for label, rows in (("phase A, experts alone     ", a), ("phase B, with the downloads ", b)):
         print(f"  {label} {describe(rows)}")
@@ -352,17 +378,17 @@ def report(args: argparse.Namespace, result: dict[str, Any], think: float) -> fl
     errors_5xx = sum(1 for r in a + b + fetched if r.status >= 500)
     other = sum(1 for r in a + b if r.status not in (200, 302) and r.status < 500)
     short = sum(1 for r in fetched if r.status == 299)
-    cpu_a, cpu_b = result["cpu"]
+    cpu_a, cpu_b = result.cpu
     print(f"server CPU (gunicorn, {args.workers} {args.worker_class} workers): phase A {cpu_a:.1f} s, "
           f"phase B {cpu_b:.1f} s of {2 * args.phase_seconds} core-seconds; load average at A/B/end "
-          + " / ".join(f"{x:.2f}" for x in result["load"]))
+          + " / ".join(f"{x:.2f}" for x in result.load))
     p95_a = pct([r.seconds for r in a], 95)
     p95_b = pct([r.seconds for r in b], 95)
     print(f"\nexperts' p95: {p95_a * 1000:.1f} ms alone, {p95_b * 1000:.1f} ms with downloads: "
           f"ratio {p95_b / p95_a:.2f} (goal ≤ 1.20)")
     print(f"5xx: {errors_5xx} (goal 0); other unexpected expert answers: {other}; downloads with the wrong size: "
-          f"{short}; items submitted: {result['submitted']:,}")
-    for problem in result["problems"][:10]:
+          f"{short}; items submitted: {result.submitted:,}")
+    for problem in result.problems[:10]:
         print(f"  problem: {problem}")
     return p95_b / p95_a
 
@@ -432,9 +458,9 @@ def main() -> None:
         connections.close_all()
         print(f"report snapshot downloads under scoring load — PostgreSQL, "
               f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, load average {load_average()}")
-        print(f"set-up {time.perf_counter() - started:.1f} s: snapshot of {data['counts']['units']:,} units, "
-              f"{data['counts']['expert_ratings']:,} ratings, {data['counts']['raters']} raters; files "
-              + ", ".join(f"{fmt} {size / 1024:,.0f} KiB" for fmt, size in sorted(data["sizes"].items()))
+        print(f"set-up {time.perf_counter() - started:.1f} s: snapshot of {data.counts['units']:,} units, "
+              f"{data.counts['expert_ratings']:,} ratings, {data.counts['raters']} raters; files "
+              + ", ".join(f"{fmt} {size / 1024:,.0f} KiB" for fmt, size in sorted(data.sizes.items()))
               + f"; {args.experts} experts × {args.items} pending assignments")
         server, base = server_start(args, env, log)
         served_by = "gunicorn's workers, from the database"

@@ -15,8 +15,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework_dataclasses.serializers import DataclassSerializer
 
-from access.policy import PolicyPermission
-from accounts.api_auth import TokenHasScope
 from accounts.models import ApiToken
 from annotations.models import CalibrationCycle
 from evidence.api import (
@@ -104,7 +102,6 @@ class SnapshotRequestSerializer(serializers.Serializer):
 class ReportAPIView(APIView):
     """A cycle's IRR report: a stored snapshot (?version=N, default the newest ready one); never computed here."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(
@@ -120,7 +117,6 @@ class ReportAPIView(APIView):
 class ReportVersionsAPIView(APIView):
     """Every version of a cycle's report (without the report bodies); POST queues a new one for the worker."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     # Queuing a version writes a snapshot row and takes worker time: a write.
     token_scope = {"GET": ApiToken.Scope.REPORTS_READ, "POST": ApiToken.Scope.DATA_WRITE}
 
@@ -149,7 +145,6 @@ class ReportBundleAPIView(APIView):
     """A ready report version's citable bundle (zip: README with the citation, JSON, CSV, PDF, ratings.csv,
     SHA256SUMS), the bytes the report page serves; ?version=N, default the newest ready one."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(
@@ -224,7 +219,6 @@ class ReportQueuedSerializer(serializers.Serializer):
 class ReportsAPIView(APIView):
     """Request a new version of a cycle's or a study's report; the worker computes it (202, then poll `url`)."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.DATA_WRITE  # writes a snapshot row and takes worker time
 
     @extend_schema(operation_id="reports_request", request=ReportRequestSerializer,
@@ -260,7 +254,6 @@ class ReportsAPIView(APIView):
 class StudyReportAPIView(APIView):
     """A study's report: a stored snapshot (?version=N, default the newest ready one); never computed here."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(
@@ -277,7 +270,6 @@ class StudyReportAPIView(APIView):
 class StudyReportVersionsAPIView(APIView):
     """Every version of a study's report, newest first (without the report bodies)."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(operation_id="study_report_versions", responses={200: StudySnapshotSerializer(many=True)})
@@ -289,7 +281,6 @@ class StudyReportVersionsAPIView(APIView):
 class StudyReportBundleAPIView(APIView):
     """A ready version's citable bundle (zip: README, JSON, CSV, PDF, ratings.csv, SHA256SUMS); ?version=N."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(

@@ -12,18 +12,15 @@ class CalibrationConfig(AppConfig):
 
         assignment_finished.connect(on_assignment_finished, dispatch_uid="calibration-adjudication-notice")
 
-        # each kind of evidence.Snapshot that calibration computes registers its builder and renderers
-        # a study's and a review cycle's snapshots name them by id: deleting them is refused like a PROTECT
-        from annotations.models import CaseReviewCycle
+        # each kind of evidence.Snapshot that calibration computes registers its builder and renderers (on
+        # import); a study's snapshots name it by id, so deleting it is refused like a PROTECT
         from evidence.models import Snapshot
         from evidence.services import subject_protect
 
         from .calibrated import snapshots as calibrated_snapshots  # noqa: F401
-        from .casereview import difficulty, report  # noqa: F401
         from .models import Study
         from .reports import snapshots as report_snapshots  # noqa: F401
         from .studies import snapshots as study_snapshots  # noqa: F401
         from .validation import store  # noqa: F401
 
         subject_protect(kind=Snapshot.Kind.STUDY_REPORT, sender=Study)
-        subject_protect(kind=Snapshot.Kind.CASE_REVIEW, sender=CaseReviewCycle)

@@ -1,10 +1,7 @@
-"""The REST API under /api/v1/ (token or session auth; every endpoint checks its own permissions)."""
-from collections.abc import Callable
-
+"""The REST API under /api/v1/ (token or session auth; every endpoint gets the settings' one permission,
+access.policy.ApiPermission: its policy action and, for a token, its token_scope)."""
 from django.urls import path
-from rest_framework.views import APIView
 
-from accounts.api_auth import TokenHasScope
 from calibration import api as calibration_api
 from calibration.adjudication import api as adjudication_api
 from calibration.calibrated import api as calibrated_api
@@ -12,20 +9,14 @@ from calibration.studies import api as studies_api
 from evaluations import api as evaluations_api
 from evaluations.judge import api as judge_api
 
-
-def _scoped(view: type[APIView]) -> Callable:
-    """A view of evaluations (below accounts) with accounts' token-scope check added to its permissions."""
-    return view.as_view(permission_classes=[*view.permission_classes, TokenHasScope])
-
-
 urlpatterns = [
-    path("cases/", _scoped(evaluations_api.CasesBulkAPIView), name="api-cases"),
-    path("responses/", _scoped(evaluations_api.ResponsesBulkAPIView), name="api-responses"),
-    path("judge-runs/", _scoped(evaluations_api.JudgeRunsAPIView), name="api-judge-runs"),
-    path("judge-runs/<int:pk>/", _scoped(evaluations_api.JudgeRunAPIView), name="api-judge-run"),
-    path("judge-runs/<int:pk>/cancel/", _scoped(evaluations_api.JudgeRunCancelAPIView), name="api-judge-run-cancel"),
-    path("judge-runs/<int:pk>/resume/", _scoped(evaluations_api.JudgeRunResumeAPIView), name="api-judge-run-resume"),
-    path("judge-runs/<int:pk>/retry/", _scoped(evaluations_api.JudgeRunRetryAPIView), name="api-judge-run-retry"),
+    path("cases/", evaluations_api.CasesBulkAPIView.as_view(), name="api-cases"),
+    path("responses/", evaluations_api.ResponsesBulkAPIView.as_view(), name="api-responses"),
+    path("judge-runs/", evaluations_api.JudgeRunsAPIView.as_view(), name="api-judge-runs"),
+    path("judge-runs/<int:pk>/", evaluations_api.JudgeRunAPIView.as_view(), name="api-judge-run"),
+    path("judge-runs/<int:pk>/cancel/", evaluations_api.JudgeRunCancelAPIView.as_view(), name="api-judge-run-cancel"),
+    path("judge-runs/<int:pk>/resume/", evaluations_api.JudgeRunResumeAPIView.as_view(), name="api-judge-run-resume"),
+    path("judge-runs/<int:pk>/retry/", evaluations_api.JudgeRunRetryAPIView.as_view(), name="api-judge-run-retry"),
     path("judge-runs/<int:pk>/calibrated/", calibrated_api.CalibratedAPIView.as_view(), name="api-calibrated"),
     path("judge-runs/<int:pk>/calibrated/versions/", calibrated_api.CalibratedVersionsAPIView.as_view(),
          name="api-calibrated-versions"),
@@ -48,6 +39,6 @@ urlpatterns = [
          name="api-study-report-bundle"),
     path("reports/studies/<int:pk>/versions/", calibration_api.StudyReportVersionsAPIView.as_view(),
          name="api-study-report-versions"),
-    path("leaderboard/", _scoped(judge_api.LeaderboardAPIView), name="api-leaderboard"),
-    path("judge-runs/<int:pk>/conditions/", _scoped(judge_api.ConditionsAPIView), name="api-judge-run-conditions"),
+    path("leaderboard/", judge_api.LeaderboardAPIView.as_view(), name="api-leaderboard"),
+    path("judge-runs/<int:pk>/conditions/", judge_api.ConditionsAPIView.as_view(), name="api-judge-run-conditions"),
 ]

@@ -89,7 +89,7 @@ class BadInputMiddleware:
         return self.get_response(request)
 
     def process_view(self, request: HttpRequest, view: Callable[..., Any], args: tuple[Any, ...],
-                     kwargs: dict[str, Any]) -> None:
+                     kwargs: dict[str, object]) -> None:  # the URL's converted values: any type
         if "\x00" in request.path or any("\x00" in key or "\x00" in value
                                          for key, values in request.GET.lists() for value in values):
             raise BadRequest("NUL characters are not accepted in addresses.")

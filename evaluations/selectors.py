@@ -24,15 +24,6 @@ def rubric_weights(*, rubric: RubricVersion) -> dict[str, tuple[Decimal, dict[st
     return result
 
 
-def case_composite(*, raw_scores: dict[str, int], sub_weights: dict[str, Decimal]) -> Decimal:
-    """Methodology §5.4.1: Σ raw/3 × weight/100 over a dimension's sub-dimensions, a number in [0, 1]."""
-    missing = set(sub_weights) - set(raw_scores)
-    if missing:
-        raise ValueError(f"missing scores for {', '.join(sorted(missing))}")
-    total = sum(Decimal(raw_scores[key]) / 3 * weight / 100 for key, weight in sub_weights.items())
-    return Decimal(total)
-
-
 def difficulty_weight(difficulty: str) -> Decimal:
     """Methodology §5.4.2: Easy 1.0, Medium 1.5, Hard 2.0, Expert 3.0."""
     return DIFFICULTY_WEIGHTS[difficulty]

@@ -70,8 +70,8 @@ def csv_row_protect(row: Iterable[Any]) -> list[Any]:
     return [csv_cell_protect(cell) for cell in row]
 
 
-def csv_dict_protect(row: Mapping[str, Any]) -> dict[str, Any]:
-    """`csv_cell_protect` over a record's values (for `csv.DictWriter.writerow`)."""
+def csv_dict_protect(row: Mapping[str, object]) -> dict[str, object]:
+    """`csv_cell_protect` over a record's values (for `csv.DictWriter.writerow`): any cell value, as csv takes it."""
     return {key: csv_cell_protect(cell) for key, cell in row.items()}
 
 

@@ -11,13 +11,13 @@ from django.db import transaction
 from django_tasks import task
 
 from .judge.pipeline import judge_run_execute
-from .judge.selectors import leaderboard_refresh
+from .judge.selectors import RunSummaryJson, leaderboard_refresh
 from .judge.services import judge_run_create, judge_runs_create, judge_runs_reclaim
 from .models import JudgeRun, RubricVersion
 
 
 @task()
-def judge_run_execute_task(run_id: int) -> dict[str, Any]:
+def judge_run_execute_task(run_id: int) -> RunSummaryJson:
     """Execute a queued judge run, then cache its leaderboard; returns its summary (also at /judge/runs/<id>/)."""
     run = JudgeRun.objects.select_related("rubric").get(pk=run_id)
     summary = judge_run_execute(run=run).as_dict()

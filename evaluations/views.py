@@ -2,7 +2,7 @@
 run): they sit here, above `tasks`, because the judge package below it cannot enqueue."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -53,7 +53,15 @@ def run_start(request: HttpRequest) -> HttpResponse:
     return render(request, "evaluations/judge/run_start.html", {"form": form, **_endpoint()}, status=status)
 
 
-def _endpoint() -> dict[str, Any]:
+class EndpointContext(TypedDict):
+    """What the run pages say about the endpoint the runs will call."""
+
+    base_url: str
+    has_key: bool
+    local_endpoint: bool
+
+
+def _endpoint() -> EndpointContext:
     base_url = str(setting("LLM_BASE_URL"))
     return {"base_url": base_url, "has_key": api_key_configured(), "local_endpoint": endpoint_is_local(base_url)}
 

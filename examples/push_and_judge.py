@@ -19,15 +19,23 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import httpx
 
 FINISHED = {"finished", "failed", "cancelled"}
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """A JSON list of records, or JSON Lines."""
+class ReportVersion(TypedDict):
+    """A report version as /api/v1/reports/cycles/<id>/versions/ lists it (the keys this script reads)."""
+
+    version: int
+    status: str
+    error: NotRequired[str]
+
+
+def read_records(path: Path) -> list[dict[str, object]]:
+    """A JSON list of records, or JSON Lines: sent as they are (the API checks every field)."""
     text = path.read_text(encoding="utf-8")
     if path.suffix in (".jsonl", ".ndjson"):
         return [json.loads(line) for line in text.splitlines() if line.strip()]
@@ -103,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             return fail("requesting a report version", response)
         version = response.json()["version"]
 
-        def ready(versions: list[dict[str, Any]]) -> dict[str, Any] | None:
+        def ready(versions: list[ReportVersion]) -> ReportVersion | None:
             mine = next(v for v in versions if v["version"] == version)
             return mine if mine["status"] in ("ready", "failed") else None
 

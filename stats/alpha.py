@@ -4,7 +4,7 @@ The point estimate comes from the ``krippendorff`` package (``krippendorff.alpha
 a report needs around it: the count of units that are not pairable (fewer than two values — they carry no
 pair and drop out of α; Krippendorff 2011, §"Computing α", step on m_u), a reason instead of a crash when α
 is undefined, leave-one-rater-out α, and the coincidence-matrix arithmetic that the fast bootstrap in
-:mod:`stats.bootstrap` reuses.
+:mod:`stats.intervals` reuses.
 
 Formulas (Krippendorff 2011, "Computing Krippendorff's Alpha-Reliability", Annenberg working paper, pp. 1–6):
 coincidences o_ck = Σ_u Σ_{i≠j} [v_iu = c][v_ju = k] / (m_u − 1); n_c = Σ_k o_ck; n = Σ_c n_c;

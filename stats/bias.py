@@ -23,8 +23,8 @@ partial correlation as the correlation of OLS residuals (equivalently −P₁₂
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -44,6 +44,30 @@ class Correlation:
     def undefined(self) -> bool:
         return self.r is None
 
+    def as_dict(self) -> CorrelationJson:
+        return {"r": self.r, "ci": self.ci, "n": self.n}
+
+
+class CorrelationJson(TypedDict):
+    r: float | None
+    ci: tuple[float, float] | None
+    n: int
+
+
+class LengthBiasJson(TypedDict):
+    """:class:`LengthBias` as stored (a bias check's payload): its fields, in order."""
+
+    n: int
+    pearson: CorrelationJson
+    spearman_rho: float | None
+    partial: CorrelationJson | None
+    reference_pearson: CorrelationJson | None
+    slope_per_100_words: float | None
+    flagged: bool
+    basis: str
+    verdict: str
+    warning: str
+
 
 @dataclass(frozen=True)
 class LengthBias:
@@ -58,8 +82,14 @@ class LengthBias:
     verdict: str = "undefined"  # pass / fail when the 95 % interval is clear of ±0.3, else uncertain
     warning: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def as_dict(self) -> LengthBiasJson:
+        return {
+            "n": self.n, "pearson": self.pearson.as_dict(), "spearman_rho": self.spearman_rho,
+            "partial": self.partial.as_dict() if self.partial is not None else None,
+            "reference_pearson": self.reference_pearson.as_dict() if self.reference_pearson is not None else None,
+            "slope_per_100_words": self.slope_per_100_words, "flagged": self.flagged, "basis": self.basis,
+            "verdict": self.verdict, "warning": self.warning,
+        }
 
 
 def _fisher_ci(r: float, n: int, k: int = 0, confidence: float = 0.95) -> tuple[float, float] | None:
@@ -175,8 +205,25 @@ class PositionBias:
     flagged: bool  # reversal rate ≥ 10 %
     verdict: str  # pass / fail when the Wilson interval is clear of 10 %, else uncertain
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def as_dict(self) -> PositionBiasJson:
+        return {
+            "n_pairs": self.n_pairs, "reversals": self.reversals, "reversal_rate": self.reversal_rate,
+            "reversal_ci": self.reversal_ci, "first_position_share": self.first_position_share,
+            "first_position_ci": self.first_position_ci, "flagged": self.flagged, "verdict": self.verdict,
+        }
+
+
+class PositionBiasJson(TypedDict):
+    """:class:`PositionBias` as stored (a bias check's payload): its fields, in order."""
+
+    n_pairs: int
+    reversals: int
+    reversal_rate: float | None
+    reversal_ci: tuple[float, float] | None
+    first_position_share: float | None
+    first_position_ci: tuple[float, float] | None
+    flagged: bool
+    verdict: str
 
 
 def position_bias(verdicts: list[tuple[str, str]]) -> PositionBias:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -38,6 +37,8 @@ from stats.gwet import gwet_ac_from_counts
 from stats.icc import IccPair, icc
 from stats.interval_choice import choose_interval_method, top_category_share
 from stats.intervals import (
+    MAX_CATEGORIES,
+    MAX_COUNT_CELLS,
     CoefficientFunctions,
     CoefficientReplicates,
     bootstrap_coefficients,
@@ -55,13 +56,11 @@ from stats.matrix import (
     value_counts,
 )
 from stats.pairwise import KappaWeights, cohen_kappa_from_confusion, pairwise_confusion
+from stats.shapes import CohenKappas, IntervalEntry, ReliabilitySummary
 from stats.weights import tolerance_weights
 
-# Above this many units × distinct values the categorical coefficients are not computed (continuous data).
-MAX_COUNT_CELLS = 2_000_000
-# More distinct values than this are continuous scores: treated as categories they would cost values × values
-# weights and per-pattern coincidences (12 s and 430 MB at 1,000 units × 2 raters) for meaningless coefficients.
-MAX_CATEGORIES = 400
+# MAX_COUNT_CELLS, MAX_CATEGORIES (from stats.intervals, the one place they are set): above either the ratings are
+# continuous scores and only α (from per-unit sums), ICC and rank correlations are computed.
 
 
 def reliability_summary(
@@ -76,7 +75,7 @@ def reliability_summary(
     strata: Sequence[object] | None = None,
     seed: int | np.random.Generator | np.random.SeedSequence | None = None,
     interval_coefficients: tuple[str, ...] | None = None,
-) -> dict[str, Any]:
+) -> ReliabilitySummary:
     """Return α (with bootstrap CI and P(α < α_min)), agreement, Fleiss' κ, Gwet's AC1/AC2 and Cohen's κ.
 
     ``interval_coefficients`` (keys of ``intervals``, e.g. ``("krippendorff_alpha",)``) bootstraps only those: their
@@ -96,7 +95,7 @@ def reliability_summary(
     rated_rows: npt.NDArray[np.bool_] = np.asarray((~np.isnan(data)).any(axis=1), dtype=bool)
     alpha = krippendorff_alpha(data, level, cat_list)
     warnings.extend(alpha.warnings)
-    summary: dict[str, Any] = {
+    summary: ReliabilitySummary = {
         "level": level,
         "categories": [_plain(c) for c in cat_list],
         "n_units": alpha.n_units,
@@ -172,7 +171,7 @@ def reliability_summary(
     )
     summary["intervals"].update(_icc_intervals(icc_pair))
     chosen = summary["intervals"].get("krippendorff_alpha")
-    if chosen and chosen["low"] is not None:  # α's reported interval is the one chosen by simulated coverage
+    if chosen and chosen["low"] is not None and chosen["high"] is not None:  # α's reported interval is the one chosen by simulated coverage
         summary["alpha_ci"] = [chosen["low"], chosen["high"]]
     summary["warnings"] = warnings
     return summary
@@ -194,11 +193,11 @@ def _icc(data: FloatArray, confidence: float, warnings: list[str]) -> IccPair | 
     return pair
 
 
-def _icc_intervals(pair: IccPair | None) -> dict[str, dict[str, Any] | None]:
+def _icc_intervals(pair: IccPair | None) -> dict[str, IntervalEntry | None]:
     """The F-based intervals of the ICCs (McGraw & Wong 1996), in the shape of the bootstrap intervals."""
     if pair is None:
         return {"icc_2_1": None, "icc_3_1": None}
-    out: dict[str, dict[str, Any] | None] = {}
+    out: dict[str, IntervalEntry | None] = {}
     for name, result in (("icc_2_1", pair.icc_2_1), ("icc_3_1", pair.icc_3_1)):
         if result.value is None:
             out[name] = None
@@ -209,9 +208,9 @@ def _icc_intervals(pair: IccPair | None) -> dict[str, dict[str, Any] | None]:
 
 
 def _continuous_summary(
-    summary: dict[str, Any], data: FloatArray, rated_rows: npt.NDArray[np.bool_], labels: list[str], level: Level,
+    summary: ReliabilitySummary, data: FloatArray, rated_rows: npt.NDArray[np.bool_], labels: list[str], level: Level,
     warnings: list[str],
-) -> dict[str, Any]:
+) -> ReliabilitySummary:
     """Data with too many distinct values for a units × values table: α, ICC and rank correlations only.
 
     The categorical coefficients (agreement, Fleiss' κ, AC1/AC2, Cohen's κ) and their bootstrap need that
@@ -258,7 +257,7 @@ def _continuous_summary(
 
 
 def _add_continuous_interval(
-    summary: dict[str, Any],
+    summary: ReliabilitySummary,
     data: FloatArray,
     level: Level,
     *,
@@ -292,7 +291,7 @@ def _add_continuous_interval(
                             ratings_per_unit=summary["n_values_pairable"] / summary["n_pairable_units"],
                             missing_share=missing_share,
                             top_share=0.0)  # continuous: no value holds a large share of ratings (the balanced class)
-    if entry["low"] is None:
+    if entry["low"] is None or entry["high"] is None:
         warnings.append(f"intervals: krippendorff_alpha: {entry['reason']}")
     else:
         summary["alpha_ci"] = [entry["low"], entry["high"]]
@@ -300,7 +299,7 @@ def _add_continuous_interval(
 
 
 def _record_alpha_bootstrap(
-    summary: dict[str, Any],
+    summary: ReliabilitySummary,
     alpha_boot: CoefficientReplicates,
     *,
     n_resamples: int,
@@ -345,7 +344,7 @@ def _scipy_rank(pair: FloatArray, warnings: list[str]) -> tuple[float | None, fl
     return float(spearmanr(pair[0], pair[1]).statistic), float(kendalltau(pair[0], pair[1]).statistic)
 
 
-def _point_values(summary: dict[str, Any]) -> dict[str, float | None]:
+def _point_values(summary: ReliabilitySummary) -> dict[str, float | None]:
     """The summary's point estimate of every coefficient that gets an interval, by interval key."""
     values: dict[str, float | None] = {
         name: summary[name]
@@ -362,7 +361,7 @@ def _point_values(summary: dict[str, Any]) -> dict[str, float | None]:
 
 
 def _add_intervals(
-    summary: dict[str, Any],
+    summary: ReliabilitySummary,
     data: FloatArray,
     cats: FloatArray,
     level: Level,
@@ -422,7 +421,7 @@ def _add_intervals(
 def _interval_entry(
     name: str, result: CoefficientReplicates | None, *, n_units: int, ratings_per_unit: float, missing_share: float,
     top_share: float,
-) -> dict[str, Any]:
+) -> IntervalEntry:
     """The reported interval of one coefficient: the method chosen by simulated coverage, its bounds and flag."""
     if result is None:
         return _no_interval("not bootstrapped")
@@ -432,13 +431,13 @@ def _interval_entry(
     choice = choose_interval_method(name, n_units=n_units, ratings_per_unit=ratings_per_unit,
                                     missing_share=missing_share, top_share=top_share, available=available)
     low, high = result.percentile if choice.method == "percentile" else result.bca  # type: ignore[misc]
-    entry = {"low": low, "high": high, "method": choice.method, "reliable": choice.reliable, "reason": choice.reason}
+    entry: IntervalEntry = {"low": low, "high": high, "method": choice.method, "reliable": choice.reliable, "reason": choice.reason}
     if choice.coverage is not None:  # absent, not null, where there is no simulated evidence: the reason says why
         entry |= {"coverage": round(choice.coverage, 3), "coverage_basis": choice.basis}
     return entry
 
 
-def _no_interval(reason: str) -> dict[str, Any]:
+def _no_interval(reason: str) -> IntervalEntry:
     return {"low": None, "high": None, "method": None, "reliable": False, "reason": reason}
 
 
@@ -466,7 +465,7 @@ def _rank_correlation(pair: FloatArray, cats: FloatArray, kind: str) -> float:
 
 def _cohen_kappas(
     pair: FloatArray, categories: list[float], coefficient: Callable[[str, Callable[[], float]], float | None]
-) -> dict[str, float | None]:
+) -> CohenKappas:
     """Unweighted, linear and quadratic κ of a two-rater matrix, from one confusion table (stats.pairwise).
 
     Equal to :func:`stats.kappa.cohen_kappa` (scikit-learn) to 1e-12, without its per-call validation cost.

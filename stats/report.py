@@ -46,7 +46,8 @@ def irr_report_build(
     summaries: dict[str, dict[str, Any]] = {}
     for group in ratings.groups:
         stream = named_seed_sequence(seed, "" if group.key is None else group.key)
-        summary = reliability_summary(
+        # The irr report relabels the categories and adds diagnostics: its own dict, not the summary's shape.
+        summary: dict[str, Any] = {**reliability_summary(
             group.matrix,
             level=level,
             categories=ratings.categories,
@@ -56,7 +57,7 @@ def irr_report_build(
             alpha_min=alpha_min,
             strata=group.strata,
             seed=np.random.default_rng(stream),
-        )
+        )}
         summary["categories"] = list(ratings.category_labels)
         if diagnostics:
             summary["diagnostics"] = _diagnostics(group.matrix, group.rater_ids, ratings, summary, judge)

@@ -27,7 +27,7 @@ FACETS = ("response__test_case__dimension", "response__test_case__difficulty", "
 
 
 def legacy_probabilities(
-    report: dict[str, Any],
+    report: object,  # the stored draw_report, as the JSONField holds it (checked below)
     items: list[tuple[int, str, bool, tuple[str, str, str, str]]],
     previous: list[tuple[bool, tuple[str, str, str, str]]],
 ) -> dict[int, tuple[float | None, str, list[str]]]:

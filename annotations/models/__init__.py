@@ -3,17 +3,15 @@
 `cycles`: panels of experts, calibration cycles, their drawn items and their lifecycle audit trail.
 `scoring`: assignments of items to experts, their blind annotations, sub-dimension scores, audit events.
 `adjudication`: gold decisions on disagreed items and their scores.
-`review`: test-case review cycles, the experts' case reviews and flags, TheoBERT audits.
 `receipts`: stored scoring writes by idempotency key, so a retried save is answered, not run twice.
 """
 from .adjudication import AdjudicationDecision, GoldScore
 from .cycles import DEFAULT_MIN_PANEL_SIZE, CalibrationCycle, CycleEvent, CycleItem, Panel
 from .receipts import SaveReceipt
-from .review import CaseFlag, CaseReview, CaseReviewCycle, TheoBertAudit
 from .scoring import Annotation, AnnotationEvent, Assignment, SubScore, public_id_new
 
 __all__ = [
     "DEFAULT_MIN_PANEL_SIZE", "AdjudicationDecision", "Annotation", "AnnotationEvent", "Assignment",
-    "CaseFlag", "CaseReview", "CaseReviewCycle", "SaveReceipt", "TheoBertAudit",
+    "SaveReceipt",
     "CalibrationCycle", "CycleEvent", "CycleItem", "GoldScore", "Panel", "SubScore", "public_id_new",
 ]

@@ -8,8 +8,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from access.policy import PolicyPermission
-from accounts.api_auth import TokenHasScope
 from accounts.models import ApiToken
 from annotations.models import CalibrationCycle
 from evaluations.domain import query_whole_number
@@ -37,7 +35,6 @@ class GoldLabelListSerializer(serializers.Serializer):
 class GoldLabelsAPIView(APIView):
     """Current adjudicated gold labels, one row per item × sub-dimension (optionally for one cycle)."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(

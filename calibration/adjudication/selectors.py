@@ -11,7 +11,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 from django.utils.safestring import SafeString
 
-from access.policy import panels_adjudicated
+from access.policy import Action, adjudicates_item, allowed, panels_adjudicated
 from accounts.models import User
 from annotations.models import (
     AdjudicationDecision,
@@ -97,21 +97,10 @@ def item_states(
     return states
 
 
-def _panels_adjudicated_by(user: User) -> set[int] | None:
-    """Panel ids whose items `user` may adjudicate; None means every panel (admins)."""
-    return panels_adjudicated(user)
-
-
-def _may_decide(user: User, state: ItemState, panels: set[int] | None) -> bool:
-    """The rule, given the panels the user adjudicates (None: every panel)."""
-    if not user.is_authenticated or not user.is_active or user.pk in state.rater_ids:
-        return False
-    return panels is None or state.panel_id in panels
-
-
 def may_adjudicate(*, user: User, state: ItemState) -> bool:
-    """Panel leads, adjudicators of the item's panel, and admins — never one of the item's own raters."""
-    return _may_decide(user, state, _panels_adjudicated_by(user))
+    """Panel leads, adjudicators of the item's panel, and admins — never one of the item's own raters (the policy's
+    ADJUDICATE_ITEM rule)."""
+    return allowed(user, Action.ADJUDICATE_ITEM, state)
 
 
 @dataclass(frozen=True)
@@ -146,12 +135,12 @@ def _queue_candidates(*, user: User, panels: set[int] | None, include_decided: b
 
 def _queue_states(*, user: User, include_decided: bool) -> list[ItemState]:
     """The states of the items in the user's queue, by cycle and item (four queries)."""
-    panels = _panels_adjudicated_by(user)
+    panels = panels_adjudicated(user)
     if panels is not None and not panels:
         return []
     states = item_states(item_ids=_queue_candidates(user=user, panels=panels, include_decided=include_decided))
     wanted = [s for s in states.values()
-              if s.needs_adjudication and (include_decided or not s.decided) and _may_decide(user, s, panels)]
+              if s.needs_adjudication and (include_decided or not s.decided) and adjudicates_item(user, s, panels=panels)]
     return sorted(wanted, key=lambda s: (s.cycle_id, s.item_id))
 
 

@@ -15,8 +15,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from access.policy import PolicyPermission
-from accounts.api_auth import TokenHasScope
 from accounts.models import ApiToken
 from annotations.models import CalibrationCycle
 from evaluations.models import JudgeRun
@@ -76,7 +74,6 @@ def _ready(run: JudgeRun, version: int | None) -> Snapshot:
 class CalibratedAPIView(APIView):
     """A run's calibrated leaderboard: a stored version (?version=N, default the newest ready one)."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(parameters=[VERSION_PARAMETER], responses={200: CalibratedSnapshotSerializer})
@@ -88,7 +85,6 @@ class CalibratedAPIView(APIView):
 class CalibratedVersionsAPIView(APIView):
     """Every version of a run's calibrated leaderboard (without bodies); POST queues a new one for the worker."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = {"GET": ApiToken.Scope.REPORTS_READ, "POST": ApiToken.Scope.DATA_WRITE}
 
     @extend_schema(responses={200: CalibratedSnapshotSerializer(many=True)})
@@ -119,7 +115,6 @@ class CalibratedVersionsAPIView(APIView):
 class CalibratedBundleAPIView(APIView):
     """A ready version's citable bundle (zip: README, report.json, tables.csv, report.pdf, inputs.csv, SHA256SUMS)."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(operation_id="calibrated_leaderboard_bundle", parameters=[VERSION_PARAMETER],

@@ -83,8 +83,7 @@ def _route_conditions(condition_ids: set[int]) -> tuple[list[GenerationCondition
     conditions = list(GenerationCondition.objects.filter(pk__in=condition_ids).order_by("name"))
     groups: dict[tuple, list[GenerationCondition]] = defaultdict(list)
     for c in conditions:
-        settings = c.settings_dict()
-        settings.pop("route")
+        settings = {axis: value for axis, value in c.settings_dict().items() if axis != "route"}
         groups[tuple(sorted(settings.items()))].append(c)
     if not groups:
         return [], []

@@ -34,11 +34,11 @@ import json
 import math
 import random
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TypeVar
 
+from stats.apportion import largest_remainder
 from stats.ppi import neyman_allocation
 
 from .active import ActiveDesign, pps_probabilities, systematic_pps, uncertainty_weights
@@ -55,8 +55,6 @@ STRATEGIES = (STRATEGY_PROPORTIONAL, STRATEGY_ACTIVE)
 BASIS_DRAWN = "drawn"
 BASIS_CARRIED = "carried"
 BASIS_EDGE_CASE = "edge_case"
-
-K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -157,29 +155,6 @@ class DrawResult:
             "notes": list(self.notes),
             "fingerprint": self.fingerprint,
         }
-
-
-def largest_remainder(sizes: dict[K, int], k: int, rng: random.Random) -> dict[K, int]:
-    """Allocate k draws over strata in proportion to their sizes, rounding by largest remainder.
-
-    Hamilton's method: each stratum gets floor(k·n_s/N); the places left go to the largest fractional
-    parts (exact fractions; ties broken by the seeded generator). Never exceeds a stratum's size.
-    Example: sizes {a: 5, b: 3, c: 2}, k = 5 → quotas 2.5, 1.5, 1.0 → floors 2, 1, 1 → a or b gets the last.
-    """
-    total = sum(sizes.values())
-    if k >= total:
-        return dict(sizes)
-    if k <= 0 or total == 0:
-        return {key: 0 for key in sizes}
-    exact = {key: Fraction(k * n, total) for key, n in sizes.items()}
-    alloc = {key: math.floor(q) for key, q in exact.items()}
-    left = k - sum(alloc.values())
-    order = sorted(sizes, key=repr)
-    rng.shuffle(order)
-    order.sort(key=lambda key: exact[key] - alloc[key], reverse=True)  # stable: shuffled order breaks ties
-    for key in order[:left]:
-        alloc[key] += 1
-    return alloc
 
 
 def length_edge_ids(items: Sequence[PoolItem], tail: float) -> set[int]:

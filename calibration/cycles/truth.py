@@ -2,7 +2,7 @@
 
 Per response and sub-dimension: the current adjudicated gold score where there is one, else the mean of the
 panel's submitted scores (skips, drafts and withdrawn assignments do not count). The response's composite is
-the judge's formula (methodology §5.4.1, `evaluations.selectors.case_composite`): Σ score/3 × weight/100 over
+the judge's formula (methodology §5.4.1, `evaluations.judge.leaderboard.case_composite`): Σ score/3 × weight/100 over
 its dimension's sub-dimensions, a number in [0, 1]; a response missing a sub-dimension has no truth.
 
 `response_truths(cycle=…, basis="panel")` is that rule; `basis="gold"` keeps only responses whose every

@@ -6,7 +6,7 @@ compute, and the study service stores the report.
 * Reads the newest finished judge run (`evaluations.judge.selectors.judge_run_latest_finished`) and, per
   response, the decisive result as the judge leaderboard defines it (`decisive_role`: secondary for
   self-preference, else fallback, else primary). Failed and filtered items are excluded (§5.6.4).
-* Per case: `evaluations.selectors.case_composite` (Σ raw/3 × sub-dimension weight, §5.4.1).
+* Per case: `evaluations.judge.leaderboard.case_composite` (Σ raw/3 × sub-dimension weight, §5.4.1).
 * Per model and dimension: the difficulty-weighted mean of composites (§5.4.2, `difficulty_weight`).
 * Per model: Σ_d w_d × S_{m,d} / Σ w_d (`stats.delphi.weighted_scores`), so that dimension weights matter.
   The judge leaderboard's own overall score is a difficulty-weighted mean over all items, without
@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from evaluations.judge.leaderboard import case_composite
 from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_latest_finished, judge_run_series
 from evaluations.models import JudgeRun, ModelResponse
-from evaluations.selectors import case_composite, difficulty_weight
+from evaluations.selectors import difficulty_weight
 from stats.delphi import kendall_tau, ranking, weight_sensitivity, weighted_scores
 
 SubWeights = Mapping[str, Mapping[str, Decimal]]  # dimension key → {sub-dimension key: weight}

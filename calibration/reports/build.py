@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -154,7 +154,7 @@ def _against_reference(
         "alpha": summary["krippendorff_alpha"],
         "alpha_ci": summary["alpha_ci"],
         "alpha_below_min_probability": summary["alpha_below_min_probability"],
-        "quadratic_kappa": (summary.get("cohen_kappa") or {}).get("quadratic"),
+        "quadratic_kappa": summary["cohen_kappa"]["quadratic"] if "cohen_kappa" in summary else None,
         "exact_agreement": float(np.mean(j == r)),
         "confusion": confusion.tolist(),
         "mean_signed_difference": float(np.mean(j - r)),
@@ -173,7 +173,7 @@ def _against_reference(
     return result
 
 
-def _present(summary: dict[str, Any], *keys: str) -> dict[str, Any]:
+def _present(summary: Mapping[str, object], *keys: str) -> dict[str, object]:
     """The keys of ``summary`` that have a value (optional keys of the report's tree are left out, not null)."""
     return {key: summary[key] for key in keys if summary.get(key) is not None}
 
@@ -207,8 +207,8 @@ def _group_report(
             "warnings": ["no expert scored these units"],
         }
     else:
-        panel = reliability_summary(data, level="ordinal", categories=CATEGORIES, rater_labels=raters,
-                                    n_resamples=n_resamples, strata=strata, seed=seed)
+        panel = {**reliability_summary(data, level="ordinal", categories=CATEGORIES, rater_labels=raters,
+                                       n_resamples=n_resamples, strata=strata, seed=seed)}
         for key in ("spearman_rho", "kendall_tau_b", "icc_2_1", "icc_3_1"):  # optional in the tree: absent, not null
             if panel.get(key, 0) is None:
                 del panel[key]

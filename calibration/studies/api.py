@@ -16,8 +16,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from access.policy import PolicyPermission
-from accounts.api_auth import TokenHasScope
 from stats.alpha import LEVELS
 
 from ..models import Study, StudyDimension, StudyJudgeRun
@@ -113,7 +111,6 @@ class StudiesAPIView(APIView):
     """GET: the studies. POST: create one with its dimensions; the same study posted again answers 200 with it,
     a different one under a taken name 409."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = {"GET": "reports:read", "POST": "data:write"}
 
     @extend_schema(operation_id="studies_list", responses=StudySerializer(many=True))
@@ -156,7 +153,6 @@ class StudiesAPIView(APIView):
 class StudyRatingsAPIView(APIView):
     """Add or update ratings in bulk (the long format's fields); a bad rating anywhere writes nothing."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = "data:write"
 
     @extend_schema(operation_id="study_ratings_upsert", request=RatingSerializer(many=True),
@@ -217,7 +213,6 @@ class StudyJudgeRunsAPIView(APIView):
     """POST: score the study's items with a judge model (the worker runs it; poll the run). The endpoint is the
     configured one (settings), never one named in the request. Scope judge:run."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = "judge:run"
 
     @extend_schema(operation_id="study_judge_run_start", request=StudyJudgeRunRequestSerializer,
@@ -239,7 +234,6 @@ class StudyJudgeRunsAPIView(APIView):
 class StudyJudgeRunAPIView(APIView):
     """GET: a study judge run's state, counts, tokens and cost."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = "reports:read"
 
     @extend_schema(operation_id="study_judge_run", responses={200: StudyJudgeRunSerializer})
@@ -250,7 +244,6 @@ class StudyJudgeRunAPIView(APIView):
 class StudyJudgeRunCancelAPIView(APIView):
     """POST: stop a queued or running study judge run (409 once it has ended)."""
 
-    permission_classes = [PolicyPermission, TokenHasScope]
     token_scope = "judge:run"
 
     @extend_schema(operation_id="study_judge_run_cancel", request=None,

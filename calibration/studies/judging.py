@@ -2,8 +2,9 @@
 integrated pipeline's HTTP client (the same retries, Retry-After, timeouts and cost accounting as a judge run); each
 answer becomes a score of the judge rater named after the model, so the study's report compares it with the humans.
 
-The prompt is the dimension's template (JUDGE-BENCH datasets carry one per metric) with ``{{ instance }}`` replaced by
-the item's text — or, without that placeholder, followed by it. Our system prompt asks for ``{"score": N}`` on the
+The prompts come from the judge's one prompt builder (``evaluations.judge.prompts``, its study variant): the user
+message is the dimension's template (JUDGE-BENCH datasets carry one per metric) with ``{{ instance }}`` replaced by
+the item's text — or, without that placeholder, followed by it; the system prompt asks for ``{"score": N}`` on the
 dimension's scale; the reply's score must be a number on the scale, else the call counts as failed (``parse``).
 
 Threads as in the judge pipeline: an event loop in a background thread sends the calls and never touches the
@@ -33,24 +34,19 @@ from django.utils import timezone
 from django_tasks import task
 
 from accounts.models import User
-from evaluations.judge.client import CallResult, ChatThread, json_chat_payload
+from evaluations.judge.client import CallResult, ChatThread, ClientOptions, json_chat_payload
 from evaluations.judge.config import PipelineConfig
+from evaluations.judge.prompts import study_system_prompt, study_user_message
 
 from ..models import Study, StudyDimension, StudyItem, StudyJudgeRun, StudyRater, StudyScore
 
 logger = logging.getLogger(__name__)
 
-PLACEHOLDER = re.compile(r"\{\{\s*instance\s*\}\}")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 BATCH = 100
 FLUSH_SECONDS = 0.5
 HEARTBEAT_SECONDS = 30.0
 STALE_AFTER = timedelta(minutes=5)  # a running run with no sign of life for this long lost its process
-SYSTEM_PROMPT = (
-    "You are an expert evaluator taking part in a reliability study. Rate the text you are given on one "
-    "criterion, \u201c{dimension}\u201d, following the instructions in the user's message. Answer with a JSON object "
-    "and nothing else: {{\"score\": <number>}}, where the number is {scale}."
-)
 
 
 @dataclass(frozen=True)
@@ -61,22 +57,6 @@ class Call:
     user: str
     low: float | None
     high: float | None
-
-
-def _scale_text(low: float | None, high: float | None, level: str) -> str:
-    if low is None or high is None:
-        return "the score the instructions ask for"
-    whole = float(low).is_integer() and float(high).is_integer() and level != "interval"
-    return (f"a whole number from {low:g} to {high:g}" if whole else f"a number from {low:g} to {high:g}")
-
-
-def study_judge_user_message(*, template: str, text: str, dimension: str) -> str:
-    """The dimension's template with the item's text in place of ``{{ instance }}`` (or after it)."""
-    if not template.strip():
-        return f"Rate the following text for {dimension}.\n\n{text}"
-    if PLACEHOLDER.search(template):
-        return PLACEHOLDER.sub(lambda _: text, template)
-    return f"{template.rstrip()}\n\n{text}"
 
 
 def parse_study_score(content: str, *, low: float | None, high: float | None) -> float:
@@ -119,13 +99,13 @@ def pending_calls(*, run: StudyJudgeRun) -> list[Call]:
     calls = []
     items = list(StudyItem.objects.filter(study=run.study).exclude(text="").order_by("id").values_list("id", "text"))
     for dimension in study_judge_dimensions(study=run.study, keys=run.dimensions or None):
-        system = SYSTEM_PROMPT.format(dimension=dimension.key,
-                                      scale=_scale_text(dimension.scale_min, dimension.scale_max, dimension.level))
+        system = study_system_prompt(dimension=dimension.key, low=dimension.scale_min, high=dimension.scale_max,
+                                     level=dimension.level)
         for item_id, text in items:
             if (item_id, dimension.pk) in done:
                 continue
             calls.append(Call(item_id, dimension.pk, system,
-                              study_judge_user_message(template=dimension.prompt, text=text, dimension=dimension.key),
+                              study_user_message(template=dimension.prompt, text=text, dimension=dimension.key),
                               dimension.scale_min, dimension.scale_max))
             if run.limit is not None and len(calls) >= run.limit:
                 return calls
@@ -176,7 +156,7 @@ def study_judge_run_cancel(*, run: StudyJudgeRun) -> bool:
                 .update(cancel_requested=True))
 
 
-def study_judge_run_execute(*, run: StudyJudgeRun, client_options: dict[str, Any] | None = None,
+def study_judge_run_execute(*, run: StudyJudgeRun, client_options: ClientOptions | None = None,
                             on_progress: Callable[[int, int], None] | None = None) -> StudyJudgeRun:
     """Run a queued run to its end (or until cancelled); safe to call twice (the second does nothing)."""
     if not StudyJudgeRun.objects.filter(pk=run.pk, status=StudyJudgeRun.Status.QUEUED).update(

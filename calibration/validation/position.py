@@ -32,7 +32,7 @@ def position_analysis(*, run: PairwiseRun) -> dict[str, Any]:
     return {"pairwise_run": run.pk, "model": run.model, "threshold": REVERSAL_FLAG_AT, "groups": groups,
             "unreadable_calls": unreadable, "n": len(pairs.get(ALL, [])),
             # fails over all pairs, or where a dimension's interval is clear of 10 % (small groups vary by chance)
-            "flagged": bool(groups.get(ALL, {}).get("flagged") or any(g["verdict"] == "fail" for g in groups.values()))}
+            "flagged": bool((ALL in groups and groups[ALL]["flagged"]) or any(g["verdict"] == "fail" for g in groups.values()))}
 
 
 def position_check(*, run: PairwiseRun, requested_by: User | None = None) -> Snapshot:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotations.models import CalibrationCycle
-from annotations.review import validated_cases
+from casereview.selectors import validated_cases
 from evaluations.models import TestCase
 from evidence.models import Snapshot
 
@@ -60,7 +60,7 @@ class ValidationStatus:
 
 
 def case_validity_rows() -> list[dict[str, Any]]:
-    """Active cases per dimension × tradition and how many of them are human-validated (annotations.review).
+    """Active cases per dimension × tradition and how many of them are human-validated (casereview.selectors).
 
     Keys as in the report's cells (dimension key, tradition key, "none" for tradition-neutral): the page shows
     names (evaluations.labels), the exports the keys."""

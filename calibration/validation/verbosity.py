@@ -4,7 +4,7 @@ adjudicated, else the lower median of the experts, averaged over the response's 
 from `stats.bias`; the result is stored as a bias-check `evidence.Snapshot`."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 
@@ -13,13 +13,29 @@ from annotations.models import CalibrationCycle, CycleItem
 from evaluations.judge.selectors import judge_decisive_scored
 from evaluations.models import JudgeRun, ModelResponse
 from evidence.models import Snapshot
-from stats.bias import FLAG_AT, length_bias, length_normalised
+from stats.bias import FLAG_AT, LengthBiasJson, length_bias, length_normalised
 
 from ..reports.build import majority
 from ..reports.selectors import report_inputs
 from .store import CheckKind, bias_check_record
 
 ALL = "all dimensions"
+
+
+class ModelLength(TypedDict):
+    raw: float
+    length_normalised: float
+    mean_words: float
+
+
+class VerbosityGroup(LengthBiasJson):
+    """One group's length bias, its means, and — when flagged — the length-normalised scores."""
+
+    mean_words: float
+    judge_mean: float
+    normalised_spread: NotRequired[float]
+    raw_spread: NotRequired[float]
+    models: NotRequired[dict[str, ModelLength]]
 
 
 def _reference(cycle: CalibrationCycle) -> dict[int, float]:
@@ -61,9 +77,7 @@ def verbosity_analysis(*, run: JudgeRun, cycle: CalibrationCycle | None = None) 
     for name in sorted(data, key=lambda k: (k == ALL, k)):
         words, judge, ref = (np.array(column) for column in zip(*data[name], strict=True))
         bias = length_bias(words, judge, ref if cycle is not None else None)
-        entry = bias.as_dict()
-        entry["mean_words"] = float(words.mean())
-        entry["judge_mean"] = float(judge.mean())
+        entry: VerbosityGroup = {**bias.as_dict(), "mean_words": float(words.mean()), "judge_mean": float(judge.mean())}
         if bias.flagged:  # §6.2.2: "if violated, implement length-normalisation" — shown beside the raw score
             adjusted = length_normalised(words, judge, bias)
             entry["normalised_spread"] = float(np.std(adjusted))

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "evaluations",
     "annotations",
     "evidence",  # the one versioned, hashed snapshot of every computed artefact
+    "casereview",
     "calibration",
     "config",  # operations: worker heartbeat (config/models.py), `manage.py run_worker`
 ]
@@ -200,9 +201,9 @@ REST_FRAMEWORK = {
         "accounts.api_auth.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    # A view that sets its own permission_classes must list TokenHasScope too (tests/accounts/test_api_tokens.py
-    # walks every API URL for it).
-    "DEFAULT_PERMISSION_CLASSES": ["access.policy.PolicyPermission", "accounts.api_auth.TokenHasScope"],
+    # The one API permission: the policy's action for the user and, with a token, the view's token_scope. No API
+    # view sets permission_classes (tests/accounts/test_api_tokens.py walks every API URL for it).
+    "DEFAULT_PERMISSION_CLASSES": ["access.policy.ApiPermission"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 SPECTACULAR_SETTINGS = {

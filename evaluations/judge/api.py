@@ -9,8 +9,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from access.policy import PolicyPermission
-
 from ..domain import query_whole_number
 from ..models import JudgeRun
 from .conditions import condition_report_cached
@@ -75,8 +73,6 @@ class LeaderboardSerializer(serializers.Serializer):
 class LeaderboardAPIView(APIView):
     """Per-model leaderboard of a judge run (default: the newest finished run)."""
 
-    # evaluations sits below accounts: config/api_urls.py adds accounts' TokenHasScope, which reads this.
-    permission_classes = [PolicyPermission]
     token_scope = "reports:read"
 
     @extend_schema(
@@ -141,7 +137,6 @@ class ConditionReportSerializer(serializers.Serializer):
 class ConditionsAPIView(APIView):
     """A finished judge run's leaderboard per generation condition and paired deltas between conditions."""
 
-    permission_classes = [PolicyPermission]
     token_scope = "reports:read"
 
     @extend_schema(operation_id="judge_run_conditions", responses=ConditionReportSerializer)

@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 import httpx
 
-from .config import PipelineConfig, RetryPolicy
+from .config import ChatRequest, PipelineConfig, RetryPolicy
 from .errors import RETRYABLE, ErrorClass, error_class_for_status
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -120,6 +120,15 @@ def _content_of(body: Any) -> str:
     return content
 
 
+class ClientOptions(TypedDict, total=False):
+    """What an LLMClient takes besides the run's configuration: tests inject a fake clock or an httpx transport."""
+
+    sleep: Sleep | None
+    now: Now | None
+    transport: httpx.AsyncBaseTransport | None
+    extra_headers: dict[str, str] | None
+
+
 class LLMClient:
     """One client per run (and per event loop): POST {base_url}/chat/completions with retries."""
 
@@ -196,7 +205,7 @@ class LLMClient:
             self.in_flight -= 1
             self._slots.put_nowait(transport)
 
-    async def chat(self, payload: dict[str, Any]) -> CallResult:
+    async def chat(self, payload: ChatRequest) -> CallResult:
         """Send one chat-completions request with the retry policy; never raises for HTTP or network errors."""
         body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
         started = time.perf_counter()
@@ -257,8 +266,8 @@ class LLMClient:
 
 
 async def chat_all(
-    items: Sequence[T], *, config: PipelineConfig, base_url: str, payload: Callable[[T], dict[str, Any]],
-    emit: Callable[[tuple[T, CallResult]], None], stop: threading.Event, client_options: dict[str, Any] | None = None,
+    items: Sequence[T], *, config: PipelineConfig, base_url: str, payload: Callable[[T], ChatRequest],
+    emit: Callable[[tuple[T, CallResult]], None], stop: threading.Event, client_options: ClientOptions | None = None,
 ) -> None:
     """Send one chat request per item through one LLMClient (the run's retry policy, timeouts and in-flight limit),
     `emit` each (item, result) as it arrives, and stop taking new items once `stop` is set (those in flight finish).
@@ -276,7 +285,7 @@ async def chat_all(
         await asyncio.gather(*(worker() for _ in range(min(config.max_in_flight, max(1, len(items))))))
 
 
-def json_chat_payload(*, model: str, system: str, user: str, max_tokens: int) -> dict[str, Any]:
+def json_chat_payload(*, model: str, system: str, user: str, max_tokens: int) -> ChatRequest:
     """A chat request for a JSON-object answer at temperature 0 (the study judge's and pairwise runs' calls)."""
     return {"model": model, "temperature": 0, "max_tokens": max_tokens,
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
@@ -289,7 +298,7 @@ class ChatThread:
     `crashed`. Leaving the `with` block stops it and waits for the calls in flight."""
 
     def __init__(self, items: Sequence[Any], *, config: PipelineConfig, base_url: str,
-                 payload: Callable[[Any], dict[str, Any]], client_options: dict[str, Any] | None, name: str) -> None:
+                 payload: Callable[[Any], ChatRequest], client_options: ClientOptions | None, name: str) -> None:
         self.out: queue.SimpleQueue = queue.SimpleQueue()
         self.stop = threading.Event()
         self.crashed: list[BaseException] = []

@@ -11,12 +11,40 @@ import json
 import os
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from django.conf import settings
 
+
+class Defaults(TypedDict):
+    """The FAITHBENCH settings and their methodology values (see :data:`DEFAULTS`)."""
+
+    LLM_BASE_URL: str
+    LLM_API_KEY: str
+    JUDGE_PRIMARY_MODEL: str
+    JUDGE_FALLBACK_MODEL: str
+    JUDGE_SECONDARY_MODEL: str
+    JUDGE_TEMPERATURE: float
+    JUDGE_MAX_TOKENS: int
+    TEST_MODEL_TEMPERATURE: float
+    TEST_MODEL_MAX_TOKENS: int
+    MAX_IN_FLIGHT: int
+    RETRY_ATTEMPTS: int
+    RETRY_INITIAL_BACKOFF: float
+    RETRY_MULTIPLIER: float
+    RETRY_MAX_BACKOFF: float
+    REQUEST_TIMEOUT: float
+    WRITE_BATCH_SIZE: int
+    WRITE_FLUSH_SECONDS: float
+    STALE_RUN_SECONDS: int
+    CURRENCY: str
+    JUDGE_PRICES: list[list[str | float]]
+    ESTIMATE_COMPLETION_TOKENS: int
+    MODEL_FAMILIES: list[list[str]]
+
+
 # Methodology §15.1–15.3 and the brief of the judge-pipeline issue.
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: Defaults = {
     "LLM_BASE_URL": "https://openrouter.ai/api/v1",
     "LLM_API_KEY": "",
     "JUDGE_PRIMARY_MODEL": "google/gemini-3-flash-preview",
@@ -94,6 +122,42 @@ def judge_family(model_name: str) -> str:
     return ""
 
 
+class ChatMessage(TypedDict):
+    role: Literal["system", "user"]
+    content: str
+
+
+class ResponseFormat(TypedDict):
+    type: Literal["json_object"]
+
+
+class Reasoning(TypedDict, total=False):
+    """OpenRouter's unified reasoning parameter: {"effort": …} or {"enabled": true}."""
+
+    effort: str
+    enabled: bool
+
+
+class ProviderRouting(TypedDict):
+    """OpenRouter provider routing: only these providers, in this order."""
+
+    order: list[str]
+    allow_fallbacks: bool
+
+
+class ChatRequest(TypedDict):
+    """The body of a chat-completions request (OpenAI-compatible, with OpenRouter's `reasoning` and `provider`)."""
+
+    model: str
+    messages: list[ChatMessage]
+    temperature: float
+    max_tokens: int
+    response_format: NotRequired[ResponseFormat]
+    seed: NotRequired[int]
+    reasoning: NotRequired[Reasoning]
+    provider: NotRequired[ProviderRouting]
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """Methodology §5.6.1/§15.3: 3 attempts, backoff 1 s → 2 s → 4 s (×2), capped at 60 s."""
@@ -155,7 +219,20 @@ class PipelineConfig:
         return replace(config, **{k: v for k, v in overrides.items() if v is not None})
 
 
-def judge_payload(*, model: str, system_prompt: str, user_message: str, config: PipelineConfig) -> dict[str, Any]:
+class RunOverrides(TypedDict, total=False):
+    """PipelineConfig's tunables a caller may set for one run (tests, the throughput benchmark)."""
+
+    api_key: str
+    judge_temperature: float
+    judge_max_tokens: int
+    max_in_flight: int
+    timeout: float
+    retry: RetryPolicy
+    write_batch_size: int
+    write_flush_seconds: float
+
+
+def judge_payload(*, model: str, system_prompt: str, user_message: str, config: PipelineConfig) -> ChatRequest:
     """Chat-completions body for a judge call (§15.1: temperature 0, 16,000 tokens, JSON object output)."""
     return {
         "model": model,
@@ -169,7 +246,7 @@ def judge_payload(*, model: str, system_prompt: str, user_message: str, config: 
     }
 
 
-def test_model_payload(*, model: str, question: str) -> dict[str, Any]:
+def test_model_payload(*, model: str, question: str) -> ChatRequest:
     """Chat-completions body for a test model (§15.2: temperature 0.7, 2,000 tokens, minimal system prompt)."""
     return {
         "model": model,

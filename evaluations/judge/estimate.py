@@ -2,9 +2,9 @@
 from the very prompts the pipeline will send."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
@@ -18,6 +18,17 @@ from .pipeline import work_items
 from .services import MAX_REPEATS, judge_runs_create
 
 
+class EstimateJson(TypedDict):
+    """:class:`Estimate` as JSON (the API's dry run, the run's cached estimate): the cost as a decimal string."""
+
+    items: int
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost: str | None
+    basis: str
+
+
 @dataclass(frozen=True)
 class Estimate:
     """What a run is expected to use before it starts: calls, tokens and, when a price is known, cost."""
@@ -29,8 +40,10 @@ class Estimate:
     cost: Decimal | None
     basis: str  # where the completion length and the price come from
 
-    def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "cost": None if self.cost is None else str(self.cost)}
+    def as_dict(self) -> EstimateJson:
+        return {"items": self.items, "calls": self.calls, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "cost": None if self.cost is None else str(self.cost),
+                "basis": self.basis}
 
 
 def judge_price(model: str) -> tuple[Decimal, Decimal, str] | None:

@@ -50,10 +50,10 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from email.utils import formatdate
-from typing import Any
+from typing import TypedDict
 
 FAULTS: tuple[str, ...] = (
     "429", "500", "503", "408", "401", "403", "400", "404", "timeout", "malformed", "partial", "missing",
@@ -433,8 +433,8 @@ def route_marker(route: str) -> str:
     return f"[route:{route}]"
 
 
-def request_markers(request: dict[str, Any]) -> list[str]:
-    """The condition markers of a test-model request: reasoning on, provider route."""
+def request_markers(request: Mapping[str, object]) -> list[str]:
+    """The condition markers of a test-model request (a parsed request body, unchecked): reasoning on, provider route."""
     markers = []
     reasoning = request.get("reasoning")
     if isinstance(reasoning, dict) and (reasoning.get("effort") or reasoning.get("enabled")):
@@ -458,9 +458,15 @@ def fake_score_with_effect(key: str, sub_dimension: str, judge_model: str = "", 
     return fake_score(key, sub_dimension, judge_model)
 
 
+class FakeScore(TypedDict):
+    dimension: str
+    rawScore: int | float  # the judge's JSON key; a float only for the "float_score" fault
+    reasoning: str
+
+
 def _judge_content(*, system: str, key: str, model: str, fault: str | None, effect: float = 0.0) -> str:
     names = _SUB_LINE.findall(system)
-    scores: list[dict[str, Any]] = []
+    scores: list[FakeScore] = []
     for name in names:
         score = fake_score_with_effect(key, name, model, effect)
         reasoning = f"Deterministic fake assessment of {name}: level {score} of 3."

@@ -11,7 +11,7 @@ from ..models import EvaluatedModel, RubricVersion
 from ..selectors import rubric_active
 from .config import setting
 from .selectors import CASE_FILTER_FIELDS
-from .services import MAX_JUDGES, MAX_REPEATS
+from .services import MAX_JUDGES, MAX_REPEATS, RunChoices
 
 
 class JudgeRunStartForm(forms.Form):
@@ -61,7 +61,7 @@ class JudgeRunStartForm(forms.Form):
         others = [line.strip() for line in (data.get("other_judges") or "").splitlines() if line.strip()]
         return [data["judge"].strip(), *others]
 
-    def selection(self) -> dict[str, Any]:
+    def selection(self) -> RunChoices:
         """The keyword arguments of `judge_runs_create` besides rubric, judges and repeats."""
         data = self.cleaned_data
         return {"models": [m.name for m in data["models"]], "cases": data["cases"] or None,

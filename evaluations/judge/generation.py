@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TypedDict
 
 from ..models import EvaluatedModel, GenerationCondition, ModelResponse, TestCase
 from .client import CallResult, ChatThread
-from .config import PipelineConfig
+from .config import ChatMessage, ChatRequest, PipelineConfig, ProviderRouting, Reasoning
 from .errors import ErrorClass
 
 
@@ -40,11 +40,39 @@ class GenerationItem:
     repetition: int
 
 
+class GeneratedSettings(TypedDict, total=False):
+    """A generated response's `settings`: who served it, what it cost, and the condition's reasoning and routing."""
+
+    served_by: str
+    cost: str | None
+    reasoning: Reasoning
+    provider: ProviderRouting
+
+
+class GeneratedRow(TypedDict):
+    """One generated answer as a record of the responses import format (and a line of the command's --output)."""
+
+    case: str
+    model: str
+    provider: str
+    family: str
+    run_label: str
+    condition: str
+    repetition: int
+    text: str
+    temperature: float
+    max_tokens: int
+    system_prompt: str
+    settings: GeneratedSettings
+    prompt_tokens: int | None
+    completion_tokens: int | None
+
+
 @dataclass
 class GenerationOutcome:
     """What a generation did: rows to import, failures by (model, error class), money spent, why it stopped."""
 
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[GeneratedRow] = field(default_factory=list)
     failures: dict[tuple[str, str], int] = field(default_factory=dict)
     cost: Decimal = Decimal(0)
     over_budget: bool = False
@@ -52,10 +80,11 @@ class GenerationOutcome:
 
 
 def condition_payload(*, condition: GenerationCondition, model: str, question: str, repetition: int = 1
-                      ) -> dict[str, Any]:
+                      ) -> ChatRequest:
     """The chat-completions body that asks `model` the question under `condition` (see the module docstring)."""
-    messages = [{"role": "system", "content": condition.system_prompt}] if condition.system_prompt else []
-    payload: dict[str, Any] = {
+    messages: list[ChatMessage] = (
+        [{"role": "system", "content": condition.system_prompt}] if condition.system_prompt else [])
+    payload: ChatRequest = {
         "model": model, "messages": [*messages, {"role": "user", "content": question}],
         "temperature": float(condition.temperature), "max_tokens": condition.max_tokens,
         "seed": repetition,  # a sampling seed per repetition: reproducible where the provider honours it
@@ -89,16 +118,21 @@ def generation_pending(
     ]
 
 
-def _row(item: GenerationItem, payload: dict[str, Any], result: CallResult, condition: GenerationCondition,
-         run_label: str) -> dict[str, Any]:
+def _row(item: GenerationItem, payload: ChatRequest, result: CallResult, condition: GenerationCondition,
+         run_label: str) -> GeneratedRow:
     system = payload["messages"][0]["content"] if payload["messages"][0]["role"] == "system" else ""
+    settings: GeneratedSettings = {"served_by": result.model,
+                                   "cost": str(result.cost) if result.cost is not None else None}
+    if "reasoning" in payload:
+        settings["reasoning"] = payload["reasoning"]
+    if "provider" in payload:
+        settings["provider"] = payload["provider"]
     return {
         "case": item.external_id, "model": item.model, "provider": item.provider, "family": item.family,
         "run_label": run_label, "condition": condition.name, "repetition": item.repetition,
         "text": result.content, "temperature": payload["temperature"], "max_tokens": payload["max_tokens"],
         "system_prompt": system,
-        "settings": {"served_by": result.model, "cost": str(result.cost) if result.cost is not None else None,
-                     **{key: payload[key] for key in ("reasoning", "provider") if key in payload}},
+        "settings": settings,
         "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
     }
 
@@ -111,7 +145,7 @@ def generation_run(
     previous yield, so the caller can import them as they come. Failures and cost accumulate across yields."""
     outcome = GenerationOutcome()
 
-    def payload(item: GenerationItem) -> dict[str, Any]:
+    def payload(item: GenerationItem) -> ChatRequest:
         return condition_payload(condition=condition, model=item.model, question=item.prompt,
                                  repetition=item.repetition)
 

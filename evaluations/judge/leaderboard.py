@@ -1,5 +1,8 @@
 """Leaderboard arithmetic over judged items — pure Python/numpy/scipy, no database.
 
+Per case (methodology §5.4.1): the composite Σ raw/3 × weight/100 over a dimension's sub-dimensions
+(:func:`case_composite`; the judge pipeline stores it, the Delphi re-scoring and expert truth use it too).
+
 Per model (methodology §5.4.2, §5.7): score = Σ w_d × composite / Σ w_d over the model's scored items,
 w_d the difficulty weight (Easy 1.0, Medium 1.5, Hard 2.0, Expert 3.0); the same per dimension and per
 tradition; a 95 % percentile bootstrap interval (1,000 resamples, seeded) stratified by dimension;
@@ -14,8 +17,9 @@ Cohen's d for paired samples, d = mean(a − b) / sd(a − b) (ddof = 1; Cohen 1
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from itertools import combinations
 
 import numpy as np
@@ -23,6 +27,15 @@ import numpy as np
 from stats.means import bootstrap_weighted_mean_ci, weighted_mean
 
 NO_TRADITION = "none"
+
+
+def case_composite(*, raw_scores: Mapping[str, int], sub_weights: Mapping[str, Decimal]) -> Decimal:
+    """Methodology §5.4.1: Σ raw/3 × weight/100 over a dimension's sub-dimensions, a number in [0, 1]."""
+    missing = set(sub_weights) - set(raw_scores)
+    if missing:
+        raise ValueError(f"missing scores for {', '.join(sorted(missing))}")
+    total = sum(Decimal(raw_scores[key]) / 3 * weight / 100 for key, weight in sub_weights.items())
+    return Decimal(total)
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 every pair is asked in both orders, (X, Y) and (Y, X). The prompt is ours (the methodology gives none for this
 mode; the single-response prompts of §5.3.3–5.3.4 are untouched):
 
-    system: PAIRWISE_SYSTEM_PROMPT (the dimension named)
-    user:   QUESTION / (REFERENCE ANSWER) / ANSWER A / ANSWER B blocks
+    system: evaluations.judge.prompts.pairwise_system_prompt (the dimension named)
+    user:   evaluations.judge.prompts.pairwise_user_message (QUESTION / (REFERENCE ANSWER) / ANSWER A / ANSWER B)
 
 and the reply is ``{"preferred": "A" | "B" | "tie", "reasoning": …}``. Calls go through the pipeline's LLMClient
 (retries, Retry-After, timeouts, cost); the calling thread stores verdicts in batches while an event loop in a
@@ -27,18 +27,13 @@ from django.utils import timezone
 from evaluations.domain import Dimension
 
 from ..models import ModelResponse, PairwiseJudgment, PairwiseRun
-from .client import CallResult, ChatThread, json_chat_payload
+from .client import CallResult, ChatThread, ClientOptions, json_chat_payload
 from .config import PipelineConfig
-from .selectors import case_filter_parse, responses_for_selection
+from .prompts import pairwise_system_prompt, pairwise_user_message
+from .selectors import RunSelection, case_filter_parse, responses_for_selection
 
 logger = logging.getLogger(__name__)
 
-PAIRWISE_SYSTEM_PROMPT = (
-    "You are an expert evaluator of answers to questions in theology and biblical studies. Compare the two answers "
-    "to the question below on one dimension: {dimension}. Judge their content only — the order in which they are "
-    "shown and their length must not influence you. If they are equally good, say so. Answer with a JSON object "
-    "and nothing else: {{\"preferred\": \"A\" or \"B\" or \"tie\", \"reasoning\": \"one or two sentences\"}}."
-)
 BATCH = 50
 
 
@@ -48,14 +43,6 @@ class PairCall:
     second: int
     system: str
     user: str
-
-
-def pairwise_user_message(*, question: str, reference: str, first: str, second: str) -> str:
-    parts = [f"QUESTION:\n{question}"]
-    if reference.strip():
-        parts.append(f"REFERENCE ANSWER:\n{reference}")
-    parts += [f"ANSWER A:\n{first}", f"ANSWER B:\n{second}"]
-    return "\n\n".join(parts)
 
 
 def parse_preference(content: str) -> tuple[str, str]:
@@ -77,7 +64,7 @@ def pairwise_run_create(*, model: str, cases: str | None = None, limit: int | No
     """A queued run over the pairs of responses (different models, same case) of the selected cases; `limit` caps
     the pairs (lowest ids first). Each pair is asked in both orders: total = 2 × pairs."""
     try:
-        selection: dict[str, Any] = {"models": [], "cases": case_filter_parse(cases), "run_label": "", "limit": None}
+        selection: RunSelection = {"models": [], "cases": case_filter_parse(cases), "run_label": "", "limit": None}
     except ValueError as exc:
         raise ValidationError(str(exc), code="bad_case_filter") from exc
     if limit is not None and limit < 1:
@@ -90,7 +77,7 @@ def pairwise_run_create(*, model: str, cases: str | None = None, limit: int | No
         selection={"cases": selection["cases"], "limit": limit}, total=2 * len(pairs), created_by=created_by)
 
 
-def _pairs(selection: dict[str, Any], limit: int | None) -> list[tuple[int, int]]:
+def _pairs(selection: RunSelection, limit: int | None) -> list[tuple[int, int]]:
     by_case: dict[int, list[int]] = {}
     for response_id, case_id in responses_for_selection(selection=selection).order_by("id").values_list(
             "id", "test_case_id"):
@@ -100,8 +87,8 @@ def _pairs(selection: dict[str, Any], limit: int | None) -> list[tuple[int, int]
 
 
 def pending_pair_calls(*, run: PairwiseRun) -> list[PairCall]:
-    selection: dict[str, Any] = {"models": [], "cases": run.selection.get("cases") or {}, "run_label": "",
-                                 "limit": None}
+    selection: RunSelection = {"models": [], "cases": run.selection.get("cases") or {}, "run_label": "",
+                               "limit": None}
     pairs = _pairs(selection, run.selection.get("limit"))
     done = set(PairwiseJudgment.objects.filter(run=run).values_list("first_id", "second_id"))
     wanted = {r for pair in pairs for r in pair}
@@ -110,7 +97,7 @@ def pending_pair_calls(*, run: PairwiseRun) -> list[PairCall]:
     calls = []
     for x, y in pairs:
         case = responses[x].test_case
-        system = PAIRWISE_SYSTEM_PROMPT.format(dimension=labels.get(case.dimension, case.dimension))
+        system = pairwise_system_prompt(dimension=labels.get(case.dimension, case.dimension))
         for first, second in ((x, y), (y, x)):
             if (first, second) not in done:
                 calls.append(PairCall(first, second, system, pairwise_user_message(
@@ -119,7 +106,7 @@ def pending_pair_calls(*, run: PairwiseRun) -> list[PairCall]:
     return calls
 
 
-def pairwise_run_execute(*, run: PairwiseRun, client_options: dict[str, Any] | None = None,
+def pairwise_run_execute(*, run: PairwiseRun, client_options: ClientOptions | None = None,
                          on_progress: Callable[[int, int], None] | None = None, batch: int = BATCH,
                          after_store: Callable[[int], None] | None = None) -> PairwiseRun:
     """Send the run's pending ordered pairs and store the verdicts; safe to call again (resumes). `after_store(n)`

@@ -11,7 +11,6 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
@@ -27,8 +26,10 @@ class ParsedScore:
     reasoning: str
 
 
-def extract_json_object(text: str) -> dict[str, Any]:
-    """The first JSON object in text: the whole text, a fenced block, or the first decodable {...}."""
+def extract_json_object(text: str) -> dict[str, object]:
+    """The first JSON object in text: the whole text, a fenced block, or the first decodable {...}.
+
+    A boundary: any JSON object the judge wrote, unchecked; `parse_judge_scores` checks every value it reads."""
     if not isinstance(text, str) or not text.strip():
         raise JudgeParseError("empty response")
     stripped = text.strip()

@@ -30,16 +30,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import TypeVar, Unpack
 
 from django.db import InterfaceError, OperationalError, connections
 
 from ..models import JudgeResult, JudgeRun
-from ..selectors import case_composite
-from .client import CallResult, LLMClient
-from .config import PipelineConfig, judge_family, judge_payload, money, setting
+from .client import CallResult, ClientOptions, LLMClient
+from .config import PipelineConfig, RunOverrides, judge_family, judge_payload, money, setting
 from .consistency import contradiction
 from .errors import FALLBACK_TRIGGERS, ErrorClass
+from .leaderboard import case_composite
 from .outcomes import CallSpend, ItemOutcome, ResultRecord, ScoreRecord
 from .parsing import JudgeParseError, parse_judge_scores
 from .prompts import judge_system_prompt, judge_user_message, rubric_prompt_sections
@@ -220,7 +220,7 @@ async def judge_item(client: LLMClient, item: WorkItem, config: PipelineConfig,
 
 
 async def _dispatch(
-    items: Sequence[WorkItem], *, config: PipelineConfig, client_options: dict[str, Any],
+    items: Sequence[WorkItem], *, config: PipelineConfig, client_options: ClientOptions,
     emit: Callable[[ItemOutcome], None], stop: threading.Event, on_call: OnCall | None = None,
 ) -> None:
     async with LLMClient(
@@ -242,7 +242,7 @@ async def _dispatch(
         await asyncio.gather(*(worker() for _ in range(max(1, min(config.max_in_flight, len(items))))))
 
 
-def _loop_thread(items: Sequence[WorkItem], config: PipelineConfig, client_options: dict[str, Any],
+def _loop_thread(items: Sequence[WorkItem], config: PipelineConfig, client_options: ClientOptions,
                  out: queue.SimpleQueue, stop: threading.Event, errors: list[BaseException],
                  budget_left: Decimal | None = None) -> None:
     spent = Decimal(0)
@@ -266,7 +266,7 @@ def _loop_thread(items: Sequence[WorkItem], config: PipelineConfig, client_optio
         out.put(_DONE)
 
 
-def run_config(run: JudgeRun, **overrides: Any) -> PipelineConfig:
+def run_config(run: JudgeRun, **overrides: Unpack[RunOverrides]) -> PipelineConfig:
     """The pipeline configuration for a run: settings, with the run's recorded endpoint and judges."""
     return PipelineConfig.from_settings(
         base_url=run.base_url, primary_model=run.primary_model, fallback_model=run.fallback_model,
@@ -277,8 +277,8 @@ def run_config(run: JudgeRun, **overrides: Any) -> PipelineConfig:
 def judge_run_execute(
     *,
     run: JudgeRun,
-    config_overrides: dict[str, Any] | None = None,
-    client_options: dict[str, Any] | None = None,
+    config_overrides: RunOverrides | None = None,
+    client_options: ClientOptions | None = None,
     on_progress: Progress | None = None,
     after_store: Callable[[int], None] | None = None,
 ) -> RunSummary:

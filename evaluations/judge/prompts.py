@@ -1,6 +1,16 @@
-"""The judge's exact prompts (methodology §5.3.3 system prompt, §5.3.4 user message).
+"""Every judge prompt: the one builder of the judge's system prompts and user messages, in three variants.
 
-Decisions the methodology leaves open, fixed here and pinned by golden-file tests:
+* single response (methodology §5.3.3 system prompt, §5.3.4 user message): :func:`judge_system_prompt`,
+  :func:`judge_user_message` — the judge run;
+* pairwise (§6.2.1 position bias; the methodology gives no prompt for this mode, so it is ours):
+  :func:`pairwise_system_prompt`, :func:`pairwise_user_message` — ``{"preferred": "A" | "B" | "tie", …}``;
+* study (an imported reliability study's item × dimension; ours too): :func:`study_system_prompt`,
+  :func:`study_user_message` — ``{"score": N}`` on the dimension's scale.
+
+Callers (the pipeline, ``evaluations.judge.pairwise``, ``calibration.studies.judging``) only call these; none
+writes prompt text of its own.
+
+Decisions the methodology leaves open for the single-response prompts, fixed here and pinned by golden-file tests:
 
 * ``{section}`` is the case's dimension key (``textual``), as §5.3.3 says.
 * ``{dimensionName}`` is the sub-dimension's camelCase key (``lexicalAccuracy``), not its display
@@ -13,6 +23,7 @@ Decisions the methodology leaves open, fixed here and pinned by golden-file test
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, NamedTuple
@@ -97,3 +108,59 @@ def rubric_prompt_sections(rubric: RubricVersion) -> dict[str, tuple[PromptSubDi
 
 def sub_dimension_keys(sub_dimensions: Sequence[PromptSubDimension]) -> list[str]:
     return [sub.key for sub in sub_dimensions]
+
+
+# --- pairwise ---------------------------------------------------------------------------------------------
+
+PAIRWISE_SYSTEM_PROMPT = (
+    "You are an expert evaluator of answers to questions in theology and biblical studies. Compare the two answers "
+    "to the question below on one dimension: {dimension}. Judge their content only — the order in which they are "
+    "shown and their length must not influence you. If they are equally good, say so. Answer with a JSON object "
+    "and nothing else: {{\"preferred\": \"A\" or \"B\" or \"tie\", \"reasoning\": \"one or two sentences\"}}."
+)
+
+
+def pairwise_system_prompt(*, dimension: str) -> str:
+    """The pairwise system prompt naming the dimension (its display name) the two answers are compared on."""
+    return PAIRWISE_SYSTEM_PROMPT.format(dimension=dimension)
+
+
+def pairwise_user_message(*, question: str, reference: str, first: str, second: str) -> str:
+    """QUESTION / (REFERENCE ANSWER) / ANSWER A / ANSWER B blocks, one blank line apart."""
+    parts = [f"QUESTION:\n{question}"]
+    if reference.strip():
+        parts.append(f"REFERENCE ANSWER:\n{reference}")
+    parts += [f"ANSWER A:\n{first}", f"ANSWER B:\n{second}"]
+    return "\n\n".join(parts)
+
+
+# --- study ------------------------------------------------------------------------------------------------
+
+STUDY_SYSTEM_PROMPT = (
+    "You are an expert evaluator taking part in a reliability study. Rate the text you are given on one "
+    "criterion, \u201c{dimension}\u201d, following the instructions in the user's message. Answer with a JSON object "
+    "and nothing else: {{\"score\": <number>}}, where the number is {scale}."
+)
+STUDY_PLACEHOLDER = re.compile(r"\{\{\s*instance\s*\}\}")
+
+
+def study_scale_text(low: float | None, high: float | None, level: str) -> str:
+    """How the study prompt names the scale: "a whole number from 1 to 5", "a number from 0 to 1", or neither."""
+    if low is None or high is None:
+        return "the score the instructions ask for"
+    whole = float(low).is_integer() and float(high).is_integer() and level != "interval"
+    return (f"a whole number from {low:g} to {high:g}" if whole else f"a number from {low:g} to {high:g}")
+
+
+def study_system_prompt(*, dimension: str, low: float | None, high: float | None, level: str) -> str:
+    """The study system prompt: one criterion (the dimension's key) and its scale."""
+    return STUDY_SYSTEM_PROMPT.format(dimension=dimension, scale=study_scale_text(low, high, level))
+
+
+def study_user_message(*, template: str, text: str, dimension: str) -> str:
+    """The dimension's template with the item's text in place of ``{{ instance }}`` (or after it)."""
+    if not template.strip():
+        return f"Rate the following text for {dimension}.\n\n{text}"
+    if STUDY_PLACEHOLDER.search(template):
+        return STUDY_PLACEHOLDER.sub(lambda _: text, template)
+    return f"{template.rstrip()}\n\n{text}"

@@ -6,9 +6,9 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 from django.core.cache import cache
@@ -25,6 +25,43 @@ from .leaderboard import (
     LeaderboardColumns,
     leaderboard_compute_columns,
 )
+
+
+class RunSelection(TypedDict, total=False):
+    """A judge run's selection as stored in JudgeRun.selection (runs made before a key existed lack it)."""
+
+    models: list[str]
+    cases: dict[str, list[str]]
+    run_label: str
+    limit: int | None
+    conditions: list[str]  # generation condition names
+    max_response_id: int  # the highest response id when the run was created: the selection is frozen by it
+
+
+class RunSummaryJson(TypedDict):
+    """:class:`RunSummary` as JSON (the task's result and the API's run state): its fields, then the derived counts."""
+
+    run_id: int
+    status: str
+    total: int
+    scored: int
+    failed: dict[str, int]
+    filtered: int
+    pending: int
+    flagged: int
+    fallback_used: int
+    secondary_scored: int
+    secondary_failed: int
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost: str
+    flagged_auth_error: bool
+    failed_total: int
+    excluded: int
+    done: int
+    adds_up: bool
+
 
 # --cases / admin filter: field name → ModelResponse lookup. Values are separated by "|".
 CASE_FILTER_FIELDS: dict[str, str] = {
@@ -78,7 +115,7 @@ def cases_for_filter(*, filters: dict[str, list[str]]) -> QuerySet[TestCase]:
     return TestCase.objects.active().filter(_case_q(filters, prefix="")).select_related("tradition").order_by("external_id")
 
 
-def responses_for_selection(*, selection: dict[str, Any]) -> QuerySet[ModelResponse]:
+def responses_for_selection(*, selection: RunSelection) -> QuerySet[ModelResponse]:
     """Responses matching a run selection (active cases only), ordered by id, without the limit applied."""
     qs = ModelResponse.objects.filter(test_case__is_active=True)
     if selection.get("models"):
@@ -149,11 +186,16 @@ class RunSummary:
     def adds_up(self) -> bool:
         return self.scored + self.failed_total + self.filtered + self.pending == self.total
 
-    def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data.update(cost=str(self.cost), failed_total=self.failed_total, excluded=self.excluded, done=self.done,
-                    adds_up=self.adds_up)
-        return data
+    def as_dict(self) -> RunSummaryJson:
+        return {
+            "run_id": self.run_id, "status": self.status, "total": self.total, "scored": self.scored,
+            "failed": dict(self.failed), "filtered": self.filtered, "pending": self.pending, "flagged": self.flagged,
+            "fallback_used": self.fallback_used, "secondary_scored": self.secondary_scored,
+            "secondary_failed": self.secondary_failed, "calls": self.calls, "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens, "cost": str(self.cost),
+            "flagged_auth_error": self.flagged_auth_error, "failed_total": self.failed_total,
+            "excluded": self.excluded, "done": self.done, "adds_up": self.adds_up,
+        }
 
     def lines(self) -> list[str]:
         failed = ", ".join(f"{k} {v}" for k, v in sorted(self.failed.items())) or "none"
@@ -346,7 +388,7 @@ def leaderboard_columns(*, run: JudgeRun, condition_id: int | None = None) -> Le
     rows in Python.
     """
     composite_float = Cast("composite", FloatField())  # composites have 6 decimals: round() below restores them exactly
-    per_role: dict[str, Any] = {}
+    per_role: dict[str, Max] = {}
     for role in (JudgeResult.Role.SECONDARY, JudgeResult.Role.FALLBACK, JudgeResult.Role.PRIMARY):
         per_role[f"{role}_status"] = Max("status", filter=Q(role=role))
         per_role[f"{role}_composite"] = Max(composite_float, filter=Q(role=role))

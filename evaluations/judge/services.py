@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 from django.core.exceptions import ValidationError
 from django.db import connections, models, router, transaction
@@ -15,7 +15,24 @@ from django.utils import timezone
 from ..models import EvaluatedModel, GenerationCondition, JudgeResult, JudgeRun, JudgeScore, RubricVersion
 from .config import PipelineConfig, setting
 from .outcomes import CallSpend, ItemOutcome
-from .selectors import case_filter_parse, decisive_role, judge_run_stale, responses_for_selection
+from .selectors import (
+    RunSelection,
+    case_filter_parse,
+    decisive_role,
+    judge_run_stale,
+    responses_for_selection,
+)
+
+
+class RunChoices(TypedDict):
+    """What a person chooses for a run besides the rubric and the judges: `judge_run_create`'s selection keywords."""
+
+    models: list[str]
+    cases: str | None
+    run_label: str | None
+    limit: int | None
+    label: str
+    budget: Decimal | None
 
 
 @transaction.atomic
@@ -56,8 +73,8 @@ def judge_run_create(
         raise ValidationError("limit must be at least 1", code="bad_limit")
     if budget is not None and budget <= 0:
         raise ValidationError("budget must be more than 0", code="bad_budget")
-    selection: dict[str, Any] = {"models": model_names, "cases": case_filters, "run_label": run_label or "",
-                                 "limit": limit}
+    selection: RunSelection = {"models": model_names, "cases": case_filters, "run_label": run_label or "",
+                               "limit": limit}
     if condition_names:
         selection["conditions"] = condition_names
     ids = responses_for_selection(selection=selection).values_list("id", flat=True)

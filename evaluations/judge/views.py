@@ -2,10 +2,11 @@
 (htmx-polled) with what happened, cancel / resume / retry / repeat, leaderboard."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -15,6 +16,7 @@ from access.policy import Action, policy_required
 from ..domain import query_page, query_whole_number
 from ..models import JudgeRun
 from .conditions import (
+    ConditionReport,
     condition_delta_svg,
     condition_report_cached,
     condition_report_csv,
@@ -24,7 +26,7 @@ from .conditions import (
 from .config import setting
 from .estimate import judge_run_estimate_cached
 from .forms import JudgeRunResumeForm
-from .leaderboard import Leaderboard
+from .leaderboard import Leaderboard, ModelRow, Score
 from .selectors import (
     judge_run_call_stats,
     judge_run_latest_finished,
@@ -86,9 +88,35 @@ def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("judge:run_detail", pk=run.pk)
 
 
-def _matrix(board: Leaderboard, attribute: str) -> tuple[list[str], list[dict[str, Any]]]:
+class MatrixRow(TypedDict):
+    model: str
+    cells: list[Score | None]
+
+
+class LeaderboardContext(TypedDict, total=False):
+    run: JudgeRun | None
+    runs: QuerySet[JudgeRun]
+    board: Leaderboard
+    rows: list[tuple[ModelRow, float | None]]
+    series: list[JudgeRun]
+    spread: list[float | None]
+    dimensions: list[str]
+    dimension_rows: list[MatrixRow]
+    traditions: list[str]
+    tradition_rows: list[MatrixRow]
+
+
+class ConditionsContext(TypedDict, total=False):
+    run: JudgeRun | None
+    runs: list[JudgeRun]
+    report: ConditionReport
+    delta_plot: str
+
+
+def _matrix(board: Leaderboard, attribute: str) -> tuple[list[str], list[MatrixRow]]:
     keys = sorted({key for row in board.models for key in getattr(row, attribute)})
-    rows = [{"model": row.model, "cells": [getattr(row, attribute).get(key) for key in keys]} for row in board.models]
+    rows: list[MatrixRow] = [{"model": row.model, "cells": [getattr(row, attribute).get(key) for key in keys]}
+                             for row in board.models]
     return keys, rows
 
 
@@ -99,7 +127,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     if run_id and query_whole_number(run_id) is None:
         raise Http404("no such judge run")
     run = get_object_or_404(JudgeRun, pk=int(run_id)) if run_id else judge_run_latest_finished()
-    context: dict[str, Any] = {"run": run, "runs": judge_runs_recent(limit=20)}
+    context: LeaderboardContext = {"run": run, "runs": judge_runs_recent(limit=20)}
     if run is not None:
         board = leaderboard_cached(run=run)
         context["board"] = board
@@ -125,7 +153,7 @@ def _run_or_latest(raw: str | None) -> JudgeRun | None:
 def conditions(request: HttpRequest) -> HttpResponse:
     """A finished run's leaderboard per generation condition and the paired deltas between conditions."""
     run = _run_or_latest(request.GET.get("run"))
-    context: dict[str, Any] = {"run": run, "runs": judge_runs_finished_recent(limit=20)}
+    context: ConditionsContext = {"run": run, "runs": judge_runs_finished_recent(limit=20)}
     if run is not None:
         report = condition_report_cached(run=run)
         context["report"] = report

@@ -4,7 +4,7 @@ as one named record. Every response belongs to one condition and one repetition 
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import ClassVar, Literal, TypedDict
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -18,6 +18,21 @@ from evaluations.methodology import (
     STANDARD_SYSTEM_PROMPT,
     STANDARD_TEMPERATURE,
 )
+
+ConditionAxis = Literal["route", "reasoning", "reasoning_effort", "temperature", "max_tokens", "system_prompt",
+                        "language"]
+
+
+class ConditionSettings(TypedDict):
+    """A generation condition's defining settings as plain values (the temperature as a decimal string)."""
+
+    route: str
+    reasoning: bool
+    reasoning_effort: str
+    temperature: str
+    max_tokens: int
+    system_prompt: str
+    language: str
 
 
 class ReasoningEffort(models.TextChoices):
@@ -36,7 +51,7 @@ class GenerationCondition(models.Model):
     """One way of asking a test model: route, reasoning, temperature, tokens, system prompt, language."""
 
     # The fields that define a condition; two conditions compared in a delta differ in some of them.
-    AXES = ("route", "reasoning", "reasoning_effort", "temperature", "max_tokens", "system_prompt", "language")
+    AXES: ClassVar[tuple[ConditionAxis, ...]] = ("route", "reasoning", "reasoning_effort", "temperature", "max_tokens", "system_prompt", "language")
 
     name = models.CharField(max_length=64, unique=True, validators=[external_id_validator],
                             help_text="How imports and commands name it, e.g. standard, reasoning-high, de.")
@@ -81,7 +96,7 @@ class GenerationCondition(models.Model):
     def __str__(self) -> str:
         return f"{self.name} (standard)" if self.is_standard else self.name
 
-    def settings_dict(self) -> dict[str, Any]:
+    def settings_dict(self) -> ConditionSettings:
         """The defining settings as plain values (for exports, deltas and the generation payload)."""
         return {"route": self.route, "reasoning": self.reasoning, "reasoning_effort": self.reasoning_effort,
                 "temperature": str(self.temperature), "max_tokens": self.max_tokens,
@@ -90,7 +105,7 @@ class GenerationCondition(models.Model):
     def differs_in(self, other: GenerationCondition) -> list[str]:
         """The axes on which two conditions differ ("reasoning" covers effort too)."""
         mine, theirs = self.settings_dict(), other.settings_dict()
-        axes = [axis for axis in self.AXES if mine[axis] != theirs[axis]]
+        axes: list[str] = [axis for axis in self.AXES if mine[axis] != theirs[axis]]
         if "reasoning_effort" in axes and "reasoning" in axes:
             axes.remove("reasoning_effort")
         return axes

@@ -2,6 +2,7 @@
 value): the names of evaluations/labels.py in templates."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django import template
@@ -22,7 +23,7 @@ def tradition_label(key: str | None) -> str:
 
 
 @register.filter
-def group_label(group: dict[str, Any]) -> str:
+def group_label(group: Mapping[str, object]) -> str:  # a template's value: a report group as stored (JSON)
     return labels.group_label(str(group.get("kind", "")), str(group.get("value", "")))
 
 

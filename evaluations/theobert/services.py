@@ -5,7 +5,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypedDict
 
 from django.db import transaction
 
@@ -16,6 +16,29 @@ from stats.bootstrap import bootstrap_mean_interval, named_seed_sequence
 
 RANKED_KEPT = 25  # candidates stored per case: enough for near_miss (k+2) and total_miss (20)
 SUMMARY_RESAMPLES = 500  # the stored summary's bootstrap (the audit page shows it)
+
+
+class TheoBertGroupRow(TypedDict):
+    """One group of a run's summary: overall, a type, category or difficulty, or a type × category × difficulty cell."""
+
+    axis: str
+    group: str
+    cases: int
+    passed: int
+    pass_rate: float
+    interval: list[float] | None
+    mrr: float | None
+    critical_failures: int
+    errors: dict[str, int]
+
+
+class TheoBertSummary(TypedDict):
+    """A TheoBERT run's summary, as stored in TheoBertRun.summary."""
+
+    run: int
+    label: str
+    cases: int
+    groups: list[TheoBertGroupRow]
 
 
 def case_specs(cases: Iterable[TheoBertCase], k: int | None = None) -> list[CaseSpec]:
@@ -50,7 +73,7 @@ def theobert_run_score(*, source: PredictionSource, kind: str, source_name: str,
     return run
 
 
-def theobert_run_summary_stored(run: TheoBertRun) -> dict[str, Any]:
+def theobert_run_summary_stored(run: TheoBertRun) -> TheoBertSummary:
     """The run's stored summary; a run scored before summaries were stored gets its summary computed once, here."""
     if run.summary is None:
         run.summary = theobert_run_summary(run, n_resamples=SUMMARY_RESAMPLES)
@@ -69,7 +92,7 @@ def _result(run: TheoBertRun, case: TheoBertCase, spec: CaseSpec, prediction: Pr
     )
 
 
-def theobert_run_summary(run: TheoBertRun, *, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+def theobert_run_summary(run: TheoBertRun, *, n_resamples: int = 1000, seed: int = 0) -> TheoBertSummary:
     """Pass rate (with a percentile bootstrap interval over cases), MRR, critical failures and error classes,
     overall and per type, category, difficulty and type × category × difficulty."""
     results = list(run.results.select_related("case"))
@@ -81,7 +104,7 @@ def theobert_run_summary(run: TheoBertRun, *, n_resamples: int = 1000, seed: int
         groups[("category", case.category)].append(result)
         groups[("difficulty", case.difficulty)].append(result)
         groups[("cell", f"{case.type} × {case.category} × {case.difficulty}")].append(result)
-    rows = []
+    rows: list[TheoBertGroupRow] = []
     for (axis, name), members in sorted(groups.items()):
         passes = [1.0 if r.passed else 0.0 for r in members]
         interval = bootstrap_mean_interval(passes, n_resamples=n_resamples,

@@ -31,7 +31,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('contenttypes', '0002_remove_content_type_name'),
         ('annotations', '0011_save_receipts'),
-        ('calibration', '0011_calibrated_leaderboard_snapshots'),
+        ('calibration', '0012_case_review_report_cycle_in_casereview'),
         ('evaluations', '0012_generation_conditions_required'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

@@ -90,7 +90,7 @@ def backwards(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('calibration', '0011_calibrated_leaderboard_snapshots'),
+        ('calibration', '0012_case_review_report_cycle_in_casereview'),
         ('evidence', '0002_kind_subject_summary'),
     ]
 

@@ -15,7 +15,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 from rest_framework.views import APIView
 
-from accounts.api_auth import TokenHasScope, view_token_scope
+from access.policy import ApiPermission, view_token_scope
 from accounts.models import ApiToken, User
 from accounts.services import api_token_create, api_token_revoke
 from accounts.totp import totp_activate, totp_secret_new
@@ -235,7 +235,7 @@ def test_every_api_endpoint_checks_a_token_scope_for_each_of_its_methods() -> No
         if view_class.__module__.startswith("drf_spectacular"):
             continue  # the schema and its docs page: public description, no data
         permissions = callback.view_initkwargs.get("permission_classes", view_class.permission_classes)
-        assert TokenHasScope in permissions, route
+        assert list(permissions) == [ApiPermission], route  # the settings' one permission: no view sets its own
         instance = view_class(**callback.view_initkwargs)
         for method in ("get", "post", "put", "patch", "delete"):
             if hasattr(view_class, method):

@@ -64,8 +64,8 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
 
     admin_token, _secret = api_token_create(user=world.admin, name="matrix", scopes=["reports:read"])
     own_item = roles("login", "allow", "404", "404", "404")
-    from annotations.models import CaseFlag, CaseReview, TheoBertAudit
-    from annotations.review import review_cycle_open
+    from casereview.models import CaseFlag, CaseReview, TheoBertAudit
+    from casereview.services import review_cycle_open
     from evaluations.models import TheoBertCase, TheoBertResult, TheoBertRun
 
     review_cycle = review_cycle_open(panel=world.catholic, name="Matrix review", user=world.lead)

@@ -82,6 +82,8 @@ EXPECTED = {
     Action.USE_API:             (N, N, N, N, Y, Y, Y, N),
     Action.ADMIN_SITE:          (N, N, N, N, Y, Y, Y, N),
     Action.VIEW_HELD_OUT:       (N, N, N, N, N, N, Y, N),
+    Action.READ_CASE_TEXT:      (N, N, N, N, N, N, Y, N),  # every case's text; one case: anyone unless held out
+    Action.VIEW_CASE_HISTORY:   (N, N, Y, Y, Y, Y, Y, N),  # the lead pages; one case: its tradition's panel lead
 }
 
 
@@ -107,7 +109,7 @@ def who() -> dict[str, object]:
 
 
 def test_the_policy_says_what_the_table_says(who) -> None:  # type: ignore[no-untyped-def]
-    assert set(EXPECTED) | {Action.SCORE, Action.REVIEW_CASE, Action.MANAGE_PANEL_WORK} == set(Action)
+    assert set(EXPECTED) | {Action.SCORE, Action.REVIEW_CASE, Action.MANAGE_PANEL_WORK, Action.ADJUDICATE_ITEM} == set(Action)
     wrong = [f"{action.value} × {name}: expected {expected}"
              for action, row in EXPECTED.items() for name, expected in zip(IDENTITIES, row, strict=True)
              if allowed(who[name], action) != expected]
@@ -119,8 +121,8 @@ def test_object_scopes(world) -> None:  # type: ignore[no-untyped-def]
     assert allowed(world.expert, Action.SCORE, mine)
     for other in (world.other_expert, world.lead, world.admin, AnonymousUser()):
         assert not allowed(other, Action.SCORE, mine)  # blind scoring: not even an admin scores for an expert
-    from annotations.models import CaseReview
-    from annotations.review import review_cycle_open
+    from casereview.models import CaseReview
+    from casereview.services import review_cycle_open
 
     review_cycle_open(panel=world.catholic, name="Scope review", user=world.lead)
     review = CaseReview.objects.filter(expert=world.expert).first()
@@ -145,6 +147,19 @@ def test_an_adjudicator_adjudicates_the_panels_they_sit_on_and_an_expert_does_no
     assert allowed(sitting, Action.ADJUDICATE, world.catholic) and not allowed(sitting, Action.ADJUDICATE, world.orthodox)
     assert not allowed(world.expert, Action.ADJUDICATE, world.catholic)  # a member, but an Expert
     assert not allowed(sitting, Action.MANAGE_PANEL_WORK, world.catholic)  # reopening is the lead's
+
+
+def test_a_case_text_is_read_unless_held_out_and_its_history_by_its_traditions_lead(world) -> None:  # type: ignore[no-untyped-def]
+    case = CaseFactory(tradition=world.catholic.tradition)
+    held = CaseFactory(tradition=world.catholic.tradition, visibility=Visibility.HELD_OUT)
+    superuser = User.objects.create_superuser(email="scope-root@faithbench.test", password="x")
+    assert allowed(world.expert, Action.READ_CASE_TEXT, case) and allowed(world.lead, Action.READ_CASE_TEXT, case)
+    staff = User.objects.create_user(email="scope-staff@faithbench.test", password="x", is_staff=True)
+    assert not allowed(world.lead, Action.READ_CASE_TEXT, held) and not allowed(staff, Action.READ_CASE_TEXT, held)
+    assert allowed(superuser, Action.READ_CASE_TEXT, held)
+    assert allowed(world.lead, Action.VIEW_CASE_HISTORY, case) and allowed(world.admin, Action.VIEW_CASE_HISTORY, case)
+    assert not allowed(world.other_lead, Action.VIEW_CASE_HISTORY, case)  # leads another tradition's panel
+    assert not allowed(world.expert, Action.VIEW_CASE_HISTORY, case)
 
 
 # --- the disagreements of the earlier checks ---------------------------------------------------------------
@@ -216,3 +231,34 @@ def test_navigation_offers_exactly_what_the_policy_allows(who) -> None:  # type:
         page = client.get(reverse("home")).content.decode()
         for action, url in links.items():
             assert (f'href="{url}"' in page) == allowed(who[name], action), (name, action)
+
+
+def test_an_item_is_decided_by_its_panels_adjudicators_never_by_its_own_raters(world) -> None:  # type: ignore[no-untyped-def]
+    from types import SimpleNamespace
+
+    sitting = person(User.Role.ADJUDICATOR, tradition=tradition("catholic"))
+    world.catholic.members.add(sitting)
+    item = SimpleNamespace(panel_id=world.catholic.pk, rater_ids={world.expert.pk})
+    assert allowed(world.lead, Action.ADJUDICATE_ITEM, item) and allowed(sitting, Action.ADJUDICATE_ITEM, item)
+    assert allowed(world.admin, Action.ADJUDICATE_ITEM, item)
+    assert not allowed(world.other_lead, Action.ADJUDICATE_ITEM, item)  # another panel's lead
+    assert not allowed(world.expert, Action.ADJUDICATE_ITEM, item) and not allowed(AnonymousUser(), Action.ADJUDICATE_ITEM, item)
+    rated_by_lead = SimpleNamespace(panel_id=world.catholic.pk, rater_ids={world.lead.pk})
+    assert not allowed(world.lead, Action.ADJUDICATE_ITEM, rated_by_lead)  # a rater never decides their own item
+    rated_by_admin = SimpleNamespace(panel_id=world.catholic.pk, rater_ids={world.admin.pk})
+    assert not allowed(world.admin, Action.ADJUDICATE_ITEM, rated_by_admin)
+
+
+def test_the_two_factor_rule_is_asked_of_the_policy_which_asks_the_rule_accounts_registered(world, settings) -> None:  # type: ignore[no-untyped-def]
+    from access import policy
+    from accounts.mfa import mfa_satisfied as accounts_rule
+
+    settings.ACCOUNTS_MFA_REQUIRED = True
+    assert policy.mfa_satisfied(world.admin) is False  # an admin without TOTP: the accounts rule, asked by access
+    assert policy.mfa_satisfied(world.expert) is True
+    asked: list[object] = []
+    policy.mfa_rule_register(lambda user: bool(asked.append(user)))
+    try:
+        assert policy.mfa_satisfied(world.expert) is False and asked == [world.expert]
+    finally:
+        policy.mfa_rule_register(accounts_rule)

@@ -301,8 +301,9 @@ def test_case_review_pages_leak_nothing_either(scene) -> None:  # type: ignore[n
     difficulty pages). The reference answer is shown there on purpose (it is what they review), so the hidden
     reference marker of the scoring cycle is not searched for; everything else is, plus the other reviewers'
     comments and review ids, and the text of held-out cases the expert was not given to review."""
-    from annotations.models import CaseReview
-    from annotations.review import ReviewAnswers, case_review_submit, review_cycle_open
+    from casereview.models import CaseReview
+    from casereview.rules import ReviewAnswers
+    from casereview.services import case_review_submit, review_cycle_open
 
     world = scene
     CaseReview.objects.all().delete()

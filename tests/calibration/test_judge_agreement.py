@@ -11,8 +11,9 @@ from django.core.management import CommandError, call_command
 
 from calibration.validation.agreement import ALL, runs_agreement
 from calibration.validation.store import bias_checks
+from evaluations.judge.leaderboard import case_composite
 from evaluations.models import JudgeResult, JudgeRun, JudgeScore, ModelResponse
-from evaluations.selectors import case_composite, rubric_weights
+from evaluations.selectors import rubric_weights
 from tests.evaluations.judge.conftest import import_benchmark
 
 pytestmark = pytest.mark.django_db

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from evaluations.judge.leaderboard import case_composite
 from evaluations.judge.outcomes import ItemOutcome, ResultRecord, ScoreRecord
 from evaluations.judge.services import judge_results_store, judge_run_create, judge_run_finish
 from evaluations.models import EvaluatedModel, JudgeResult, JudgeRun, ModelResponse, RubricVersion
-from evaluations.selectors import case_composite, rubric_weights
+from evaluations.selectors import rubric_weights
 from tests.annotations.factories import CaseFactory, EvaluatedModelFactory, ModelResponseFactory
 
 JUDGE_REASONING_MARKER = "ZQ-DELPHI-JUDGE-REASONING-5120"

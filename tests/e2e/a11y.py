@@ -48,7 +48,7 @@ def demo_pages() -> list[Role]:
     reassignable = (Assignment.objects.filter(panel__lead__email=lead, status__in=["pending", "draft"])
                     .order_by("pk").values_list("public_id", flat=True).first())
 
-    from annotations.models import CaseFlag, CaseReview, CaseReviewCycle, TheoBertAudit
+    from casereview.models import CaseFlag, CaseReview, CaseReviewCycle, TheoBertAudit
 
     open_review = (CaseReview.objects.filter(expert__email=expert, submitted_at__isnull=True).order_by("pk")
                    .values_list("public_id", flat=True).first())

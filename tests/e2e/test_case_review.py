@@ -9,7 +9,8 @@ import re
 import pytest
 
 from accounts.models import User
-from annotations.models import CaseFlag, CaseReview, Panel
+from annotations.models import Panel
+from casereview.models import CaseFlag, CaseReview
 from evaluations.models import TestCase, TestCaseRevision
 from evaluations.services import reference_data_ensure
 from tests.annotations.factories import CaseFactory, person, tradition

@@ -5,9 +5,10 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from evaluations.judge.leaderboard import case_composite
 from evaluations.methodology import RUBRIC_V1, DimensionSpec, SubDimensionSpec
 from evaluations.models import RubricDimension, RubricSubDimension, RubricVersion, Tradition
-from evaluations.selectors import case_composite, difficulty_weight, rubric_weights
+from evaluations.selectors import difficulty_weight, rubric_weights
 from evaluations.services import rubric_version_create
 
 # Typed in from SPEC.md's table, independently of evaluations/methodology.py.

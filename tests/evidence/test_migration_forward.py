@@ -13,7 +13,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from tests.test_migrations import back_to_latest, latest, migrate  # noqa: F401 (a fixture)
 
-BEFORE = [("calibration", "0011_calibrated_leaderboard_snapshots"), ("evidence", None)]
+BEFORE = [("calibration", "0012_case_review_report_cycle_in_casereview"), ("evidence", None)]
 WHEN = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 
 
@@ -27,7 +27,7 @@ def test_every_old_artefact_arrives_as_a_snapshot(back_to_latest: None) -> None:
     migrate(BEFORE)
     loader = MigrationExecutor(connection).loader
     nodes = [BEFORE[0], *(leaf for leaf in loader.graph.leaf_nodes() if leaf[0] not in ("calibration", "evidence"))]
-    old = loader.project_state(nodes).apps  # every other app as it is now, calibration at 0011
+    old = loader.project_state(nodes).apps  # every other app as it is now, calibration before 0013
     User = old.get_model("accounts", "User")
     RubricVersion = old.get_model("evaluations", "RubricVersion")
     admin = User.objects.create(email="old-admin@faithbench.test", password="x")
@@ -38,7 +38,7 @@ def test_every_old_artefact_arrives_as_a_snapshot(back_to_latest: None) -> None:
     pairwise = old.get_model("evaluations", "PairwiseRun").objects.create(model="judge/a", base_url="http://x")
     study = old.get_model("calibration", "Study").objects.create(name="Old study")
     panel = old.get_model("annotations", "Panel").objects.create(name="Old panel")
-    review_cycle = old.get_model("annotations", "CaseReviewCycle").objects.create(name="Old review", panel=panel)
+    review_cycle = old.get_model("casereview", "CaseReviewCycle").objects.create(name="Old review", panel=panel)
 
     ReportSnapshot = old.get_model("calibration", "ReportSnapshot")
     SnapshotFile = old.get_model("calibration", "SnapshotFile")

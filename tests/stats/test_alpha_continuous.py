@@ -17,12 +17,11 @@ import numpy as np
 import pytest
 
 from stats import alpha as alpha_module
-from stats import bootstrap as bootstrap_module
+from stats import intervals as intervals_module
 from stats import reliability as reliability_module
 from stats.alpha import krippendorff_alpha
 from stats.alpha_continuous import alpha_of_weights, jackknife_alphas, resampled_alphas, unit_terms
-from stats.bootstrap import bootstrap_alpha
-from stats.intervals import bootstrap_continuous_alpha
+from stats.intervals import agreement_interval, bootstrap_continuous_alpha
 
 REPO = Path(__file__).resolve().parents[2]
 LEVELS = ["interval", "ratio"]
@@ -92,13 +91,13 @@ def test_every_bootstrap_replicate_equals_the_package_on_the_same_units(level: s
     np.testing.assert_allclose(fast, slow, atol=1e-9)
 
 
-def test_bootstrap_alpha_on_continuous_data_matches_the_reference_bootstrap(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_alpha_interval_on_continuous_data_matches_the_reference_bootstrap(monkeypatch: pytest.MonkeyPatch) -> None:
     data = continuous(np.random.default_rng(9), 3, 40)
-    monkeypatch.setattr(bootstrap_module, "_PATTERN_CELLS", 0)  # small data, the continuous path
-    result = bootstrap_alpha(data, "interval", n_resamples=80, seed=4, confidence=0.9)
+    monkeypatch.setattr(intervals_module, "MAX_CATEGORIES", 0)  # small data, the continuous path
+    result = agreement_interval(data, level="interval", n_resamples=80, seed=4, confidence=0.9)
     slow = reference_replicates(data, "interval", np.zeros(40, dtype=np.int64), 80, 4)
     np.testing.assert_allclose(result.replicates, slow, atol=1e-9)
-    assert (result.ci_low, result.ci_high) == pytest.approx(tuple(np.quantile(slow, [0.05, 0.95])), abs=1e-9)
+    assert (result.low, result.high) == pytest.approx(tuple(np.quantile(slow, [0.05, 0.95])), abs=1e-9)
     assert result.estimate == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
 
 
@@ -128,14 +127,14 @@ MEMORY_CAPPED = """
 import json, sys
 import numpy as np
 from stats.alpha import krippendorff_alpha
-from stats.bootstrap import bootstrap_alpha
+from stats.intervals import agreement_interval
 from stats.reliability import reliability_summary
 rng = np.random.default_rng(1)
 pair = rng.normal(size=(1, 1000)) + rng.normal(scale=0.8, size=(2, 1000))
 five = rng.normal(size=(1, 1000)) + rng.normal(scale=0.8, size=(5, 1000))
-boot = bootstrap_alpha(five, "interval", n_resamples=200, seed=1)
+boot = agreement_interval(five, level="interval", n_resamples=200, seed=1)
 summary = reliability_summary(pair, level="interval", n_resamples=200, seed=1)
-print(json.dumps({"alpha": krippendorff_alpha(pair, "interval").alpha, "boot": [boot.ci_low, boot.ci_high],
+print(json.dumps({"alpha": krippendorff_alpha(pair, "interval").alpha, "boot": [boot.low, boot.high],
                   "summary": summary["krippendorff_alpha"], "ci": summary["alpha_ci"],
                   "entry": summary["intervals"]["krippendorff_alpha"]}))
 """
@@ -185,14 +184,14 @@ def test_report_summary_of_continuous_scores_at_the_ordinal_level_says_why_there
     assert "interval level" in summary["intervals"]["krippendorff_alpha"]["reason"]
 
 
-def test_bootstrap_alpha_at_the_ordinal_level_on_continuous_data_gives_the_estimate_and_says_why_no_interval(
+def test_alpha_interval_at_the_ordinal_level_on_continuous_data_gives_the_estimate_and_says_why_no_interval(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(bootstrap_module, "_PATTERN_CELLS", 0)  # what 1,000 × 5 continuous values reach (186 GiB)
+    monkeypatch.setattr(intervals_module, "MAX_CATEGORIES", 0)  # what 1,000 × 5 continuous values reach (186 GiB)
     data = continuous(np.random.default_rng(6), 3, 40)
-    result = bootstrap_alpha(data, "ordinal", n_resamples=50, seed=1)
+    result = agreement_interval(data, level="ordinal", n_resamples=50, seed=1)
     assert result.estimate == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal"))
-    assert result.ci_low is None and any("interval level" in w for w in result.warnings)
+    assert result.low is None and any("interval level" in w for w in result.notes)
 
 
 def test_ratio_terms_refuse_negative_values() -> None:

@@ -8,7 +8,6 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from calibration.calibrated.demo import demo_calibrated_snapshot_create
-from calibration.casereview.demo import demo_validity_create
 from calibration.delphi.demo import demo_delphi_create
 from calibration.demo import (
     FEATURED_EXPERT,
@@ -18,6 +17,7 @@ from calibration.demo import (
     demo_scores_create,
     demo_totp_activate,
 )
+from casereview.demo import demo_validity_create
 from evaluations.demo import demo_benchmark_load, demo_conditions_create
 from evaluations.judge.demo import judge_demo_run
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,7 @@ class Command(BaseCommand):
         keep = Path(options["output"]) if options["output"] else None
         if keep is not None:
             keep.write_text("", encoding="utf-8")
-        with self._endpoint(options) as base_url:
+        with self._endpoint(fake_server=options["fake_server"], base_url=options["base_url"]) as base_url:
             config = PipelineConfig.from_settings(base_url=base_url)
             for outcome in generation_run(items=items, condition=condition, run_label=options["run_label"],
                                           config=config, budget=options["budget"]):
@@ -122,9 +123,9 @@ class Command(BaseCommand):
         return models
 
     @contextlib.contextmanager
-    def _endpoint(self, options: dict[str, Any]):
-        if not options["fake_server"]:
-            yield options["base_url"]
+    def _endpoint(self, *, fake_server: bool, base_url: str | None) -> Iterator[str | None]:
+        if not fake_server:
+            yield base_url
             return
         from evaluations.judge.fake_server import FakeLLMServer
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Iterator, Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -25,6 +26,18 @@ from tqdm import tqdm
 
 from evaluations.models import RubricVersion
 from evaluations.selectors import rubric_active
+
+
+class CommandSelection(TypedDict):
+    """The responses a run covers and its name and budget, from the command line: `judge_run_create`'s keywords."""
+
+    models: list[str]
+    cases: str | None
+    run_label: str | None
+    limit: int | None
+    label: str
+    budget: Decimal | None
+    conditions: list[str]
 
 
 class Command(BaseCommand):
@@ -86,9 +99,12 @@ class Command(BaseCommand):
                 run = services.judge_run_cancel(run=get_run(options["cancel"]))
                 self.stdout.write(f"run {run.pk}: {run.get_status_display().lower()}")
                 return
-            with self._endpoint(options) as base_url:
+            with self._endpoint(fake_server=options["fake_server"], base_url=options["base_url"],
+                                wait=options["wait"]) as base_url:
                 if options["estimate"]:
-                    self._estimate(options, base_url)
+                    judges = [j.strip() for j in (options["judge"] or "").split(",") if j.strip()]
+                    self._estimate(rubric=self._rubric(options["rubric"]), primary_model=judges[0] if judges else None,
+                                   selection=self._selection(options), base_url=base_url)
                     return
                 if options["retry"]:
                     run, retried = services.judge_run_retry_failed(run=get_run(options["retry"]))
@@ -104,11 +120,8 @@ class Command(BaseCommand):
                 else:
                     judges = [j.strip() for j in (options["judge"] or "").split(",") if j.strip()]
                     runs = services.judge_runs_create(
-                        rubric=self._rubric(options["rubric"]), judges=judges, repeats=1,
-                        models=[m for m in (options["models"] or "").split(",") if m.strip()],
-                        cases=options["cases"], run_label=options["run_label"], limit=options["limit"],
-                        label=options["label"], base_url=base_url, budget=options["budget"],
-                        conditions=[c for c in (options["condition"] or "").split(",") if c.strip()],
+                        rubric=self._rubric(options["rubric"]), judges=judges, repeats=1, base_url=base_url,
+                        **self._selection(options),
                     )
                     firsts, run = runs, runs[0]
                 if options["repeat"] < 1:
@@ -139,20 +152,23 @@ class Command(BaseCommand):
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from exc
 
-    def _estimate(self, options: dict[str, Any], base_url: str | None) -> None:
+    @staticmethod
+    def _selection(options: Mapping[str, Any]) -> CommandSelection:
+        """The command line's selection (Django's parsed options) as `judge_run_create`'s keywords."""
+        return {"models": [m for m in (options["models"] or "").split(",") if m.strip()], "cases": options["cases"],
+                "run_label": options["run_label"], "limit": options["limit"], "label": options["label"],
+                "budget": options["budget"],
+                "conditions": [c for c in (options["condition"] or "").split(",") if c.strip()]}
+
+    def _estimate(self, *, rubric: RubricVersion, primary_model: str | None, selection: CommandSelection,
+                  base_url: str | None) -> None:
         """The estimate of the selection, from a run created and rolled back (nothing is kept)."""
         from django.db import transaction
 
         from evaluations.judge import services
 
         with transaction.atomic():
-            judges = [j.strip() for j in (options["judge"] or "").split(",") if j.strip()]
-            run = services.judge_run_create(
-                rubric=self._rubric(options["rubric"]), primary_model=judges[0] if judges else None,
-                models=[m for m in (options["models"] or "").split(",") if m.strip()],
-                cases=options["cases"], run_label=options["run_label"], limit=options["limit"],
-                label=options["label"], base_url=base_url, budget=options["budget"],
-                conditions=[c for c in (options["condition"] or "").split(",") if c.strip()])
+            run = services.judge_run_create(rubric=rubric, primary_model=primary_model, base_url=base_url, **selection)
             self._print_estimate(run)
             transaction.set_rollback(True)
         self.stdout.write("nothing was created (--estimate)")
@@ -168,11 +184,11 @@ class Command(BaseCommand):
                           + (f"; budget {money(run.budget)}" if run.budget is not None else ""))
 
     @contextlib.contextmanager
-    def _endpoint(self, options: dict[str, Any]):
-        if not options["fake_server"]:
-            yield options["base_url"]
+    def _endpoint(self, *, fake_server: bool, base_url: str | None, wait: bool) -> Iterator[str | None]:
+        if not fake_server:
+            yield base_url
             return
-        if not options["wait"]:
+        if not wait:
             raise CommandError("--fake-server runs in this process: use it with --wait")
         from evaluations.judge.fake_server import FakeLLMServer
 

@@ -15,7 +15,6 @@ from calibration.cycles.sampling import (
     PoolItem,
     PreviousItem,
     draw,
-    largest_remainder,
     length_edge_ids,
 )
 
@@ -44,28 +43,6 @@ def make_pool(per_dimension: int = 120, seed: int = 1) -> list[PoolItem]:
 def by_dimension(result, pool):  # type: ignore[no-untyped-def]
     dims = {i.response_id: i.dimension for i in pool}
     return Counter(dims[i.response_id] for i in result.items)
-
-
-def test_largest_remainder_worked_example() -> None:
-    # quotas 2.5, 1.5, 1.0 → floors 2, 1, 1 → the one place left goes to a or b (ties broken by the seed)
-    alloc = largest_remainder({"a": 5, "b": 3, "c": 2}, 5, random.Random(0))
-    assert alloc in ({"a": 3, "b": 1, "c": 1}, {"a": 2, "b": 2, "c": 1})
-    # quotas 7·(6/10)=4.2, 7·(3/10)=2.1, 7·(1/10)=0.7 → floors 4, 2, 0 → the largest remainder (0.7) gets the 7th
-    assert largest_remainder({"x": 6, "y": 3, "z": 1}, 7, random.Random(0)) == {"x": 4, "y": 2, "z": 1}
-    assert largest_remainder({"x": 2, "y": 1}, 10, random.Random(0)) == {"x": 2, "y": 1}  # never above a stratum
-
-
-def test_allocation_is_within_one_of_the_exact_proportional_quota() -> None:
-    rng = random.Random(5)
-    for _ in range(200):
-        sizes = {i: rng.randint(1, 40) for i in range(rng.randint(1, 12))}
-        k = rng.randint(0, sum(sizes.values()))
-        alloc = largest_remainder(sizes, k, random.Random(rng.random()))
-        assert sum(alloc.values()) == k
-        total = sum(sizes.values())
-        for key, n in sizes.items():
-            exact = Fraction(k * n, total)
-            assert math.floor(exact) <= alloc[key] <= math.ceil(exact) and alloc[key] <= n
 
 
 def test_same_seed_and_pool_reproduce_the_draw_exactly() -> None:

@@ -18,10 +18,10 @@ from calibration.studies.judging import (
     study_judge_run_cancel,
     study_judge_run_execute,
     study_judge_run_request,
-    study_judge_user_message,
 )
 from calibration.studies.snapshots import study_snapshot_compute, study_snapshot_request
 from evaluations.judge.fake_server import FakeLLMServer, FaultRule, fake_study_score, text_key
+from evaluations.judge.prompts import study_user_message
 from tests.evaluations.judge.conftest import no_sleep
 
 pytestmark = pytest.mark.django_db
@@ -45,10 +45,10 @@ def judge_bench_file(path: Path, *, n: int = 12) -> Path:
 
 
 def test_prompts_and_replies() -> None:
-    assert study_judge_user_message(template="Rate: {{instance}} now", text="T", dimension="d") == "Rate: T now"
-    assert study_judge_user_message(template="Rate this.", text="T", dimension="d") == "Rate this.\n\nT"
-    assert study_judge_user_message(template="", text="T", dimension="d") == "Rate the following text for d.\n\nT"
-    assert study_judge_user_message(template="{{ instance }} {x}", text="a {b} \\1", dimension="d") == "a {b} \\1 {x}"
+    assert study_user_message(template="Rate: {{instance}} now", text="T", dimension="d") == "Rate: T now"
+    assert study_user_message(template="Rate this.", text="T", dimension="d") == "Rate this.\n\nT"
+    assert study_user_message(template="", text="T", dimension="d") == "Rate the following text for d.\n\nT"
+    assert study_user_message(template="{{ instance }} {x}", text="a {b} \\1", dimension="d") == "a {b} \\1 {x}"
     assert parse_study_score('{"score": 4}', low=1, high=5) == 4
     assert parse_study_score("```json\n{\"score\": 2}\n```", low=1, high=5) == 2
     assert parse_study_score("I give it 3 out of 5.", low=1, high=5) == 3
@@ -90,7 +90,7 @@ def test_a_judge_scores_a_study_resumes_without_repeating_and_enters_its_report(
     assert stored.count() == 24
     # every stored score is the fake's deterministic answer for that exact prompt
     for score in stored.select_related("item", "dimension"):
-        user = study_judge_user_message(template=score.dimension.prompt, text=score.item.text,
+        user = study_user_message(template=score.dimension.prompt, text=score.item.text,
                                         dimension=score.dimension.key)
         assert score.value == fake_study_score(text_key(user), 1, 5, "judge-a")
     # no prompt that got an answer was sent again (429s are retried within one call)

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import random
 
+from evaluations.judge.leaderboard import case_composite
 from evaluations.judge.outcomes import ItemOutcome, ResultRecord, ScoreRecord
 from evaluations.judge.pipeline import SIX_PLACES, work_items
 from evaluations.judge.services import judge_results_store
-from evaluations.selectors import case_composite
 
 
 def store_random_results(run, seed: int) -> None:  # type: ignore[no-untyped-def]

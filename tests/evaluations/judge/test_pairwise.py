@@ -13,12 +13,12 @@ from calibration.validation.position import ALL, position_analysis
 from calibration.validation.store import bias_checks
 from evaluations.judge.fake_server import FaultRule
 from evaluations.judge.pairwise import (
-    PAIRWISE_SYSTEM_PROMPT,
     pairwise_run_create,
     pairwise_run_execute,
     parse_preference,
     pending_pair_calls,
 )
+from evaluations.judge.prompts import PAIRWISE_SYSTEM_PROMPT
 from evaluations.models import PairwiseJudgment, PairwiseRun
 
 from .conftest import import_benchmark, no_sleep

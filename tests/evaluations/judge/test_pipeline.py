@@ -8,10 +8,11 @@ import pytest
 
 from evaluations.judge import pipeline
 from evaluations.judge.fake_server import FaultRule, fake_score, text_key
+from evaluations.judge.leaderboard import case_composite
 from evaluations.judge.pipeline import judge_run_execute
 from evaluations.judge.services import judge_run_cancel, judge_run_create, judge_run_resume
 from evaluations.models import JudgeResult, JudgeRun, JudgeScore, ModelResponse
-from evaluations.selectors import case_composite, rubric_weights
+from evaluations.selectors import rubric_weights
 
 from .conftest import MODELS, import_benchmark, no_sleep
 

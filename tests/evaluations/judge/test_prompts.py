@@ -104,3 +104,39 @@ def test_optional_blocks_appear_only_when_the_case_has_them():
     assert blank_reference == bare
     full = judge_user_message(question="Q", response="R", reference_answer="A", tradition="Pentecostal")
     assert "REFERENCE ANSWER (for comparison):\nA\n\nTRADITION CONTEXT: Pentecostal\n" in full
+
+
+# --- the pairwise and study variants: pinned as they were sent before they moved into prompts.py ------------------
+
+
+def test_pairwise_variant_is_the_prompt_pairwise_runs_always_sent() -> None:
+    from evaluations.judge.prompts import pairwise_system_prompt, pairwise_user_message
+
+    assert pairwise_system_prompt(dimension="Doctrinal Accuracy") == (
+        "You are an expert evaluator of answers to questions in theology and biblical studies. Compare the two answers "
+        "to the question below on one dimension: Doctrinal Accuracy. Judge their content only — the order in which "
+        "they are shown and their length must not influence you. If they are equally good, say so. Answer with a JSON "
+        'object and nothing else: {"preferred": "A" or "B" or "tie", "reasoning": "one or two sentences"}.'
+    )
+    assert pairwise_user_message(question="Q?", reference="R.", first="one", second="two") == (
+        "QUESTION:\nQ?\n\nREFERENCE ANSWER:\nR.\n\nANSWER A:\none\n\nANSWER B:\ntwo"
+    )
+    assert pairwise_user_message(question="Q?", reference="  ", first="one", second="two") == (
+        "QUESTION:\nQ?\n\nANSWER A:\none\n\nANSWER B:\ntwo"
+    )
+
+
+@pytest.mark.parametrize(("low", "high", "level", "scale"), [
+    (1, 5, "ordinal", "a whole number from 1 to 5"),
+    (1, 5, "interval", "a number from 1 to 5"),
+    (0, 0.5, "ordinal", "a number from 0 to 0.5"),
+    (None, 5, "ordinal", "the score the instructions ask for"),
+])
+def test_study_variant_is_the_prompt_study_runs_always_sent(low, high, level, scale) -> None:  # type: ignore[no-untyped-def]
+    from evaluations.judge.prompts import study_system_prompt
+
+    assert study_system_prompt(dimension="coherence", low=low, high=high, level=level) == (
+        "You are an expert evaluator taking part in a reliability study. Rate the text you are given on one "
+        "criterion, \u201ccoherence\u201d, following the instructions in the user's message. Answer with a JSON "
+        f'object and nothing else: {{"score": <number>}}, where the number is {scale}.'
+    )
