@@ -296,7 +296,7 @@ def setup(args: argparse.Namespace) -> Setup:
     from django.urls import reverse
 
     from benchmarks.cycle_rows import admin_user, scoring_cycle_write, snapshot_compute, synthetic_cycle_write
-    from calibration.models import SnapshotFile
+    from evidence.models import SnapshotFile
     from tests.calibration.synthetic import synthetic_cycle
 
     call_command("migrate", verbosity=0)

@@ -88,15 +88,16 @@ def recompute_page(request: Any, pk: int) -> Any:
     from django.shortcuts import render
     from django.utils import timezone
 
-    from calibration.models import ReportSnapshot
     from calibration.reports.forms import SnapshotRequestForm
     from calibration.reports.render import confusion_svg, forest_plot_svg, forest_rows, rater_rows
     from calibration.reports.snapshots import Changes
+    from evidence.models import Snapshot
 
     cycle, report, inputs = _recompute(pk)
     summary = report.overall
-    shown = ReportSnapshot(cycle=cycle, version=1, status=ReportSnapshot.Status.READY, payload=report.to_json(),
-                           rater_key=inputs.rater_key, finished_at=timezone.now(), seed=0, n_resamples=N_RESAMPLES)
+    shown = Snapshot(kind=Snapshot.Kind.CYCLE_REPORT, subject=str(cycle.pk), cycle=cycle, version=1,
+                     status=Snapshot.Status.READY, payload=report.to_json(),
+                     rater_key=inputs.rater_key, finished_at=timezone.now(), seed=0, n_resamples=N_RESAMPLES)
     changes = Changes(scores=0, gold_decisions=0, newer_judge_run=None)
     return render(request, "calibration/report.html", {
         "cycle": cycle, "snapshot": shown, "versions": [], "pending": None, "pending_stale": False,
@@ -180,7 +181,7 @@ def measure(label: str, cycle: Any, admin: Any, args: argparse.Namespace) -> dic
     from django.test import Client
     from django.urls import reverse
 
-    from calibration.models import SnapshotFile
+    from evidence.models import SnapshotFile
 
     runs = [compute_phases(cycle, admin) for _ in range(args.repeat)]
     walls = [wall for wall, _, _ in runs]
@@ -259,9 +260,9 @@ def run(args: argparse.Namespace, vendor: str) -> None:
         cycle = synthetic_cycle_write(synthetic, name="Synthetic cycle (60 raters)", admin=admin)
         print(f"\nsynthetic cycle written as rows in {time.perf_counter() - started:.1f} s")
         results["synthetic"] = measure("synthetic cycle, 60 raters × 6 dimensions × 8 traditions", cycle, admin, args)
-        from calibration.models import ReportSnapshot
+        from evidence.models import Snapshot
 
-        payload = ReportSnapshot.objects.filter(cycle=cycle).ready().latest("version").payload
+        payload = Snapshot.objects.of(Snapshot.Kind.CYCLE_REPORT, cycle.pk).ready().latest("version").payload
         same = (Report.from_json(payload).overall.experts.krippendorff_alpha
                 == synthetic.report(n_resamples=0).overall.experts.krippendorff_alpha)
         print(f"  check: overall α from the rows equals the in-memory synthetic cycle's: {same}")

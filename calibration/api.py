@@ -2,8 +2,6 @@
 studies (requested, listed, read and bundled; always stored snapshots). Gold labels: `adjudication/api.py`."""
 from __future__ import annotations
 
-from typing import Any
-
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
@@ -11,7 +9,7 @@ from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, NotFound
+from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -19,20 +17,27 @@ from rest_framework_dataclasses.serializers import DataclassSerializer
 
 from accounts.models import ApiToken
 from annotations.models import CalibrationCycle
-
-from .models import ReportSnapshot, Study
-from .reports.api import snapshot_bundle_response, version_query
-from .reports.schema import Report, report_from_dict
-from .reports.snapshots import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    MAX_RESAMPLES,
-    snapshot_for,
-    snapshot_pending_error,
+from evidence.api import (
+    snapshot_bundle_response,
+    snapshot_version_response,
+    snapshot_versions_response,
+    version_query,
 )
+from evidence.models import Snapshot
+from evidence.selectors import snapshot_for
+from evidence.services import MAX_RESAMPLES, snapshot_pending_error
+
+from .models import Study
+from .reports.schema import Report, report_from_dict
+from .reports.snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .reports.tasks import report_snapshot_start
 from .studies.snapshots import DEFAULT_STUDY_SEED
 from .studies.tasks import study_snapshot_start
+
+CYCLE, STUDY = Snapshot.Kind.CYCLE_REPORT, Snapshot.Kind.STUDY_REPORT
+HINT = "POST /api/v1/reports/ with its id"
+REPORT_VERSION = OpenApiParameter("version", int, required=False,
+                                 description="Report version (default: the newest ready one)")
 
 
 class VersionPending(APIException):
@@ -65,7 +70,7 @@ class SnapshotSerializer(serializers.Serializer):
 
     cycle = serializers.IntegerField(source="cycle_id")
     version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=ReportSnapshot.Status.choices)
+    status = serializers.ChoiceField(choices=Snapshot.Status.choices)
     progress = serializers.IntegerField(help_text="Percent done while computing.")
     error = serializers.CharField(allow_blank=True)
     judge_run = serializers.IntegerField(source="judge_run_id", allow_null=True)
@@ -79,7 +84,7 @@ class SnapshotSerializer(serializers.Serializer):
     report = ReportSerializer(source="typed_report", allow_null=True, read_only=True,
                               help_text="The report (null until the version is ready, and in version lists).")
 
-    def to_representation(self, instance: ReportSnapshot) -> dict:
+    def to_representation(self, instance: Snapshot) -> dict:
         """The typed report of a ready version, when the view asks for bodies (context `with_report`)."""
         payload = instance.payload if self.context.get("with_report") else None  # deferred in lists: not read
         instance.typed_report = report_from_dict(payload) if payload else None  # type: ignore[attr-defined]
@@ -100,16 +105,13 @@ class ReportAPIView(APIView):
     token_scope = ApiToken.Scope.REPORTS_READ
 
     @extend_schema(
-        parameters=[OpenApiParameter("version", int, required=False,
-                                     description="Report version (default: the newest ready one)")],
+        parameters=[REPORT_VERSION],
         responses={200: SnapshotSerializer},
     )
     def get(self, request: Request, pk: int) -> Response:
         cycle = get_object_or_404(CalibrationCycle, pk=pk)
-        version = version_query(request)
-        snapshot = _found(snapshot_for(cycle=cycle, version=version), f"cycle {pk}", version,
-                          "POST /api/v1/reports/ with its id")
-        return Response(SnapshotSerializer(snapshot, context={"with_report": True}).data)
+        return snapshot_version_response(request, kind=CYCLE, subject=cycle.pk, name=f"cycle {pk}", hint=HINT,
+                                         serializer=SnapshotSerializer)
 
 
 class ReportVersionsAPIView(APIView):
@@ -120,9 +122,8 @@ class ReportVersionsAPIView(APIView):
 
     @extend_schema(responses={200: SnapshotSerializer(many=True)})
     def get(self, request: Request, pk: int) -> Response:
-        cycle = get_object_or_404(CalibrationCycle, pk=pk)
-        snapshots = ReportSnapshot.objects.filter(cycle=cycle).defer("payload", "rater_key").order_by("-version")
-        return Response(SnapshotSerializer(snapshots, many=True).data)  # bodies only from the version endpoint
+        cycle = get_object_or_404(CalibrationCycle, pk=pk)  # bodies only from the version endpoint
+        return snapshot_versions_response(kind=CYCLE, subject=cycle.pk, serializer=SnapshotSerializer)
 
     @extend_schema(request=SnapshotRequestSerializer, responses={202: SnapshotSerializer, 409: PENDING_RESPONSE})
     def post(self, request: Request, pk: int) -> Response:
@@ -152,7 +153,7 @@ class ReportBundleAPIView(APIView):
         responses={(200, "application/zip"): OpenApiTypes.BINARY},
     )
     def get(self, request: Request, pk: int) -> HttpResponse:
-        return _bundle_response(request, f"cycle {pk}", cycle=get_object_or_404(CalibrationCycle, pk=pk))
+        return _bundle_response(request, f"cycle {pk}", CYCLE, get_object_or_404(CalibrationCycle, pk=pk).pk)
 
 
 # --- study reports, and one endpoint that requests a report of either ----------------------------------------
@@ -162,7 +163,7 @@ class StudySnapshotSerializer(serializers.Serializer):
 
     study = serializers.IntegerField(source="study_id")
     version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=ReportSnapshot.Status.choices)
+    status = serializers.ChoiceField(choices=Snapshot.Status.choices)
     progress = serializers.IntegerField(help_text="Percent done while computing.")
     error = serializers.CharField(allow_blank=True)
     seed = serializers.IntegerField()
@@ -177,7 +178,7 @@ class StudySnapshotSerializer(serializers.Serializer):
         help_text="The report: meta, and per dimension the humans' coefficients with intervals, each judge, each "
                   "rater group (see the bundle's README). Null until ready, and in version lists.")
 
-    def to_representation(self, instance: ReportSnapshot) -> dict:
+    def to_representation(self, instance: Snapshot) -> dict:
         data = super().to_representation(instance)
         if not self.context.get("with_report"):
             data["report"] = None
@@ -208,7 +209,7 @@ class ReportQueuedSerializer(serializers.Serializer):
     cycle = serializers.IntegerField(allow_null=True)
     study = serializers.IntegerField(allow_null=True)
     version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=ReportSnapshot.Status.choices)
+    status = serializers.ChoiceField(choices=Snapshot.Status.choices)
     seed = serializers.IntegerField()
     n_resamples = serializers.IntegerField()
     url = serializers.CharField(help_text="GET this version (poll until status is ready or failed).")
@@ -250,16 +251,6 @@ class ReportsAPIView(APIView):
         }).data, status=202)
 
 
-def _found(snapshot: ReportSnapshot | None, subject: str, version: int | None, hint: str) -> ReportSnapshot:
-    """The snapshot, or 404 saying what is missing (a version, or any computed report)."""
-    if snapshot is None:
-        raise NotFound(f"{subject} has no report version {version}" if version else
-                       f"{subject} has no computed report yet: {hint}")
-    return snapshot
-
-
-
-
 class StudyReportAPIView(APIView):
     """A study's report: a stored snapshot (?version=N, default the newest ready one); never computed here."""
 
@@ -267,16 +258,13 @@ class StudyReportAPIView(APIView):
 
     @extend_schema(
         operation_id="study_report",
-        parameters=[OpenApiParameter("version", int, required=False,
-                                     description="Report version (default: the newest ready one)")],
+        parameters=[REPORT_VERSION],
         responses={200: StudySnapshotSerializer},
     )
     def get(self, request: Request, pk: int) -> Response:
         study = get_object_or_404(Study, pk=pk)
-        version = version_query(request)
-        snapshot = _found(snapshot_for(study=study, version=version), f"study {pk}", version,
-                          "POST /api/v1/reports/ with its id")
-        return Response(StudySnapshotSerializer(snapshot, context={"with_report": True}).data)
+        return snapshot_version_response(request, kind=STUDY, subject=study.pk, name=f"study {pk}", hint=HINT,
+                                         serializer=StudySnapshotSerializer)
 
 
 class StudyReportVersionsAPIView(APIView):
@@ -287,8 +275,7 @@ class StudyReportVersionsAPIView(APIView):
     @extend_schema(operation_id="study_report_versions", responses={200: StudySnapshotSerializer(many=True)})
     def get(self, request: Request, pk: int) -> Response:
         study = get_object_or_404(Study, pk=pk)
-        snapshots = ReportSnapshot.objects.filter(study=study).defer("payload", "rater_key").order_by("-version")
-        return Response(StudySnapshotSerializer(snapshots, many=True).data)
+        return snapshot_versions_response(kind=STUDY, subject=study.pk, serializer=StudySnapshotSerializer)
 
 
 class StudyReportBundleAPIView(APIView):
@@ -302,12 +289,13 @@ class StudyReportBundleAPIView(APIView):
         responses={(200, "application/zip"): OpenApiTypes.BINARY},
     )
     def get(self, request: Request, pk: int) -> HttpResponse:
-        return _bundle_response(request, f"study {pk}", study=get_object_or_404(Study, pk=pk))
+        return _bundle_response(request, f"study {pk}", STUDY, get_object_or_404(Study, pk=pk).pk)
 
 
-def _bundle_response(request: Request, subject: str, **of: Any) -> HttpResponse:
-    """The citable zip of the asked-for (or newest) ready version of a cycle's or a study's report (`of`)."""
+def _bundle_response(request: Request, subject: str, kind: str, pk: int) -> HttpResponse:
+    """The citable zip of the asked-for (or newest) ready version of a cycle's or a study's report."""
     version = version_query(request)
-    return snapshot_bundle_response(snapshot_for(version=version, with_payload=False, **of), subject, version)
+    return snapshot_bundle_response(snapshot_for(kind=kind, subject=pk, version=version, with_payload=False), subject,
+                                    version)
 
 

@@ -9,10 +9,11 @@ from django.db.models import Q
 from accounts.models import User
 from accounts.services import user_create
 from annotations.models import CalibrationCycle, Panel
+from calibration.validation.store import CheckKind, bias_checks
 from evaluations.models import JudgeRun, ModelResponse, Tradition
+from evidence.models import Snapshot
 
 from .cycles.sampling import DrawParams
-from .models import BiasCheck, ReportSnapshot
 from .reports.snapshots import report_snapshot_compute, report_snapshot_request
 
 DEMO_PASSWORD = "faithbench-demo"  # noqa: S105 - local demo only, printed by load_demo
@@ -215,16 +216,16 @@ def demo_totp_activate() -> list[str]:
     return emails
 
 
-def demo_report_snapshot_create() -> ReportSnapshot | None:
+def demo_report_snapshot_create() -> Snapshot | None:
     """Version 1 of the demo cycle's IRR report, so the tour has a report to read (once; later runs keep it)."""
     cycle = CalibrationCycle.objects.filter(name=DEMO_CYCLE_NAME).first()
-    if cycle is None or ReportSnapshot.objects.filter(cycle=cycle).exists():
+    if cycle is None or Snapshot.objects.of(Snapshot.Kind.CYCLE_REPORT, cycle.pk).exists():
         return None
     snapshot = report_snapshot_request(cycle=cycle, requested_by=None)
     return report_snapshot_compute(snapshot_id=snapshot.pk)
 
 
-def demo_bias_checks_create() -> list[BiasCheck]:
+def demo_bias_checks_create() -> list[Snapshot]:
     """The validation page's demo: a position check from a pairwise run, a verbosity check of the demo judge run
     against the demo cycle's experts, and a comparison with a second fake judge (once; later runs keep them)."""
     from evaluations.judge.demo import DEMO_LABEL, SECOND_JUDGE, SECOND_LABEL, judge_demo_run
@@ -237,7 +238,7 @@ def demo_bias_checks_create() -> list[BiasCheck]:
 
     cycle = CalibrationCycle.objects.filter(name=DEMO_CYCLE_NAME).first()
     first = JudgeRun.objects.filter(label=DEMO_LABEL, status=JudgeRun.Status.FINISHED).first()
-    if cycle is None or first is None or BiasCheck.objects.exists():
+    if cycle is None or first is None or bias_checks().exists():
         return []
     second = judge_demo_run(label=SECOND_LABEL, primary_model=SECOND_JUDGE)
     # older than the demo run, so that one stays "the latest finished run" that pages and reports default to
@@ -246,4 +247,4 @@ def demo_bias_checks_create() -> list[BiasCheck]:
         pairwise = pairwise_run_execute(run=pairwise_run_create(model=first.primary_model, limit=60,
                                                                 base_url=server.base_url))
     return [position_check(run=pairwise), verbosity_check(run=first, cycle=cycle),
-            agreement_check(runs=[first, second], kind=BiasCheck.Kind.JUDGES, n_resamples=200)]
+            agreement_check(runs=[first, second], kind=CheckKind.JUDGES, n_resamples=200)]

@@ -10,6 +10,7 @@ from typing import Any, TypedDict
 
 from django.db import transaction
 
+from evidence.models import Snapshot
 from stats.agreement import pairable_units
 from stats.alpha import Level
 from stats.bootstrap import named_seed_sequence
@@ -17,7 +18,7 @@ from stats.intervals import agreement_interval
 from stats.matrix import matrix_from_triples
 
 from .models import CaseFlag, CaseReview, CaseReviewCycle
-from .reports import CaseReviewReport, review_report_store
+from .reports import review_report_store
 from .rules import DIFFICULTY_ORDER, DIFFICULTY_RANK
 
 # field → (level, code of each answer); "unsure" is its own nominal category
@@ -181,7 +182,7 @@ def report_build(cycle: CaseReviewCycle, *, n_resamples: int = 1000, seed: int =
 
 @transaction.atomic
 def review_report_snapshot(*, cycle: CaseReviewCycle, user: Any = None, n_resamples: int = 1000,
-                           seed: int = 0) -> CaseReviewReport:
+                           seed: int = 0) -> Snapshot:
     """Compute a cycle's agreement report and store it as its next version."""
     cycle = CaseReviewCycle.objects.select_for_update().get(pk=cycle.pk)
     payload, digest = report_build(cycle, n_resamples=n_resamples, seed=seed)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, cast
 
 import numpy as np
 from django.db import transaction
@@ -22,10 +22,11 @@ from evaluations.judge.leaderboard import case_composite
 from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_latest_finished
 from evaluations.models import JudgeRun, ModelResponse, TestCase
 from evaluations.selectors import rubric_active, rubric_weights
+from evidence.models import Snapshot
 from stats.irt import GRMFit, equate_mean_sigma, equate_stocking_lord, grm_fit
 from stats.matrix import matrix_from_triples
 
-from .reports import DifficultyFit, difficulty_fit_equated_store, difficulty_fit_store
+from .reports import difficulty_fit_store
 from .rules import DIFFICULTY_ORDER, DIFFICULTY_RANK
 
 
@@ -201,8 +202,9 @@ def _tier_comparison(cases: list[TestCase], fit: GRMFit) -> TierComparison:
 
 @transaction.atomic
 def difficulty_fit(*, dimension: str, judge_run: JudgeRun | None = None, rotation: str = "", user: Any = None,
-                   min_models: int = 2) -> DifficultyFit:
-    """Fit the graded response model to one dimension (optionally one rotation plus the anchors) and store it."""
+                   min_models: int = 2, equate_to: Snapshot | None = None) -> Snapshot:
+    """Fit the graded response model to one dimension (optionally one rotation plus the anchors), put it on
+    `equate_to`'s scale when given, and store it (once: a stored fit is evidence, never edited)."""
     judge_run = judge_run or judge_run_latest_finished()
     cases, models, matrix, sources = response_scores(dimension=dimension, judge_run=judge_run, rotation=rotation or None)
     if len(models) < min_models:
@@ -231,14 +233,16 @@ def difficulty_fit(*, dimension: str, judge_run: JudgeRun | None = None, rotatio
         "tiers": _tier_comparison(cases, fit),
         "misfit": int(fit.misfit.sum()),
     }
+    if equate_to is not None:
+        payload["equating"] = _equating(base=equate_to, dimension=dimension, payload=payload)
     return difficulty_fit_store(dimension=dimension, rotation=rotation, items=len(cases), persons=len(models),
-                                payload=payload, user=user)
+                                payload=payload, user=user, equated_to=equate_to)
 
 
-def fit_abilities(fit: DifficultyFit) -> list[Ability]:
+def fit_abilities(fit: Snapshot) -> list[Ability]:
     """Each model of a fit with its own-scale ability and, when the fit was equated, its ability on the base scale
     (`equated`, else None); the most able first (on the equated scale when there is one)."""
-    payload: FitPayload = fit.payload
+    payload = cast(FitPayload, fit.document)
     equating = payload.get("equating")
     equated = {m["model"]: m for m in equating["models"]} if equating else {}
     rows = [Ability(**m, equated=equated.get(m["model"])) for m in payload["models"]]
@@ -250,14 +254,21 @@ def _num(value: float) -> float | None:
 
 
 @transaction.atomic
-def difficulty_equate(*, base: DifficultyFit, other: DifficultyFit, min_anchors: int = 2) -> DifficultyFit:
+def difficulty_equate(*, base: Snapshot, other: Snapshot, min_anchors: int = 2) -> Snapshot:
     """Put `other`'s rotation on `base`'s scale through the anchor cases both fits contain: mean/sigma and
     Stocking–Lord; the items' difficulties and the models' abilities are stored on the base scale (Stocking–Lord,
-    the mean/sigma constants beside it)."""
-    if base.dimension != other.dimension:
+    the mean/sigma constants beside it), as a new version of `other`'s dimension and rotation."""
+    payload: FitPayload = {**cast(FitPayload, other.document)}
+    payload["equating"] = _equating(base=base, dimension=other.dimension, payload=payload, min_anchors=min_anchors)
+    return difficulty_fit_store(dimension=other.dimension, rotation=other.rotation, items=other.items,
+                                persons=other.persons, payload=payload, user=other.requested_by, equated_to=base)
+
+
+def _equating(*, base: Snapshot, dimension: str, payload: FitPayload, min_anchors: int = 2) -> Equating:
+    if base.dimension != dimension:
         raise DifficultyError("equating needs two fits of the same dimension")
-    base_payload: FitPayload = base.payload
-    other_payload: FitPayload = other.payload
+    base_payload = cast(FitPayload, base.document)
+    other_payload = payload
     base_items = {i["case"]: i for i in base_payload["items"] if i["anchor"]}
     other_items = {i["case"]: i for i in other_payload["items"] if i["anchor"]}
     shared = sorted(set(base_items) & set(other_items))
@@ -269,8 +280,7 @@ def difficulty_equate(*, base: DifficultyFit, other: DifficultyFit, min_anchors:
     b_y = np.array([other_items[c]["b"] for c in shared])
     mean_sigma = equate_mean_sigma(b_x, b_y)
     stocking_lord = equate_stocking_lord(a_x, b_x, a_y, b_y, start=mean_sigma)
-    payload: FitPayload = {**other_payload}
-    payload["equating"] = {
+    return {
         "to_fit": base.pk, "to_rotation": base.rotation, "anchors": shared,
         "mean_sigma": {"A": mean_sigma.A, "B": mean_sigma.B},
         "stocking_lord": {"A": stocking_lord.A, "B": stocking_lord.B},
@@ -280,4 +290,3 @@ def difficulty_equate(*, base: DifficultyFit, other: DifficultyFit, min_anchors:
                     "interval": [float(stocking_lord.abilities(np.array(v))) for v in m["interval"]]}
                    for m in other_payload["models"]],
     }
-    return difficulty_fit_equated_store(fit=other, base=base, payload=payload)

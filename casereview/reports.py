@@ -1,65 +1,71 @@
-"""Where the programme's frozen results are stored and read: case-review agreement reports (`CaseReviewReport`,
-versioned per cycle) and IRT difficulty fits (`DifficultyFit`). Nothing else in `casereview` touches those two
-models, so their storage can change here alone.
-
-TEMPORARY until evidence lands: both models still live in `calibration.models`, an app above this one; the
-import-linter contract "apps" ignores exactly these imports (pyproject.toml).
-"""
+"""Where the programme's frozen results are stored and read: case-review agreement reports and IRT difficulty fits,
+both `evidence.Snapshot`s — a report of kind case_review (subject: the review cycle's id, versioned per cycle), a
+fit of kind irt_fit (subject "DIMENSION/rotation", versioned per dimension and rotation). Nothing else in
+`casereview` touches the snapshot model for them, so their storage can change here alone. A stored fit is never
+edited: equating one stores a new version."""
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Max
+from django.urls import reverse
 
-from calibration.models import CaseReviewReport, DifficultyFit
+from evidence.models import Snapshot, SnapshotQuerySet
+from evidence.registry import KindSpec, kind_register
+from evidence.services import snapshot_record
 
 from .models import CaseReviewCycle
 
-__all__ = ["CaseReviewReport", "DifficultyFit", "difficulty_fit_equated_store", "difficulty_fit_find",
-           "difficulty_fit_get", "difficulty_fit_store", "difficulty_fits_exist", "difficulty_fits_list",
-           "review_report_latest", "review_report_store"]
+__all__ = ["difficulty_fit_find", "difficulty_fit_get", "difficulty_fit_store", "difficulty_fits",
+           "difficulty_fits_exist", "difficulty_fits_list", "review_report_latest", "review_report_store"]
+
+
+def _user(user: Any) -> Any:
+    return user if getattr(user, "pk", None) else None
 
 
 def review_report_store(*, cycle: CaseReviewCycle, payload: Any, input_hash: str, seed: int,
-                        user: Any = None) -> CaseReviewReport:
+                        user: Any = None) -> Snapshot:
     """Store the next version of a cycle's agreement report (call with the cycle locked)."""
-    version = (CaseReviewReport.objects.filter(cycle=cycle).aggregate(v=Max("version"))["v"] or 0) + 1
-    return CaseReviewReport.objects.create(cycle=cycle, version=version, payload=payload, input_hash=input_hash,
-                                           seed=seed, created_by=user if getattr(user, "pk", None) else None)
+    return snapshot_record(kind=Snapshot.Kind.CASE_REVIEW, subject=str(cycle.pk), payload=payload,
+                           input_hash=input_hash, seed=seed, requested_by=_user(user))
 
 
-def review_report_latest(cycle: CaseReviewCycle) -> CaseReviewReport | None:
+def review_report_latest(cycle: CaseReviewCycle) -> Snapshot | None:
     """The newest stored agreement report of a cycle."""
-    return CaseReviewReport.objects.filter(cycle=cycle).order_by("-version").first()
+    return Snapshot.objects.of(Snapshot.Kind.CASE_REVIEW, cycle.pk).order_by("-version").first()
+
+
+def difficulty_fits() -> SnapshotQuerySet:
+    """Every stored IRT fit, newest first."""
+    return Snapshot.objects.of(Snapshot.Kind.IRT_FIT).order_by("-requested_at", "-id")
 
 
 def difficulty_fit_store(*, dimension: str, rotation: str, items: int, persons: int, payload: Any,
-                         user: Any = None) -> DifficultyFit:
-    """Store an IRT fit."""
-    return DifficultyFit.objects.create(dimension=dimension, rotation=rotation, items=items, persons=persons,
-                                        payload=payload, created_by=user if getattr(user, "pk", None) else None)
+                         user: Any = None, equated_to: Snapshot | None = None) -> Snapshot:
+    """Store an IRT fit: the next version of its dimension and rotation, with what its list shows."""
+    return snapshot_record(
+        kind=Snapshot.Kind.IRT_FIT, subject=f"{dimension}/{rotation}", payload=payload, requested_by=_user(user),
+        summary={"dimension": dimension, "rotation": rotation, "items": items, "persons": persons,
+                 "equated_to": equated_to.pk if equated_to is not None else None})
 
 
-def difficulty_fit_equated_store(*, fit: DifficultyFit, base: DifficultyFit, payload: Any) -> DifficultyFit:
-    """Record that `fit` was put on `base`'s scale (its payload gains the equating)."""
-    fit.payload = payload
-    fit.equated_to = base
-    fit.save(update_fields=["payload", "equated_to"])
-    return fit
-
-
-def difficulty_fits_list(limit: int = 50) -> list[DifficultyFit]:
+def difficulty_fits_list(limit: int = 50) -> list[Snapshot]:
     """The newest fits, without their payloads."""
-    return list(DifficultyFit.objects.defer("payload")[:limit])
+    return list(difficulty_fits().defer("payload")[:limit])
 
 
 def difficulty_fits_exist() -> bool:
-    return DifficultyFit.objects.exists()
+    return difficulty_fits().exists()
 
 
-def difficulty_fit_get(pk: int) -> DifficultyFit:
-    return DifficultyFit.objects.get(pk=pk)
+def difficulty_fit_get(pk: int) -> Snapshot:
+    return difficulty_fits().get(pk=pk)
 
 
-def difficulty_fit_find(pk: int) -> DifficultyFit | None:
-    return DifficultyFit.objects.filter(pk=pk).first()
+def difficulty_fit_find(pk: int) -> Snapshot | None:
+    return difficulty_fits().filter(pk=pk).first()
+
+
+kind_register(KindSpec(kind=Snapshot.Kind.CASE_REVIEW,
+                       page_url=lambda s: reverse("review:cycle", kwargs={"pk": int(s.subject)})))
+kind_register(KindSpec(kind=Snapshot.Kind.IRT_FIT, page_url=lambda s: f"{reverse('review:difficulty')}?fit={s.pk}"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import Count, Q, QuerySet
 from django.utils.safestring import SafeString
@@ -15,12 +15,11 @@ from access.policy import panels_led
 from annotations.models import Panel
 from annotations.rendering import markdown_to_safe_html
 from evaluations.models import TestCase, TheoBertCase, TheoBertResult, TheoBertRun, Tradition
+from evidence.models import Snapshot
 
 from .difficulty import Ability, FitItem, FitPayload, fit_abilities
 from .models import CaseFlag, CaseReview, CaseReviewCycle, TheoBertAudit
 from .reports import (
-    CaseReviewReport,
-    DifficultyFit,
     difficulty_fit_get,
     difficulty_fits_list,
     review_report_latest,
@@ -230,7 +229,7 @@ class FlagRow:
 class CyclePage:
     progress: CycleProgress
     flags: tuple[FlagRow, ...]
-    report: CaseReviewReport | None
+    report: Snapshot | None
 
 
 @dataclass(frozen=True)
@@ -402,8 +401,8 @@ def theobert_page(chosen: str | None) -> TheoBertPage:
 
 @dataclass(frozen=True)
 class DifficultyPage:
-    fits: tuple[DifficultyFit, ...]
-    fit: DifficultyFit | None = None
+    fits: tuple[Snapshot, ...]
+    fit: Snapshot | None = None
     payload: FitPayload | None = None
     models: tuple[Ability, ...] = ()
     items: tuple[FitItem, ...] = ()
@@ -420,6 +419,6 @@ def difficulty_page(chosen: str | None) -> DifficultyPage:
         return DifficultyPage(fits=fits)
     wanted = next((f for f in fits if str(f.pk) == chosen), fits[0])
     fit = difficulty_fit_get(wanted.pk)
-    payload: FitPayload = fit.payload
+    payload = cast(FitPayload, fit.document)
     return DifficultyPage(fits=fits, fit=fit, payload=payload, models=tuple(fit_abilities(fit)),
                           items=tuple(sorted(payload["items"], key=lambda i: -i["difficulty"])))

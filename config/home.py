@@ -16,14 +16,26 @@ from django.shortcuts import render
 from access.policy import Action, allowed, panels_led
 from annotations.models import Assignment, CalibrationCycle, Panel
 from calibration.adjudication.selectors import adjudication_queue
-from calibration.models import ReportSnapshot
+from calibration.models import Study
 from delphi.models import DelphiRound
 from delphi.selectors import rounds_awaiting_answer
 from evaluations.models import JudgeRun
 from evaluations.selectors import rubric_active
+from evidence.models import Snapshot
 
 OPEN_STATUSES = [Assignment.Status.PENDING, Assignment.Status.DRAFT]
 RECENT = 5
+
+
+REPORT_KINDS = [Snapshot.Kind.CYCLE_REPORT, Snapshot.Kind.STUDY_REPORT, Snapshot.Kind.CALIBRATED]
+
+
+@dataclass(frozen=True)
+class RecentReport:
+    """A recent report version, and its study when it is a study's (evidence names studies by id)."""
+
+    snapshot: Snapshot
+    study: Study | None
 
 
 @dataclass
@@ -33,7 +45,7 @@ class HomeParts:
     adjudication_waiting: int | None = None                         # leads: items waiting for a decision
     panels: list[Any] = field(default_factory=list)      # leads: their panels' progress in open cycles
     runs: list[JudgeRun] = field(default_factory=list)              # admins
-    reports: list[ReportSnapshot] = field(default_factory=list)     # admins
+    reports: list[RecentReport] = field(default_factory=list)     # admins
 
 
 def home_parts(user: Any) -> HomeParts:
@@ -57,7 +69,10 @@ def home_parts(user: Any) -> HomeParts:
     if allowed(user, Action.VIEW_JUDGE_OUTPUT):
         parts.runs = list(JudgeRun.objects.order_by("-created_at")[:RECENT])
     if allowed(user, Action.MANAGE_CALIBRATION):
-        parts.reports = list(ReportSnapshot.objects.select_related("cycle", "study").defer("payload", "rater_key").order_by("-requested_at", "-id")[:RECENT])
+        snapshots = list(Snapshot.objects.filter(kind__in=REPORT_KINDS).select_related("cycle")
+                         .defer("payload", "rater_key").order_by("-requested_at", "-id")[:RECENT])
+        studies = Study.objects.in_bulk([s.study_id for s in snapshots if s.study_id])  # named by id in a snapshot
+        parts.reports = [RecentReport(s, studies.get(s.study_id) if s.study_id else None) for s in snapshots]
     return parts
 
 

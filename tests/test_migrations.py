@@ -20,7 +20,7 @@ from evaluations.models import RubricVersion
 from tests.evaluations.reference_rows import methodology_reference_rows, stored_reference_rows
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT_APPS = ("accounts", "evaluations", "annotations", "casereview", "calibration", "delphi", "config")
+PROJECT_APPS = ("accounts", "evaluations", "annotations", "evidence", "casereview", "calibration", "delphi", "config")
 FIRST_PARTY = (*PROJECT_APPS, "config", "stats")
 
 Target = tuple[str, str | None]

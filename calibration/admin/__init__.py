@@ -2,9 +2,8 @@
 
 `cycles` (`calibration/cycles/admin.py`): panels (size warnings) and calibration cycles with their items (models
 of `annotations`).
-`snapshots`: report snapshots, read-only.
+Snapshots (every computed artefact) are in `evidence/admin.py`.
 """
 from ..cycles import admin as cycles
-from . import snapshots
 
-__all__ = ["cycles", "snapshots"]
+__all__ = ["cycles"]

@@ -18,10 +18,10 @@ from rest_framework.views import APIView
 from accounts.models import ApiToken
 from annotations.models import CalibrationCycle
 from evaluations.models import JudgeRun
+from evidence.api import snapshot_bundle_response, version_query
+from evidence.models import Snapshot
+from evidence.services import MAX_RESAMPLES
 
-from ..models import ReportSnapshot
-from ..reports.api import snapshot_bundle_response, version_query
-from ..reports.snapshots import MAX_RESAMPLES
 from .build import DEFAULT_TARGET_HALF_WIDTH
 from .selectors import calibrated_snapshot_for, calibrated_snapshots
 from .snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -37,7 +37,7 @@ class CalibratedSnapshotSerializer(serializers.Serializer):
     judge_run = serializers.IntegerField(source="judge_run_id")
     cycle = serializers.IntegerField(source="label_cycle_id", help_text="The cycle whose expert scores were used.")
     version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=ReportSnapshot.Status.choices)
+    status = serializers.ChoiceField(choices=Snapshot.Status.choices)
     progress = serializers.IntegerField(help_text="Percent done while computing.")
     error = serializers.CharField(allow_blank=True)
     seed = serializers.IntegerField()
@@ -49,7 +49,7 @@ class CalibratedSnapshotSerializer(serializers.Serializer):
         source="body", allow_null=True, read_only=True,
         help_text="The calibrated leaderboard (report.json of the bundle); null until ready, and in version lists.")
 
-    def to_representation(self, instance: ReportSnapshot) -> dict[str, Any]:
+    def to_representation(self, instance: Snapshot) -> dict[str, Any]:
         instance.body = instance.payload if self.context.get("with_body") else None  # type: ignore[attr-defined]
         return super().to_representation(instance)
 
@@ -63,7 +63,7 @@ class CalibratedRequestSerializer(serializers.Serializer):
                                            max_value=MAX_RESAMPLES)
 
 
-def _ready(run: JudgeRun, version: int | None) -> ReportSnapshot:
+def _ready(run: JudgeRun, version: int | None) -> Snapshot:
     snapshot = calibrated_snapshot_for(run=run, version=version)
     if snapshot is None:
         raise NotFound(f"judge run {run.pk} has no calibrated leaderboard" + (f" version {version}" if version else

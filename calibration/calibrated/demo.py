@@ -3,16 +3,16 @@ from __future__ import annotations
 
 from annotations.models import CalibrationCycle
 from evaluations.judge.selectors import judge_run_latest_finished
+from evidence.models import Snapshot
 
-from ..models import ReportSnapshot
 from .selectors import calibrated_label_cycles
 from .snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
 
 
-def demo_calibrated_snapshot_create() -> ReportSnapshot | None:
+def demo_calibrated_snapshot_create() -> Snapshot | None:
     """Version 1 of the calibrated leaderboard of the demo's newest finished run, computed now (about a second)."""
     run = judge_run_latest_finished()
-    if run is None or ReportSnapshot.objects.filter(judge_run=run, label_cycle__isnull=False).exists():
+    if run is None or Snapshot.objects.of(Snapshot.Kind.CALIBRATED, run.pk).exists():
         return None
     cycle: CalibrationCycle | None = calibrated_label_cycles(run=run).first()
     if cycle is None:

@@ -12,8 +12,9 @@ from xml.sax.saxutils import escape
 from reportlab.platypus import Paragraph, SimpleDocTemplate
 
 from evaluations.spreadsheet import csv_row_unprotect, csv_writer
+from evidence.models import SnapshotFile
+from evidence.services import citable_bundle
 
-from ..models import SnapshotFile
 from ..reports.pdfkit import (
     MARGIN_BOTTOM,
     MARGIN_TOP,
@@ -24,7 +25,6 @@ from ..reports.pdfkit import (
     report_fonts,
     table,
 )
-from ..reports.snapshots import citable_bundle
 from .build import InputRow
 from .schema import CalibratedReport, Cell, Estimate, ModelEntry, Span
 

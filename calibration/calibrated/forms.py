@@ -8,8 +8,8 @@ from django import forms
 from accounts.forms import ServiceErrorsForm
 from annotations.models import CalibrationCycle
 from evaluations.models import JudgeRun
+from evidence.services import MAX_RESAMPLES
 
-from ..reports.snapshots import MAX_RESAMPLES
 from .build import DEFAULT_TARGET_HALF_WIDTH
 from .selectors import calibrated_label_cycles
 from .snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED

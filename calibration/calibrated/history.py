@@ -3,7 +3,7 @@ anchor-equated where rotations differ, and the changes that exceed their interva
 
 A *snapshot* is what the product already fixes and dates: a finished judge run's leaderboard (fixed once the run
 finished, dated by its `finished_at`) and, beside it, that run's newest ready calibrated leaderboard version (a
-`ReportSnapshot`, dated by its own `finished_at`). No new snapshot record: both are read as they are stored.
+`evidence.Snapshot`, dated by its own `finished_at`). No new snapshot record: both are read as they are stored.
 The equating arithmetic is `stats/score_history.py`."""
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ import numpy as np
 from evaluations.judge.selectors import judge_run_label, leaderboard_cached, leaderboard_columns
 from evaluations.models import JudgeRun, TestCase
 from evaluations.spreadsheet import csv_writer
+from evidence.models import Snapshot as StoredSnapshot
 from stats.score_history import Change, chain_equated, paired_change
 
-from ..models import ReportSnapshot
 from .schema import CalibratedReport, Estimate
 
 HISTORY_LIMIT = 24  # snapshots on one page: the newest finished runs of the rubric
@@ -90,9 +90,9 @@ def score_history(*, rubric_id: int | None = None, limit: int = HISTORY_LIMIT) -
             return History(None, [], [], False)
         rubric_id = newest.rubric_id
     runs = list(reversed(runs_qs.filter(rubric_id=rubric_id).order_by("-finished_at", "-id")[:limit]))
-    calibrated: dict[int, ReportSnapshot] = {}
-    snap: ReportSnapshot | None
-    for snap in (ReportSnapshot.objects.ready().filter(judge_run__in=runs, label_cycle__isnull=False)
+    calibrated: dict[int, StoredSnapshot] = {}
+    snap: StoredSnapshot | None
+    for snap in (StoredSnapshot.objects.of(StoredSnapshot.Kind.CALIBRATED).ready().filter(judge_run__in=runs)
                  .order_by("judge_run_id", "-version")):
         calibrated.setdefault(snap.judge_run_id, snap)  # type: ignore[arg-type]
     composites = {run.pk: _case_composites(run) for run in runs}

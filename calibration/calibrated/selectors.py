@@ -10,9 +10,9 @@ from annotations.models import CalibrationCycle
 from evaluations.judge.config import judge_family
 from evaluations.judge.selectors import judge_decisive_scored
 from evaluations.models import JudgeResult, JudgeRun, ModelResponse
+from evidence.models import Snapshot
 
 from ..cycles.truth import median_seconds_per_item, response_truths
-from ..models import ReportSnapshot
 from .build import InputRow
 from .schema import CalibratedReport, Pair
 
@@ -63,14 +63,14 @@ def calibrated_label_cycles(*, run: JudgeRun) -> QuerySet[CalibrationCycle]:
         "-created_at", "-pk")
 
 
-def calibrated_snapshots(*, run: JudgeRun) -> QuerySet[ReportSnapshot]:
-    return ReportSnapshot.objects.filter(judge_run=run, label_cycle__isnull=False).select_related(
+def calibrated_snapshots(*, run: JudgeRun) -> QuerySet[Snapshot]:
+    return Snapshot.objects.of(Snapshot.Kind.CALIBRATED, run.pk).select_related(
         "label_cycle", "requested_by").defer("payload", "rater_key").order_by("-version")
 
 
-def calibrated_snapshot_for(*, run: JudgeRun, version: int | None = None) -> ReportSnapshot | None:
+def calibrated_snapshot_for(*, run: JudgeRun, version: int | None = None) -> Snapshot | None:
     """The asked-for version of a run's calibrated leaderboard, else its newest ready one."""
-    snapshots = ReportSnapshot.objects.filter(judge_run=run, label_cycle__isnull=False).select_related("label_cycle")
+    snapshots = Snapshot.objects.of(Snapshot.Kind.CALIBRATED, run.pk).select_related("label_cycle")
     if version is not None:
         return snapshots.filter(version=version).first()
     return snapshots.ready().order_by("-version").first()
@@ -80,7 +80,7 @@ def calibrated_snapshot_for(*, run: JudgeRun, version: int | None = None) -> Rep
 class EvidenceSummary:
     """The newest calibrated leaderboard that used a cycle's expert scores, as the cycle page's evidence meter."""
 
-    snapshot: ReportSnapshot
+    snapshot: Snapshot
     models: list[EvidenceRow]
     pairs: list[Pair]  # adjacent pairs not yet separated, with the labels each would need
 
@@ -99,7 +99,7 @@ class EvidenceRow:
 
 
 def calibrated_evidence_for_cycle(*, cycle: CalibrationCycle) -> EvidenceSummary | None:
-    snapshot = (ReportSnapshot.objects.ready().filter(label_cycle=cycle).select_related("judge_run")
+    snapshot = (Snapshot.objects.of(Snapshot.Kind.CALIBRATED).ready().filter(label_cycle=cycle).select_related("judge_run")
                 .order_by("-finished_at", "-pk").first())
     if snapshot is None or not snapshot.payload:
         return None

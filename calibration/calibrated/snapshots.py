@@ -9,24 +9,17 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
-from django.utils import timezone
+from django.urls import reverse
 
 from accounts.models import User
 from annotations.models import CalibrationCycle
 from evaluations.judge.conditions import condition_report_build, condition_report_csv
 from evaluations.models import JudgeRun
+from evidence.models import Snapshot
+from evidence.registry import KindSpec, Progress, kind_register
+from evidence.services import bootstrap_option_errors, snapshot_request, snapshot_run, snapshot_store
 
-from ..models import ReportSnapshot
 from ..reports.selectors import software_versions
-from ..reports.snapshots import (
-    STALE_AFTER,
-    ProgressReporter,
-    bootstrap_option_errors,
-    snapshot_pending_refuse,
-    snapshot_run,
-    snapshot_store,
-)
 from .build import DEFAULT_TARGET_HALF_WIDTH, Options, calibrated_leaderboard_build
 from .files import files_render, inputs_csv
 from .schema import SnapshotRef
@@ -47,7 +40,7 @@ DEFAULT_RESAMPLES = 1000
 def calibrated_snapshot_request(
     *, run: JudgeRun, cycle: CalibrationCycle, requested_by: User | None, seed: int = DEFAULT_SEED,
     n_resamples: int = DEFAULT_RESAMPLES, target_half_width: float = DEFAULT_TARGET_HALF_WIDTH,
-) -> ReportSnapshot:
+) -> Snapshot:
     """Queue the next version of a run's calibrated leaderboard, corrected by `cycle`'s expert scores."""
     errors = bootstrap_option_errors(seed=seed, n_resamples=n_resamples)
     if cycle.rubric_id != run.rubric_id:
@@ -61,27 +54,19 @@ def calibrated_snapshot_request(
     if errors:
         raise ValidationError(errors, code="invalid")
     run = JudgeRun.objects.select_for_update().get(pk=run.pk)  # versions are handed out in order
-    now = timezone.now()
-    mine = ReportSnapshot.objects.filter(judge_run=run, label_cycle__isnull=False)
-    mine.filter(status=ReportSnapshot.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER).update(
-        status=ReportSnapshot.Status.FAILED, finished_at=now,
-        error="The worker stopped while computing (no progress for 5 minutes).")
-    snapshot_pending_refuse(mine)
-    top = mine.aggregate(top=Max("version"))["top"] or 0
-    return ReportSnapshot.objects.create(
-        judge_run=run, label_cycle=cycle, version=top + 1, seed=seed, n_resamples=n_resamples,
-        requested_by=requested_by, input_counts={"target_half_width": target_half_width},
-    )
+    return snapshot_request(kind=Snapshot.Kind.CALIBRATED, subject=run.pk, requested_by=requested_by, seed=seed,
+                            n_resamples=n_resamples, judge_run=run, label_cycle=cycle,
+                            input_counts={"target_half_width": target_half_width})
 
 
 def calibrated_snapshot_compute(
     *, snapshot_id: int, progress: Callable[[int, str], None] | None = None,
-) -> ReportSnapshot:
+) -> Snapshot:
     """Compute a queued calibrated leaderboard and store it with its files; safe to call twice."""
-    return snapshot_run(snapshot_id=snapshot_id, progress=progress, compute=_compute)
+    return snapshot_run(snapshot_id=snapshot_id, progress=progress)
 
 
-def options_for(snapshot: ReportSnapshot, *, seconds_per_item: float | None,
+def options_for(snapshot: Snapshot, *, seconds_per_item: float | None,
                 judge_families: tuple[str, ...]) -> Options:
     return Options(seed=snapshot.seed, n_resamples=snapshot.n_resamples,
                    target_half_width=float((snapshot.input_counts or {}).get("target_half_width",
@@ -89,7 +74,7 @@ def options_for(snapshot: ReportSnapshot, *, seconds_per_item: float | None,
                    seconds_per_item=seconds_per_item, judge_families=judge_families)
 
 
-def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
+def _compute(snapshot: Snapshot, reporter: Progress) -> None:
     run, cycle = snapshot.judge_run, snapshot.label_cycle
     assert run is not None and cycle is not None, "a calibrated leaderboard snapshot"
     with transaction.atomic():  # one consistent read of the run and the cycle
@@ -118,3 +103,15 @@ def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
     counts: dict[str, Any] = {**payload["counts"], "target_half_width": options.target_half_width}
     snapshot_store(snapshot=snapshot, files=files, payload=payload, input_hash=input_hash, input_counts=counts,
                    software=software_versions())
+
+
+def calibrated_file_name(snapshot: Snapshot, fmt: str) -> str:
+    """The download's file name of a calibrated leaderboard's file: judge run, version and what it is."""
+    ext = {"bundle": "zip", "ratings": "csv"}.get(fmt, fmt)
+    stem = "inputs" if fmt == "ratings" else "calibrated-leaderboard"
+    return f"{stem}-run-{snapshot.judge_run_id}-v{snapshot.version}.{ext}"
+
+
+kind_register(KindSpec(
+    kind=Snapshot.Kind.CALIBRATED, compute=_compute, file_name=calibrated_file_name,
+    page_url=lambda s: f"{reverse('calibrated:board', kwargs={'run_id': s.judge_run_id})}?version={s.version}"))

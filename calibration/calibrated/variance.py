@@ -12,7 +12,7 @@ The table per model is case × provider route × repetition × judge run:
 - a cell is the decisive composite of that response in that run; a case enters only when every cell is there (the
   method needs a balanced table), and the cases left out are counted.
 
-Judge error: the newest ready calibrated version of the run (`ReportSnapshot` with `label_cycle`) stores, per model,
+Judge error: the newest ready calibrated version of the run (`Snapshot` with `label_cycle`) stores, per model,
 the calibrated shift θ̂(expert − judge) with its standard error (a stratified PPI estimate with λ = 0 on Y − Ŷ);
 its variance is the judge-error term and its estimate moves the total interval's centre to the judge mean plus
 the shift (the plain-PPI calibrated score of this table). Without a ready version, judge error is left out and
@@ -32,9 +32,9 @@ from evaluations.judge.selectors import judge_decisive_scored, judge_run_series
 from evaluations.models import Difficulty, GenerationCondition, JudgeResult, JudgeRun, ModelResponse
 from evaluations.selectors import difficulty_weight
 from evaluations.spreadsheet import csv_row_unprotect, csv_writer
+from evidence.models import Snapshot
 from stats.variance_budget import GROUP_LABELS, GROUPS, VarianceBudget, variance_budget
 
-from ..models import ReportSnapshot
 from .charts import stacked_bar
 from .schema import CalibratedReport, Estimate
 
@@ -182,7 +182,7 @@ def report_shifts(report: CalibratedReport | None) -> dict[str, Estimate]:
 def variance_budget_page(*, run: JudgeRun) -> BudgetPage:
     """Every model's variance budget over the run's series, judge error from the newest ready calibrated version."""
     inputs = budget_inputs_read(run=run)
-    snapshot = (ReportSnapshot.objects.ready().filter(judge_run=run, label_cycle__isnull=False)
+    snapshot = (Snapshot.objects.of(Snapshot.Kind.CALIBRATED, run.pk).ready()
                 .order_by("-version").first())
     report = CalibratedReport.from_json(snapshot.payload) if snapshot and snapshot.payload else None
     models = budget_compute(inputs.rows, shifts=report_shifts(report),

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -16,10 +16,10 @@ from accounts.http import AuthedRequest
 from evaluations.domain import query_whole_number
 from evaluations.judge.selectors import judge_run_latest_finished
 from evaluations.models import JudgeRun
+from evidence.models import Snapshot
+from evidence.selectors import snapshot_is_stale, snapshot_versions
+from evidence.views import snapshot_download_response, snapshot_page_response, snapshot_progress_response
 
-from ..models import ReportSnapshot
-from ..reports.snapshots import snapshot_is_stale, version_param
-from ..reports.views import snapshot_download_response, snapshot_progress_response
 from .charts import GROUP_COLOURS, history_chart
 from .forms import CalibratedRequestForm
 from .history import History, score_history, score_history_csv
@@ -50,7 +50,7 @@ def index(request: AuthedRequest) -> HttpResponse:
     return redirect("calibrated:board", run_id=run.pk)
 
 
-def _context(request: AuthedRequest, run: JudgeRun, snapshot: ReportSnapshot | None,
+def _context(request: AuthedRequest, run: JudgeRun, snapshot: Snapshot | None,
              form: CalibratedRequestForm | None) -> dict[str, Any]:
     versions = list(calibrated_snapshots(run=run))
     pending = next((s for s in versions if s.is_pending), None)
@@ -76,15 +76,11 @@ def _context(request: AuthedRequest, run: JudgeRun, snapshot: ReportSnapshot | N
 @require_GET
 def board(request: AuthedRequest, run_id: int) -> HttpResponse:
     run = _run(run_id)
-    try:
-        version = version_param(request.GET.get("version"))
-    except ValueError as exc:
-        return HttpResponseBadRequest(str(exc))
-    snapshot = calibrated_snapshot_for(run=run, version=version)
-    if version is not None and snapshot is None:
-        raise Http404(f"Judge run {run.pk} has no calibrated leaderboard version {version}.")
-    return render(request, "calibration/calibrated/board.html",
-                  _context(request, run, snapshot, CalibratedRequestForm(run=run)))
+    return snapshot_page_response(
+        request, find=lambda version: calibrated_snapshot_for(run=run, version=version),
+        missing=f"Judge run {run.pk} has no calibrated leaderboard version {{version}}.",
+        page=lambda snapshot: render(request, "calibration/calibrated/board.html",
+                                     _context(request, run, snapshot, CalibratedRequestForm(run=run))))
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
@@ -112,8 +108,7 @@ def compute(request: AuthedRequest, run_id: int) -> HttpResponse:
 @policy_required(Action.VIEW_CALIBRATED)
 @require_GET
 def progress(request: AuthedRequest, run_id: int, version: int) -> HttpResponse:
-    snapshot = get_object_or_404(ReportSnapshot.objects.defer("payload", "rater_key"), judge_run_id=run_id,
-                                 label_cycle__isnull=False, version=version)
+    snapshot = get_object_or_404(snapshot_versions(kind=Snapshot.Kind.CALIBRATED, subject=run_id), version=version)
     return snapshot_progress_response(request, snapshot, reverse("calibrated:progress", args=[run_id, version]))
 
 

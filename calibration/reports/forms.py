@@ -5,8 +5,9 @@ from django import forms
 
 from accounts.forms import ServiceErrorsForm
 from evaluations.judge.selectors import judge_runs_finished_choices
+from evidence.services import MAX_RESAMPLES
 
-from .snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES
+from .snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 
 class SnapshotRequestForm(ServiceErrorsForm):

@@ -1,12 +1,8 @@
 """Report pages and downloads. They render stored snapshots and never compute statistics in a request."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from django.contrib import messages
-from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
@@ -14,22 +10,22 @@ from access.policy import Action, policy_required
 from accounts.http import AuthedRequest
 from annotations.models import CalibrationCycle
 from evaluations.labels import group_label
+from evidence.models import Snapshot
+from evidence.selectors import snapshot_for, snapshot_is_stale, snapshot_versions
+from evidence.views import (
+    snapshot_compute_response,
+    snapshot_download_response,
+    snapshot_page_response,
+    snapshot_progress_response,
+)
 
-from ..models import ReportSnapshot, SnapshotFile
-from .downloads import snapshot_file_response
 from .forms import SnapshotRequestForm
 from .render import confusion_svg, diagnostic_rows, forest_plot_svg, forest_rows, interval_rows, rater_rows
 from .schema import Group, Report
-from .snapshots import (
-    CONTENT_TYPES,
-    snapshot_changes,
-    snapshot_file_name,
-    snapshot_for,
-    snapshot_is_stale,
-    snapshot_pending_error,
-    version_param,
-)
+from .snapshots import snapshot_changes
 from .tasks import report_snapshot_start
+
+CYCLE = Snapshot.Kind.CYCLE_REPORT
 
 
 def _group_label(group: Group) -> str:
@@ -40,10 +36,9 @@ def _cycle(pk: int) -> CalibrationCycle:
     return get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
 
 
-def _report_context(cycle: CalibrationCycle, snapshot: ReportSnapshot | None, form: SnapshotRequestForm) -> dict:
+def _report_context(cycle: CalibrationCycle, snapshot: Snapshot | None, form: SnapshotRequestForm) -> dict:
     """What the report page shows: the snapshot's report and charts, what changed since, every version."""
-    versions = list(ReportSnapshot.objects.filter(cycle=cycle).select_related("requested_by", "judge_run")
-                    .defer("payload", "rater_key").order_by("-version"))
+    versions = list(snapshot_versions(kind=CYCLE, subject=cycle.pk).select_related("requested_by", "judge_run"))
     pending = next((s for s in versions if s.is_pending), None)
     context: dict = {"cycle": cycle, "snapshot": snapshot, "versions": versions, "pending": pending,
                      "pending_stale": bool(pending and snapshot_is_stale(snapshot=pending)), "form": form,
@@ -80,15 +75,11 @@ def _report_context(cycle: CalibrationCycle, snapshot: ReportSnapshot | None, fo
 def report(request: AuthedRequest, pk: int) -> HttpResponse:
     """The IRR report of a cycle: the chosen (or newest) snapshot, what changed since, every version."""
     cycle = _cycle(pk)
-    try:
-        version = version_param(request.GET.get("version"))
-    except ValueError as exc:
-        return HttpResponseBadRequest(str(exc))
-    snapshot = snapshot_for(cycle=cycle, version=version)
-    if version is not None and snapshot is None:
-        raise Http404(f"This cycle has no report version {version}.")
-    context = _report_context(cycle, snapshot, SnapshotRequestForm())
-    return render(request, "calibration/report.html", context)
+    return snapshot_page_response(
+        request, find=lambda version: snapshot_for(kind=CYCLE, subject=cycle.pk, version=version),
+        missing="This cycle has no report version {version}.",
+        page=lambda snapshot: render(request, "calibration/report.html",
+                                     _report_context(cycle, snapshot, SnapshotRequestForm())))
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
@@ -97,39 +88,21 @@ def report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
     """Queue a new version of the report; the worker computes it while the page shows progress."""
     cycle = _cycle(pk)
     form = SnapshotRequestForm(request.POST)
-    if form.is_valid():
-        try:
-            snapshot = report_snapshot_start(
-                cycle=cycle, requested_by=request.user, run_id=form.cleaned_data["run"],
-                seed=form.cleaned_data["seed"], n_resamples=form.cleaned_data["n_resamples"],
-            )
-        except ValidationError as exc:
-            if snapshot_pending_error(exc):  # a second tab, a double click: the pending version's progress is shown
-                messages.warning(request, exc.messages[0])
-                return redirect("calibration:report", pk=cycle.pk)
-            form.add_service_error(exc)
-        else:
-            messages.success(request, f"Version {snapshot.version} is queued; its progress is shown below.")
-            return redirect("calibration:report", pk=cycle.pk)
-    return render(request, "calibration/report.html", _report_context(cycle, snapshot_for(cycle=cycle), form),
-                  status=422)
+    return snapshot_compute_response(
+        request, form=form, page=reverse("calibration:report", args=[cycle.pk]),
+        start=lambda: report_snapshot_start(cycle=cycle, requested_by=request.user, run_id=form.cleaned_data["run"],
+                                            seed=form.cleaned_data["seed"],
+                                            n_resamples=form.cleaned_data["n_resamples"]),
+        again=lambda: render(request, "calibration/report.html",
+                             _report_context(cycle, snapshot_for(kind=CYCLE, subject=cycle.pk), form), status=422))
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
 @require_GET
 def report_progress(request: AuthedRequest, pk: int, version: int) -> HttpResponse:
     """The progress of one computing snapshot (htmx polls it; a finished one tells the page to reload)."""
-    snapshot = get_object_or_404(ReportSnapshot.objects.defer("payload", "rater_key"), cycle_id=pk, version=version)
+    snapshot = get_object_or_404(snapshot_versions(kind=CYCLE, subject=pk), version=version)
     return snapshot_progress_response(request, snapshot, reverse("calibration:report_progress", args=[pk, version]))
-
-
-def snapshot_progress_response(request: AuthedRequest, snapshot: ReportSnapshot, url: str) -> HttpResponse:
-    """The progress fragment of one version, polled at `url`; a finished one tells the page to reload."""
-    response = render(request, "calibration/reports/_progress.html",
-                      {"pending": snapshot, "pending_stale": snapshot_is_stale(snapshot=snapshot), "progress_url": url})
-    if not snapshot.is_pending:
-        response["HX-Refresh"] = "true"
-    return response
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
@@ -138,29 +111,4 @@ def report_download(request: AuthedRequest, pk: int, fmt: str) -> HttpResponse:
     """A stored file of a snapshot (?version=N, default the newest): the same bytes every time."""
     cycle = _cycle(pk)
     return snapshot_download_response(request, fmt, lambda version: snapshot_for(
-        cycle=cycle, version=version, with_payload=False), subject="cycle")
-
-
-def snapshot_download_response(request: AuthedRequest, fmt: str, find: Callable[[int | None], ReportSnapshot | None],
-                               *, subject: str) -> HttpResponse:
-    """A stored file of a ready version (?version=N, default the newest ready one), `find` looking it up for the
-    cycle's or study's page: the same bytes every time, with their hash as ETag and the input hash."""
-    if fmt == "zip":
-        fmt = SnapshotFile.Format.BUNDLE
-    if fmt not in SnapshotFile.Format.values:
-        raise Http404(f"Unknown format {fmt[:20]!r}: use json, csv, pdf, ratings or zip.")
-    try:
-        version = version_param(request.GET.get("version"))
-    except ValueError as exc:
-        return HttpResponseBadRequest(str(exc))
-    snapshot = find(version)
-    if snapshot is None:
-        raise Http404("No report version to download yet: compute one on the report page."
-                      if version is None else f"This {subject} has no report version {version}.")
-    if not snapshot.is_ready:
-        raise Http404(f"Report version {snapshot.version} is {snapshot.get_status_display().lower()}.")
-    response = snapshot_file_response(snapshot=snapshot, fmt=fmt, content_type=CONTENT_TYPES[fmt],
-                                      filename=snapshot_file_name(snapshot=snapshot, fmt=fmt))
-    if response is None:  # pragma: no cover - a ready snapshot has every file (written in one transaction)
-        raise Http404("This file is missing from the snapshot.")
-    return response
+        kind=CYCLE, subject=cycle.pk, version=version, with_payload=False), subject="cycle")

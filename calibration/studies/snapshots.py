@@ -8,25 +8,23 @@ from collections.abc import Callable
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
-from django.utils import timezone
+from django.urls import reverse
 
 from accounts.models import User
-
-from ..models import ReportSnapshot, SnapshotFile, Study
-from ..reports.schema import SnapshotMeta
-from ..reports.selectors import software_versions
-from ..reports.snapshots import (
-    DEFAULT_RESAMPLES,
-    FILE_NAMES,
-    STALE_AFTER,
-    ProgressReporter,
+from evidence.models import Snapshot, SnapshotFile
+from evidence.registry import KindSpec, Progress, kind_register
+from evidence.services import (
     bootstrap_option_errors,
     citable_bundle,
-    snapshot_pending_refuse,
+    snapshot_request,
     snapshot_run,
     snapshot_store,
 )
+
+from ..models import Study
+from ..reports.schema import SnapshotMeta
+from ..reports.selectors import software_versions
+from ..reports.snapshots import DEFAULT_RESAMPLES, FILE_NAMES, report_file_name
 from .pdf import study_report_pdf
 from .report import (
     StudyDimensionMeta,
@@ -45,35 +43,26 @@ DEFAULT_STUDY_SEED = 0
 @transaction.atomic
 def study_snapshot_request(
     *, study: Study, requested_by: User | None, seed: int = DEFAULT_STUDY_SEED, n_resamples: int = DEFAULT_RESAMPLES,
-) -> ReportSnapshot:
+) -> Snapshot:
     """Queue the next version of a study's report (the worker computes it). Refused (code "pending") while
     another version of the study is queued or running."""
     errors = bootstrap_option_errors(seed=seed, n_resamples=n_resamples)
     if errors:
         raise ValidationError(errors, code="invalid")
     study = Study.objects.select_for_update().get(pk=study.pk)  # versions are handed out in order
-    now = timezone.now()
-    ReportSnapshot.objects.filter(
-        study=study, status=ReportSnapshot.Status.RUNNING, heartbeat_at__lt=now - STALE_AFTER
-    ).update(status=ReportSnapshot.Status.FAILED, finished_at=now,
-             error="The worker stopped while computing (no progress for 5 minutes).")
-    snapshot_pending_refuse(ReportSnapshot.objects.filter(study=study))
-    top = ReportSnapshot.objects.filter(study=study).aggregate(top=Max("version"))["top"] or 0
-    return ReportSnapshot.objects.create(
-        study=study, version=top + 1, seed=seed, n_resamples=n_resamples, requested_by=requested_by,
-    )
+    return snapshot_request(kind=Snapshot.Kind.STUDY_REPORT, subject=study.pk, requested_by=requested_by, seed=seed,
+                            n_resamples=n_resamples)
 
 
 def study_snapshot_compute(
     *, snapshot_id: int, progress: Callable[[int, str], None] | None = None,
-) -> ReportSnapshot:
+) -> Snapshot:
     """Compute a queued study snapshot and store it with its files; safe to call twice."""
-    return snapshot_run(snapshot_id=snapshot_id, progress=progress, compute=_compute)
+    return snapshot_run(snapshot_id=snapshot_id, progress=progress)
 
 
-def _compute(snapshot: ReportSnapshot, reporter: ProgressReporter) -> None:
-    study = snapshot.study
-    assert study is not None, "a study snapshot"
+def _compute(snapshot: Snapshot, reporter: Progress) -> None:
+    study = Study.objects.get(pk=snapshot.subject)
     with transaction.atomic():  # one consistent read of the study
         rows = study_rows(study=study)
         dimensions = study_dimensions(study=study)
@@ -134,7 +123,7 @@ dimensions=<meta.dimensions of report.json>, n_resamples={n_resamples}, seed={se
 """
 
 
-def study_files_render(*, report: StudyReport, ratings: bytes, snapshot: ReportSnapshot,
+def study_files_render(*, report: StudyReport, ratings: bytes, snapshot: Snapshot,
                        input_hash: str) -> dict[str, bytes]:
     """Every file of a study snapshot, rendered once."""
     files: dict[str, bytes] = {
@@ -153,3 +142,9 @@ def study_files_render(*, report: StudyReport, ratings: bytes, snapshot: ReportS
         files=files, names=FILE_NAMES, readme=readme,
         folder=f"faithbench-report-study-{meta.study_id}-v{snapshot.version}")
     return files
+
+
+kind_register(KindSpec(
+    kind=Snapshot.Kind.STUDY_REPORT, compute=_compute, file_name=report_file_name,
+    describe=lambda s: str(Study.objects.get(pk=s.subject)),
+    page_url=lambda s: f"{reverse('calibration:study_report', kwargs={'pk': s.study_id})}?version={s.version}"))

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Count
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -16,10 +16,21 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from access.policy import Action, policy_required
 from accounts.http import AuthedRequest
 from evaluations.domain import query_whole_number
+from evidence.models import Snapshot
+from evidence.selectors import (
+    snapshot_for,
+    snapshot_is_stale,
+    snapshot_latest_ready,
+    snapshot_versions,
+)
+from evidence.views import (
+    snapshot_compute_response,
+    snapshot_download_response,
+    snapshot_page_response,
+    snapshot_progress_response,
+)
 
-from ..models import ReportSnapshot, Study, StudyJudgeRun
-from ..reports.snapshots import snapshot_for, snapshot_is_stale, snapshot_pending_error, version_param
-from ..reports.views import snapshot_download_response, snapshot_progress_response
+from ..models import Study, StudyJudgeRun
 from .forms import (
     StudyJudgeForm,
     StudyMappingForm,
@@ -41,6 +52,8 @@ METRIC_LABELS = {
 }
 
 
+STUDY = Snapshot.Kind.STUDY_REPORT
+
 @policy_required(Action.MANAGE_CALIBRATION)
 @require_GET
 def studies(request: AuthedRequest) -> HttpResponse:
@@ -49,9 +62,8 @@ def studies(request: AuthedRequest) -> HttpResponse:
     listing = Study.objects.annotate(n_items=Count("items", distinct=True), n_raters=Count("raters", distinct=True),
                                      n_dimensions=Count("dimensions", distinct=True)).order_by("name")
     page = Paginator(listing, 50).get_page(page_number)
-    latest = {s.study_id: s for s in ReportSnapshot.objects.ready().filter(study__in=[s.pk for s in page])
-              .defer("payload", "rater_key").order_by("study_id", "version")}
-    rows = [{"study": s, "snapshot": latest.get(s.pk)} for s in page]
+    latest = snapshot_latest_ready(kind=STUDY, subjects=[str(s.pk) for s in page])
+    rows = [{"study": s, "snapshot": latest.get(str(s.pk))} for s in page]
     return render(request, "calibration/studies/list.html", {"rows": rows, "page": page})
 
 
@@ -118,10 +130,9 @@ def _judge_form(study: Study, data: Any = None) -> StudyJudgeForm:
     return StudyJudgeForm(data, study_dimensions=list(study.dimensions.order_by("id").values_list("key", flat=True)))
 
 
-def _context(study: Study, snapshot: ReportSnapshot | None, form: StudySnapshotRequestForm,
+def _context(study: Study, snapshot: Snapshot | None, form: StudySnapshotRequestForm,
              judge_form: StudyJudgeForm | None = None) -> dict[str, Any]:
-    versions = list(ReportSnapshot.objects.filter(study=study).select_related("requested_by")
-                    .defer("payload", "rater_key").order_by("-version"))
+    versions = list(snapshot_versions(kind=STUDY, subject=study.pk).select_related("requested_by"))
     pending = next((s for s in versions if s.is_pending), None)
     context: dict[str, Any] = {
         "study": study, "snapshot": snapshot, "versions": versions, "pending": pending, "form": form,
@@ -147,14 +158,11 @@ def _study(pk: int) -> Study:
 def study_report(request: AuthedRequest, pk: int) -> HttpResponse:
     """A study's report: the chosen (or newest ready) version, and every version."""
     study = _study(pk)
-    try:
-        version = version_param(request.GET.get("version"))
-    except ValueError as exc:
-        return HttpResponseBadRequest(str(exc))
-    snapshot = snapshot_for(study=study, version=version)
-    if version is not None and snapshot is None:
-        raise Http404(f"This study has no report version {version}.")
-    return render(request, "calibration/studies/report.html", _context(study, snapshot, StudySnapshotRequestForm()))
+    return snapshot_page_response(
+        request, find=lambda version: snapshot_for(kind=STUDY, subject=study.pk, version=version),
+        missing="This study has no report version {version}.",
+        page=lambda snapshot: render(request, "calibration/studies/report.html",
+                                     _context(study, snapshot, StudySnapshotRequestForm())))
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
@@ -163,27 +171,19 @@ def study_report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
     """Queue a new version; the worker computes it while the page shows progress."""
     study = _study(pk)
     form = StudySnapshotRequestForm(request.POST)
-    if form.is_valid():
-        try:
-            snapshot = study_snapshot_start(study=study, requested_by=request.user, seed=form.cleaned_data["seed"],
-                                            n_resamples=form.cleaned_data["n_resamples"])
-        except ValidationError as exc:
-            if snapshot_pending_error(exc):  # a second tab, a double click: the pending version's progress is shown
-                messages.warning(request, exc.messages[0])
-                return redirect("calibration:study_report", pk=study.pk)
-            form.add_service_error(exc)
-        else:
-            messages.success(request, f"Version {snapshot.version} is queued; its progress is shown below.")
-            return redirect("calibration:study_report", pk=study.pk)
-    return render(request, "calibration/studies/report.html", _context(study, snapshot_for(study=study), form),
-                  status=422)
+    return snapshot_compute_response(
+        request, form=form, page=reverse("calibration:study_report", args=[study.pk]),
+        start=lambda: study_snapshot_start(study=study, requested_by=request.user, seed=form.cleaned_data["seed"],
+                                           n_resamples=form.cleaned_data["n_resamples"]),
+        again=lambda: render(request, "calibration/studies/report.html",
+                             _context(study, snapshot_for(kind=STUDY, subject=study.pk), form), status=422))
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
 @require_GET
 def study_report_progress(request: AuthedRequest, pk: int, version: int) -> HttpResponse:
     """The progress of one computing version (htmx polls it; a finished one tells the page to reload)."""
-    snapshot = get_object_or_404(ReportSnapshot.objects.defer("payload", "rater_key"), study_id=pk, version=version)
+    snapshot = get_object_or_404(snapshot_versions(kind=STUDY, subject=pk), version=version)
     return snapshot_progress_response(request, snapshot,
                                       reverse("calibration:study_report_progress", args=[pk, version]))
 
@@ -194,7 +194,7 @@ def study_report_download(request: AuthedRequest, pk: int, fmt: str) -> HttpResp
     """A stored file of a version (?version=N, default the newest ready one): the same bytes every time."""
     study = _study(pk)
     return snapshot_download_response(request, fmt, lambda version: snapshot_for(
-        study=study, version=version, with_payload=False), subject="study")
+        kind=STUDY, subject=study.pk, version=version, with_payload=False), subject="study")
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
@@ -214,7 +214,7 @@ def study_judge(request: AuthedRequest, pk: int) -> HttpResponse:
             messages.success(request, f"Judge run #{run.pk} ({run.model}) is queued for the worker.")
             return redirect("calibration:study_report", pk=study.pk)
     return render(request, "calibration/studies/report.html",
-                  _context(study, snapshot_for(study=study), StudySnapshotRequestForm(), form), status=422)
+                  _context(study, snapshot_for(kind=STUDY, subject=study.pk), StudySnapshotRequestForm(), form), status=422)
 
 
 @policy_required(Action.MANAGE_CALIBRATION)

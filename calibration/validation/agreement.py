@@ -2,7 +2,7 @@
 several judge models side by side, or several runs of one judge. Per dimension, Krippendorff's α (ordinal) of the
 runs' decisive raw sub-dimension scores with its bootstrap interval, read against the 0.67 / 0.80 thresholds, and
 each response's spread (the standard deviation of its composite across runs); responses whose spread reaches
-`SPREAD_REVIEW` are listed for expert review. Numbers from `stats.reliability`; stored as a `BiasCheck`."""
+`SPREAD_REVIEW` are listed for expert review. Numbers from `stats.reliability`; stored as a bias-check `evidence.Snapshot`."""
 from __future__ import annotations
 
 from typing import Any
@@ -16,10 +16,11 @@ from annotations.models import CalibrationCycle, CycleItem
 from evaluations.judge.selectors import judge_decisive_raw_scores, judge_decisive_scored
 from evaluations.models import JudgeRun, ModelResponse
 from evaluations.selectors import rubric_active
+from evidence.models import Snapshot
 from stats.reliability import reliability_summary
 
 from ..cycles.services import cycle_assignments_create
-from ..models import BiasCheck
+from .store import CheckKind, bias_check_record
 
 ALPHA_MIN, ALPHA_GOOD = 0.667, 0.80
 SPREAD_REVIEW = 0.15  # SD of the composite (0–1) across runs: about half a point on the 0–3 scale
@@ -73,17 +74,17 @@ def runs_agreement(*, runs: list[JudgeRun], n_resamples: int = 1000, seed: int =
 
 
 def agreement_check(*, runs: list[JudgeRun], kind: str, requested_by: User | None = None,
-                    n_resamples: int = 1000) -> BiasCheck:
+                    n_resamples: int = 1000) -> Snapshot:
     """Compute and store the agreement of `runs` (kind: judges — different models — or runs of one judge)."""
     # a judge must agree with itself more than with another judge: run-to-run is held to the "good" mark
     payload = runs_agreement(runs=runs, n_resamples=n_resamples,
-                             alpha_min=ALPHA_GOOD if kind == BiasCheck.Kind.RUNS else ALPHA_MIN)
-    return BiasCheck.objects.create(kind=kind, judge_run=runs[0], flagged=payload["flagged"], n=payload["n_responses"],
-                                    payload=payload, requested_by=requested_by)
+                             alpha_min=ALPHA_GOOD if kind == CheckKind.RUNS else ALPHA_MIN)
+    return bias_check_record(kind=kind, judge_run=runs[0], flagged=payload["flagged"], n=payload["n_responses"],
+                             payload=payload, requested_by=requested_by)
 
 
 @transaction.atomic
-def review_cycle_commit(*, name: str, check: BiasCheck, created_by: User | None = None) -> CalibrationCycle:
+def review_cycle_commit(*, name: str, check: Snapshot, created_by: User | None = None) -> CalibrationCycle:
     """Queue a judge comparison's high-spread responses for expert review: a cycle of exactly those responses
     (item source "edge_judge"), assigned to their traditions' panels like any cycle."""
     responses = [row["response"] for row in (check.payload or {}).get("review", [])]

@@ -10,7 +10,7 @@ from annotations.models import CalibrationCycle
 from evaluations.judge.config import setting
 from evaluations.judge.selectors import CASE_FILTER_FIELDS, judge_runs_finished_choices
 
-from ..models import BiasCheck
+from .store import CheckKind
 
 
 class PairwiseStartForm(forms.Form):
@@ -41,10 +41,10 @@ class CheckRunForm(forms.Form):
     expert reference for verbosity). Which fields a kind shows is `FIELDS`; the service checks the rules."""
 
     FIELDS: dict[str, tuple[str, ...]] = {
-        BiasCheck.Kind.VERBOSITY: ("run", "cycle"),
-        BiasCheck.Kind.TRADITION: ("cycle",),
-        BiasCheck.Kind.JUDGES: ("runs",),
-        BiasCheck.Kind.RUNS: ("runs",),
+        CheckKind.VERBOSITY: ("run", "cycle"),
+        CheckKind.TRADITION: ("cycle",),
+        CheckKind.JUDGES: ("runs",),
+        CheckKind.RUNS: ("runs",),
     }
 
     run = forms.TypedChoiceField(coerce=int, required=False, empty_value=None, label="Judge run")
@@ -61,9 +61,9 @@ class CheckRunForm(forms.Form):
         cycles = cycle_choices if cycle_choices is not None else cycle_choices_for(kind)
         cast(forms.ChoiceField, self.fields["run"]).choices = [("", "— choose a finished run —"), *runs]
         cast(forms.ChoiceField, self.fields["runs"]).choices = runs
-        cast(forms.ChoiceField, self.fields["cycle"]).choices = [("", "none (judge only)" if kind == BiasCheck.Kind.VERBOSITY
+        cast(forms.ChoiceField, self.fields["cycle"]).choices = [("", "none (judge only)" if kind == CheckKind.VERBOSITY
                                          else "— choose a cross-tradition cycle —"), *cycles]
-        if kind == BiasCheck.Kind.VERBOSITY:
+        if kind == CheckKind.VERBOSITY:
             self.fields["cycle"].label = "Experts of cycle (optional reference)"
         for name in list(self.fields):
             if name not in self.FIELDS.get(kind, ()):
@@ -72,6 +72,6 @@ class CheckRunForm(forms.Form):
 
 def cycle_choices_for(kind: str) -> list[tuple[int, str]]:
     cycles = CalibrationCycle.objects.order_by("-id")
-    if kind == BiasCheck.Kind.TRADITION:
+    if kind == CheckKind.TRADITION:
         cycles = cycles.filter(kind=CalibrationCycle.Kind.CROSS_TRADITION)
     return [(c.pk, f"#{c.pk} {c.name}") for c in cycles[:100]]

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluations.labels import rubric_label, tradition_label
+from evidence.models import Snapshot
 
-from ..models import BiasCheck
+from .store import CheckKind, check_label
 
 ALL = "all dimensions"
 
@@ -76,18 +77,18 @@ def _dict_groups(payload: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return failing or [(name, g) for name, g in groups.items() if g.get("flagged")]
 
 
-def check_failure(check: BiasCheck) -> Failure:
+def check_failure(check: Snapshot) -> Failure:
     """Why a stored check failed, from its payload: the failing groups with their figures and the limit."""
     payload: dict[str, Any] = check.payload or {}
     reasons: list[str] = []
-    if check.kind == BiasCheck.Kind.POSITION:
+    if check.check_kind == CheckKind.POSITION:
         limit = payload.get("threshold", 0.1)
         for name, g in _dict_groups(payload):
             reasons.append(f"{_cap(_group_name(name))}, {g.get('reversals', '—')} of {g.get('n_pairs', '—')} "
                            f"pairs ({_num((g.get('reversal_rate') or 0) * 100, 0)} %"
                            f"{_interval([c * 100 for c in g['reversal_ci']], 0) if g.get('reversal_ci') else ''}) "
                            f"changed their preferred answer when the order was swapped (limit {_num(limit * 100, 0)} %).")
-    elif check.kind == BiasCheck.Kind.VERBOSITY:
+    elif check.check_kind == CheckKind.VERBOSITY:
         limit = payload.get("threshold", 0.3)
         for name, g in _dict_groups(payload):
             basis = g.get("basis", "pearson")
@@ -95,7 +96,7 @@ def check_failure(check: BiasCheck) -> Failure:
             reasons.append(f"{_cap(_group_name(name))}, the judge's score follows the answer's length "
                            f"({'partial ' if basis == 'partial' else ''}r = {_num(corr.get('r'))}"
                            f"{_interval(corr.get('ci'))}, limit ±{limit}; n = {g.get('n', '—')}).")
-    elif check.kind == BiasCheck.Kind.TRADITION:
+    elif check.check_kind == CheckKind.TRADITION:
         limit = payload.get("threshold_points", 0.5)
         for g in payload.get("groups") or []:
             ci = g.get("ci")
@@ -118,11 +119,11 @@ def check_failure(check: BiasCheck) -> Failure:
                                f"{_interval(g.get('alpha_ci'), 3)} on {g.get('n_units', '—')} units, below {limit}.")
     if not reasons:
         reasons.append(f"Flagged; see check #{check.pk} for its figures.")
-    return Failure(check.get_kind_display(), " ".join(reasons))
+    return Failure(check_label(check), " ".join(reasons))
 
 
 def validation_headline(*, cells: list[dict[str, Any]], n_dimensions: int, n_traditions: int,
-                        failed_checks: list[BiasCheck]) -> Headline:
+                        failed_checks: list[Snapshot]) -> Headline:
     """The headline of the validation status: cells validated of the grid's cells, and every failure explained."""
     failures = [cell_failure(c) for c in cells if c.get("status") == "not validated"]
     failures += [check_failure(check) for check in failed_checks]

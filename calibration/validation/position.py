@@ -1,15 +1,16 @@
 """Position bias of a judge (methodology §6.2.1) from a pairwise run: per dimension and over all, the share of
 pairs whose preferred response changed when the order was swapped (Wilson interval; flagged at 10 %), and how often
-the judge chose the answer shown first. Numbers from `stats.bias`; stored as a `BiasCheck`."""
+the judge chose the answer shown first. Numbers from `stats.bias`; stored as a bias-check `evidence.Snapshot`."""
 from __future__ import annotations
 
 from typing import Any
 
 from accounts.models import User
 from evaluations.models import ModelResponse, PairwiseJudgment, PairwiseRun
+from evidence.models import Snapshot
 from stats.bias import REVERSAL_FLAG_AT, position_bias
 
-from ..models import BiasCheck
+from .store import CheckKind, bias_check_record
 
 ALL = "all dimensions"
 
@@ -34,7 +35,7 @@ def position_analysis(*, run: PairwiseRun) -> dict[str, Any]:
             "flagged": bool((ALL in groups and groups[ALL]["flagged"]) or any(g["verdict"] == "fail" for g in groups.values()))}
 
 
-def position_check(*, run: PairwiseRun, requested_by: User | None = None) -> BiasCheck:
+def position_check(*, run: PairwiseRun, requested_by: User | None = None) -> Snapshot:
     payload = position_analysis(run=run)
-    return BiasCheck.objects.create(kind=BiasCheck.Kind.POSITION, pairwise_run=run, flagged=payload["flagged"],
-                                    n=payload["n"], payload=payload, requested_by=requested_by)
+    return bias_check_record(kind=CheckKind.POSITION, pairwise_run=run, flagged=payload["flagged"], n=payload["n"],
+                             payload=payload, requested_by=requested_by)

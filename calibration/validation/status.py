@@ -8,26 +8,27 @@ from typing import Any
 from annotations.models import CalibrationCycle
 from casereview.selectors import validated_cases
 from evaluations.models import TestCase
+from evidence.models import Snapshot
 
-from ..models import BiasCheck, ReportSnapshot
 from .headline import Headline, validation_headline
+from .store import CheckKind, bias_checks
 
 NO_TRADITION = "none"  # the report cells' key for tradition-neutral cases (calibration.reports.selectors)
 
 # The checks of the methodology's programme, in order; those not built yet say so instead of "not run".
 CHECKS: list[tuple[str, str, bool]] = [
-    (BiasCheck.Kind.POSITION, "Position bias (§6.2.1)", True),
-    (BiasCheck.Kind.VERBOSITY, "Verbosity (§6.2.2)", True),
-    (BiasCheck.Kind.TRADITION, "Tradition fairness (§6.2.3)", True),
-    (BiasCheck.Kind.JUDGES, "Judge comparison (§6.3.2)", True),
-    (BiasCheck.Kind.RUNS, "Run-to-run (§8.4)", True),
+    (CheckKind.POSITION, "Position bias (§6.2.1)", True),
+    (CheckKind.VERBOSITY, "Verbosity (§6.2.2)", True),
+    (CheckKind.TRADITION, "Tradition fairness (§6.2.3)", True),
+    (CheckKind.JUDGES, "Judge comparison (§6.3.2)", True),
+    (CheckKind.RUNS, "Run-to-run (§8.4)", True),
 ]
-COMMANDS: dict[str, str] = {BiasCheck.Kind.POSITION: "manage.py judge_pairwise --model M [--cases …] [--limit N]",
-                            BiasCheck.Kind.TRADITION: "manage.py cross_tradition_cycle … then judge_bias tradition "
+COMMANDS: dict[str, str] = {CheckKind.POSITION: "manage.py judge_pairwise --model M [--cases …] [--limit N]",
+                            CheckKind.TRADITION: "manage.py cross_tradition_cycle … then judge_bias tradition "
                                                       "--cycle ID",
-                            BiasCheck.Kind.VERBOSITY: "manage.py judge_bias verbosity --run ID --cycle ID",
-            BiasCheck.Kind.JUDGES: "manage.py judge_bias judges --run A --run B",
-            BiasCheck.Kind.RUNS: "manage.py judge_bias runs --run A --run B"}
+                            CheckKind.VERBOSITY: "manage.py judge_bias verbosity --run ID --cycle ID",
+            CheckKind.JUDGES: "manage.py judge_bias judges --run A --run B",
+            CheckKind.RUNS: "manage.py judge_bias runs --run A --run B"}
 
 
 @dataclass
@@ -44,7 +45,7 @@ class CheckRow:
 @dataclass
 class ValidationStatus:
     cycle: CalibrationCycle | None
-    snapshot: ReportSnapshot | None
+    snapshot: Snapshot | None
     cells: list[dict[str, Any]] = field(default_factory=list)
     dimensions: list[str] = field(default_factory=list)
     traditions: list[str] = field(default_factory=list)
@@ -76,7 +77,7 @@ def case_validity_rows() -> list[dict[str, Any]]:
 def validation_status(*, cycle: CalibrationCycle | None = None) -> ValidationStatus:
     """The newest ready snapshot (of `cycle`, else of any cycle) that carries validation cells, and the newest
     check of each kind (on that cycle's judge run when there is one; else the newest)."""
-    snapshots = ReportSnapshot.objects.ready().filter(cycle__isnull=False).select_related("cycle", "judge_run")
+    snapshots = Snapshot.objects.of(Snapshot.Kind.CYCLE_REPORT).ready().select_related("cycle", "judge_run")
     if cycle is not None:
         snapshots = snapshots.filter(cycle=cycle)
     snapshot = next((s for s in snapshots.order_by("-finished_at", "-id")[:20] if (s.payload or {}).get("validation")),
@@ -94,9 +95,9 @@ def validation_status(*, cycle: CalibrationCycle | None = None) -> ValidationSta
     status.case_validity = case_validity_rows()
     status.cases_active = sum(row["active"] for row in status.case_validity)
     status.cases_validated = sum(row["validated"] for row in status.case_validity)
-    latest: dict[str, BiasCheck] = {}
-    for check in BiasCheck.objects.defer("payload").order_by("-computed_at", "-id")[:200]:
-        latest.setdefault(check.kind, check)
+    latest: dict[str, Snapshot] = {}
+    for check in bias_checks().defer("payload")[:200]:
+        latest.setdefault(check.check_kind, check)
     for key, name, built in CHECKS:
         found = latest.get(key)
         if not built:

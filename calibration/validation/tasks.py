@@ -50,7 +50,7 @@ def validation_check_task(kind: str, run_ids: list[int], cycle_id: int | None,
     """Compute one check of the validation programme and store it (the validation page then shows it)."""
     check = validation_check_run(request=CheckRequest(kind=kind, run_ids=tuple(run_ids), cycle_id=cycle_id),
                                  requested_by=_user(requested_by_id))
-    return {"check": check.pk, "kind": check.kind, "flagged": check.flagged, "n": check.n}
+    return {"check": check.pk, "kind": check.check_kind, "flagged": check.flagged, "n": check.n}
 
 
 def validation_check_start(*, kind: str, runs: list[JudgeRun], cycle: CalibrationCycle | None,

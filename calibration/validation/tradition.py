@@ -16,10 +16,11 @@ from accounts.models import User
 from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, Panel, SubScore
 from evaluations.models import ModelResponse, RubricVersion, Tradition
 from evaluations.selectors import rubric_active
+from evidence.models import Snapshot
 from stats.means import mean_t_interval
 
 from ..cycles.services import cycle_assignments_create
-from ..models import BiasCheck, ReportSnapshot
+from .store import CheckKind, bias_check_record
 
 FLAG_POINTS = 0.5  # §6.2.3: no tradition scored > 0.5 points differently by out-group experts
 
@@ -145,7 +146,8 @@ def judge_tradition_gap() -> dict[str, Any] | None:
     """From the newest ready report of a standard cycle, per tradition: the judge's α against the expert majority
     and its gap to the pooled α, and the judge's mean signed difference (judge − majority, 0–3) against that of the
     other traditions' units — flagged beyond ±0.5 points (a judge that scores one tradition half a point lower)."""
-    snapshot = (ReportSnapshot.objects.ready().filter(cycle__kind=CalibrationCycle.Kind.STANDARD)
+    snapshot = (Snapshot.objects.of(Snapshot.Kind.CYCLE_REPORT).ready()
+                .filter(cycle__kind=CalibrationCycle.Kind.STANDARD)
                 .order_by("-finished_at", "-id").first())
     if snapshot is None:
         return None
@@ -167,9 +169,9 @@ def judge_tradition_gap() -> dict[str, Any] | None:
             "traditions": traditions, "flagged": any(t["flagged"] for t in traditions.values())}
 
 
-def tradition_check(*, cycle: CalibrationCycle, requested_by: User | None = None) -> BiasCheck:
+def tradition_check(*, cycle: CalibrationCycle, requested_by: User | None = None) -> Snapshot:
     if cycle.kind != CalibrationCycle.Kind.CROSS_TRADITION:
         raise ValidationError("tradition fairness reads a cross-tradition cycle")
     payload = tradition_fairness(cycle=cycle)
-    return BiasCheck.objects.create(kind=BiasCheck.Kind.TRADITION, cycle=cycle, flagged=payload["flagged"],
-                                    n=payload["n"], payload=payload, requested_by=requested_by)
+    return bias_check_record(kind=CheckKind.TRADITION, cycle=cycle, flagged=payload["flagged"], n=payload["n"],
+                             payload=payload, requested_by=requested_by)

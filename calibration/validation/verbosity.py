@@ -1,7 +1,7 @@
 """Verbosity bias of a judge run (methodology §6.2.2), per dimension and overall: the judge's decisive composite
 against response length in words, and — with a cycle — against length holding the experts' score fixed (gold where
 adjudicated, else the lower median of the experts, averaged over the response's sub-dimensions). The numbers come
-from `stats.bias`; the result is stored as a `BiasCheck`."""
+from `stats.bias`; the result is stored as a bias-check `evidence.Snapshot`."""
 from __future__ import annotations
 
 from typing import Any, NotRequired, TypedDict
@@ -12,11 +12,12 @@ from accounts.models import User
 from annotations.models import CalibrationCycle, CycleItem
 from evaluations.judge.selectors import judge_decisive_scored
 from evaluations.models import JudgeRun, ModelResponse
+from evidence.models import Snapshot
 from stats.bias import FLAG_AT, LengthBiasJson, length_bias, length_normalised
 
-from ..models import BiasCheck
 from ..reports.build import majority
 from ..reports.selectors import report_inputs
+from .store import CheckKind, bias_check_record
 
 ALL = "all dimensions"
 
@@ -96,9 +97,8 @@ def verbosity_analysis(*, run: JudgeRun, cycle: CalibrationCycle | None = None) 
 
 
 def verbosity_check(*, run: JudgeRun, cycle: CalibrationCycle | None = None,
-                    requested_by: User | None = None) -> BiasCheck:
+                    requested_by: User | None = None) -> Snapshot:
     """Compute the verbosity analysis and store it."""
     payload = verbosity_analysis(run=run, cycle=cycle)
-    return BiasCheck.objects.create(kind=BiasCheck.Kind.VERBOSITY, judge_run=run, cycle=cycle,
-                                    flagged=payload["flagged"], n=payload["n"], payload=payload,
-                                    requested_by=requested_by)
+    return bias_check_record(kind=CheckKind.VERBOSITY, judge_run=run, cycle=cycle, flagged=payload["flagged"],
+                             n=payload["n"], payload=payload, requested_by=requested_by)

@@ -22,11 +22,11 @@ from evaluations.judge.status import api_key_configured, endpoint_is_local, pair
 from evaluations.models import JudgeRun, PairwiseRun
 from evaluations.spreadsheet import csv_dict_writer
 
-from ..models import BiasCheck
 from .checks import RUNNABLE
 from .forms import CheckRunForm, PairwiseStartForm
 from .position import ALL
 from .status import ValidationStatus, validation_rows, validation_status
+from .store import CheckKind, bias_checks
 from .tasks import pairwise_run_enqueue, pairwise_run_start, validation_check_start
 
 POLL_SECONDS = 2
@@ -51,7 +51,7 @@ def validation(request: AuthedRequest) -> HttpResponse:
     status = _status(request)
     if isinstance(status, HttpResponse):
         return status
-    cycles = CalibrationCycle.objects.filter(report_snapshots__status="ready").distinct().order_by("-id")[:50]
+    cycles = CalibrationCycle.objects.filter(snapshots__kind="cycle_report", snapshots__status="ready").distinct().order_by("-id")[:50]
     return render(request, "calibration/validation.html", {"status": status, "cycles": cycles,
                                                            "check_forms": _check_forms()})
 
@@ -60,8 +60,8 @@ def _check_forms(bound: CheckRunForm | None = None) -> dict[str, CheckRunForm]:
     """A form per runnable check kind (one query for the finished runs, one for the cycles)."""
     runs = judge_runs_finished_choices()
     every = list(CalibrationCycle.objects.order_by("-id").values_list("pk", "name", "kind")[:200])
-    cycles = {BiasCheck.Kind.VERBOSITY: [(pk, f"#{pk} {name}") for pk, name, _ in every],
-              BiasCheck.Kind.TRADITION: [(pk, f"#{pk} {name}") for pk, name, kind in every
+    cycles = {CheckKind.VERBOSITY: [(pk, f"#{pk} {name}") for pk, name, _ in every],
+              CheckKind.TRADITION: [(pk, f"#{pk} {name}") for pk, name, kind in every
                                          if kind == CalibrationCycle.Kind.CROSS_TRADITION]}
     forms: dict[str, CheckRunForm] = {str(kind): CheckRunForm(kind=kind, run_choices=runs,
                                                               cycle_choices=cycles.get(kind, []))
@@ -93,11 +93,11 @@ def validation_check_run(request: AuthedRequest, kind: str) -> HttpResponse:
             else:
                 form.add_error(None, exc)
         else:
-            messages.info(request, f"{BiasCheck.Kind(kind).label}: queued for the worker. Reload this page in a "
+            messages.info(request, f"{CheckKind(kind).label}: queued for the worker. Reload this page in a "
                                    "moment to see the result.")
             return redirect("calibration:validation")
     status = validation_status()
-    cycles = CalibrationCycle.objects.filter(report_snapshots__status="ready").distinct().order_by("-id")[:50]
+    cycles = CalibrationCycle.objects.filter(snapshots__kind="cycle_report", snapshots__status="ready").distinct().order_by("-id")[:50]
     return render(request, "calibration/validation.html",
                   {"status": status, "cycles": cycles, "check_forms": _check_forms(form), "open_check": kind},
                   status=422)
@@ -133,7 +133,7 @@ def pairwise_start(request: AuthedRequest) -> HttpResponse:
 def pairwise_run(request: AuthedRequest, pk: int) -> HttpResponse:
     """A pairwise run's progress (htmx-polled while active), what happened, and its position check."""
     run = get_object_or_404(PairwiseRun, pk=pk)
-    check = BiasCheck.objects.filter(pairwise_run=run).order_by("-computed_at", "-id").first()
+    check = bias_checks().filter(pairwise_run=run).first()
     context = {"run": run, "outcome": pairwise_run_outcome(run=run), "check": check, "poll_seconds": POLL_SECONDS,
                "check_overall": ((check.payload or {}).get("groups") or {}).get(ALL) if check else None,
                "active": run.status in (PairwiseRun.Status.QUEUED, PairwiseRun.Status.RUNNING)}

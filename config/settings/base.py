@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "accounts",
     "evaluations",
     "annotations",
+    "evidence",  # the one versioned, hashed snapshot of every computed artefact
     "casereview",
     "calibration",
     "delphi",
@@ -138,7 +139,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").exists() else 
 WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Report downloads (calibration/reports/downloads.py, docs/deployment.md): "" sends a snapshot's stored bytes from
+# Report downloads (evidence/downloads.py, docs/deployment.md): "" sends a snapshot's stored bytes from
 # the application; "x-accel-redirect" (nginx, compose.yaml) or "x-sendfile" (Apache, lighttpd) writes each stored
 # file once under DOWNLOADS_ROOT, named by its SHA-256, and lets the web server in front send it, so a download
 # holds a gunicorn worker for an access check only. DOWNLOADS_ACCEL_PREFIX is nginx's `internal` location.
@@ -223,7 +224,7 @@ SPECTACULAR_SETTINGS = {
     # Several models have a `status` with choices of their own: each gets a named enum in the schema.
     "ENUM_NAME_OVERRIDES": {
         "JudgeRunStatusEnum": "evaluations.models.JudgeRun.Status",
-        "ReportSnapshotStatusEnum": "calibration.models.ReportSnapshot.Status",
+        "ReportSnapshotStatusEnum": "evidence.models.Snapshot.Status",
         "StudyJudgeRunStatusEnum": "calibration.models.StudyJudgeRun.Status",
     },
 }

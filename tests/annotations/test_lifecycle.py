@@ -370,8 +370,8 @@ def test_withdrawn_assignments_are_counted_by_reason_apart_from_progress(world, 
 
 
 def test_the_report_counts_withdrawn_assignments_by_reason(world) -> None:  # type: ignore[no-untyped-def]
-    from calibration.models import SnapshotFile
     from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
+    from evidence.models import SnapshotFile
 
     panel_member_remove(panel=world.catholic, expert=world.expert, actor=world.admin)
     snapshot = report_snapshot_compute(snapshot_id=report_snapshot_request(

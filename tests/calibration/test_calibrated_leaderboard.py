@@ -21,8 +21,8 @@ from calibration.calibrated.files import InputsError, inputs_csv, inputs_csv_par
 from calibration.calibrated.schema import SnapshotRef
 from calibration.calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
 from calibration.cycles.truth import response_truths
-from calibration.models import ReportSnapshot
 from evaluations.models import JudgeResult, JudgeRun
+from evidence.models import Snapshot
 from tests.annotations.factories import world_build
 
 DIMENSIONS = ("doctrinal", "textual")
@@ -236,7 +236,7 @@ def test_snapshot_service_stores_a_reproducible_bundle_and_refuses_a_second_queu
     with pytest.raises(ValidationError, match="Version 1 is queued"):
         calibrated_snapshot_request(run=run, cycle=world.cycle, requested_by=world.admin)
     snapshot = calibrated_snapshot_compute(snapshot_id=snapshot.pk)
-    assert snapshot.status == ReportSnapshot.Status.READY, snapshot.error
+    assert snapshot.status == Snapshot.Status.READY, snapshot.error
     report = snapshot.payload
     # the judge scores one point above the panel: the calibrated score is lower, the shift clearly negative
     for entry in report["models"]:
@@ -317,7 +317,7 @@ def test_command_computes_a_version_and_exports_its_stored_bytes(tmp_path) -> No
     target = tmp_path / "board.json"
     call_command("calibrated_leaderboard", str(run.pk), "--version", "1", "--format", "json", "--out", str(target),
                  stdout=io.StringIO())
-    stored = ReportSnapshot.objects.get(judge_run=run, version=1).files.get(format="json")
+    stored = Snapshot.objects.of("calibrated", run.pk).get(version=1).files.get(format="json")
     assert target.read_bytes() == bytes(stored.content)
     with pytest.raises(CommandError, match="--cycle"):
         call_command("calibrated_leaderboard", str(run.pk), "--cycle", "no such cycle", stdout=io.StringIO())

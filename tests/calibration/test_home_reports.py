@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from calibration.models import ReportSnapshot
 from evaluations.models import JudgeRun
+from evidence.models import Snapshot
 from tests.annotations.factories import world_build
 
 
@@ -13,7 +13,7 @@ def test_the_admins_home_links_a_calibrated_leaderboard_version(client) -> None:
     world = world_build()
     run = JudgeRun.objects.create(rubric=world.cycle.rubric, primary_model="m", fallback_model="f",
                                   base_url="http://127.0.0.1:9/v1", status=JudgeRun.Status.FINISHED)
-    ReportSnapshot.objects.create(label_cycle=world.cycle, judge_run=run, version=1, seed=1, n_resamples=0)
+    Snapshot.objects.create(kind="calibrated", subject=str(run.pk), label_cycle=world.cycle, judge_run=run, version=1, seed=1, n_resamples=0)
     client.force_login(world.admin)
     response = client.get("/")  # was a 500: the list assumed every version belongs to a cycle or a study
     assert response.status_code == 200

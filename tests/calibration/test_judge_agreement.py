@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from calibration.models import BiasCheck
 from calibration.validation.agreement import ALL, runs_agreement
+from calibration.validation.store import bias_checks
 from evaluations.judge.leaderboard import case_composite
 from evaluations.models import JudgeResult, JudgeRun, JudgeScore, ModelResponse
 from evaluations.selectors import rubric_weights
@@ -85,7 +85,7 @@ def test_the_command_stores_checks_and_refuses_what_is_not_a_comparison(judges) 
     assert "doctrinal" in out.getvalue() and "FLAGGED" in out.getvalue()
     call_command("judge_bias", "runs", *sum((["--run", str(r.pk)] for r in [a, *jitter]), []), "--resamples", "0",
                  stdout=io.StringIO())
-    assert list(BiasCheck.objects.order_by("id").values_list("kind", "n")) == [("judges", 108), ("runs", 108)]
+    assert [(c.check_kind, c.n) for c in bias_checks().order_by("id")] == [("judges", 108), ("runs", 108)]
     from annotations.models import Panel
     from evaluations.models import Tradition  # the benchmark's traditions need panels for the review cycle
     from tests.annotations.factories import person
@@ -100,7 +100,7 @@ def test_the_command_stores_checks_and_refuses_what_is_not_a_comparison(judges) 
 
     cycle = CalibrationCycle.objects.get(name="Judge disagreements")
     queued = set(CycleItem.objects.filter(cycle=cycle).values_list("response_id", flat=True))
-    listed = {row["response"] for row in BiasCheck.objects.order_by("-id").first().payload["review"]}
+    listed = {row["response"] for row in bias_checks().order_by("-id").first().payload["review"]}
     assert queued == listed and "queued for expert review" in review.getvalue()
     with pytest.raises(CommandError, match="one judge"):
         call_command("judge_bias", "runs", "--run", str(a.pk), "--run", str(b.pk))

@@ -13,8 +13,8 @@ from django.urls import reverse
 from annotations.models import Assignment, SubScore
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
 from calibration.adjudication.services import adjudication_record
-from calibration.models import ReportSnapshot
 from evaluations.models import JudgeResult, JudgeRun, JudgeScore
+from evidence.models import Snapshot
 from stats.alpha import krippendorff_alpha
 from stats.kappa import cohen_kappa
 from tests.annotations.factories import world_build
@@ -35,8 +35,8 @@ def compute(client, cycle, **form):
         response = client.post(reverse("calibration:report_compute", args=[cycle.pk]),
                                {"seed": 20260101, "n_resamples": 1000, **form})
     assert response.status_code == 302, response.content.decode()[:2000]
-    snapshot = ReportSnapshot.objects.filter(cycle=cycle).order_by("-version").first()
-    assert snapshot.status == ReportSnapshot.Status.READY, snapshot.error
+    snapshot = Snapshot.objects.filter(cycle=cycle).order_by("-version").first()
+    assert snapshot.status == Snapshot.Status.READY, snapshot.error
     return snapshot
 
 

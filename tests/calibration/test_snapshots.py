@@ -17,13 +17,13 @@ from django.utils import timezone
 
 from annotations.models import Annotation, Assignment
 from annotations.services import AnnotationInput, annotation_reopen, annotation_submit, sub_dimension_keys
-from calibration.models import ReportSnapshot, SnapshotFile
 from calibration.reports.build import calibration_report_build
 from calibration.reports.snapshots import (
     ratings_csv_parse,
     report_snapshot_compute,
     report_snapshot_request,
 )
+from evidence.models import Snapshot, SnapshotFile
 from tests.accounts.api import token_auth
 from tests.calibration.test_report_views import compute, scored_world
 
@@ -119,7 +119,7 @@ def test_report_endpoints_answer_bad_parameters_with_400_and_missing_versions_wi
     assert client.get(reverse("calibration:report", args=[999999])).status_code == 404
     bad = client.post(reverse("calibration:report_compute", args=[world.cycle.pk]),
                       {"seed": "x", "n_resamples": "100000"})
-    assert bad.status_code == 422 and ReportSnapshot.objects.count() == 1
+    assert bad.status_code == 422 and Snapshot.objects.count() == 1
     assert "less than or equal to 10000" in bad.content.decode()
     unknown_run = client.post(reverse("calibration:report_compute", args=[world.cycle.pk]),
                               {"seed": 1, "n_resamples": 10, "run": 424242})
@@ -212,7 +212,7 @@ def test_compute_is_idempotent_and_a_failure_is_recorded_without_files(scored, m
 def test_a_snapshot_whose_worker_died_is_marked_failed_when_the_next_is_requested(scored):
     world, _ = scored
     stuck = report_snapshot_request(cycle=world.cycle, requested_by=None)
-    ReportSnapshot.objects.filter(pk=stuck.pk).update(status="running",
+    Snapshot.objects.filter(pk=stuck.pk).update(status="running",
                                                       heartbeat_at=timezone.now() - timedelta(minutes=6))
     fresh = report_snapshot_request(cycle=world.cycle, requested_by=None)
     stuck.refresh_from_db()
@@ -224,7 +224,7 @@ def test_manage_py_report_lists_computes_and_exports_every_format(scored, tmp_pa
     call_command("report", "--list")
     assert world.cycle.name in capsys.readouterr().out
     call_command("report", str(world.cycle.pk), "--resamples", "30", "--seed", "5", verbosity=0)
-    snapshot = ReportSnapshot.objects.get(cycle=world.cycle, version=1)
+    snapshot = Snapshot.objects.get(cycle=world.cycle, version=1)
     assert snapshot.status == "ready" and snapshot.seed == 5 and snapshot.requested_by is None
     call_command("report", "--list")
     assert f"v1 {snapshot.finished_at:%Y-%m-%d}" in capsys.readouterr().out

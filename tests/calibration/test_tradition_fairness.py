@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 
 from annotations.models import Assignment, CycleItem
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
-from calibration.models import BiasCheck
+from calibration.validation.store import bias_checks
 from calibration.validation.tradition import cross_tradition_cycle_commit, tradition_fairness
 from tests.annotations.factories import CaseFactory, ModelResponseFactory, person, tradition, world_build
 
@@ -96,8 +96,8 @@ def test_the_command_and_the_check() -> None:
     checked = io.StringIO()
     call_command("judge_bias", "tradition", "--cycle", str(cycle.pk), stdout=checked)
     assert "FLAGGED" in checked.getvalue()
-    check = BiasCheck.objects.get()
-    assert check.kind == "tradition" and check.flagged and check.cycle == cycle and check.judge_run is None
+    check = bias_checks().get()
+    assert check.check_kind == "tradition" and check.flagged and check.cycle == cycle and check.judge_run is None
     with pytest.raises(CommandError, match="cross-tradition"):
         call_command("judge_bias", "tradition", "--cycle", str(CalibrationCycle.objects.get(name="Test cycle").pk))
     with pytest.raises(CommandError, match="SCORING:SCORED"):

@@ -7,8 +7,8 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.timezone import localtime
 
-from calibration.models import BiasCheck
 from calibration.validation.checks import validation_check_validate
+from calibration.validation.store import CheckKind, bias_checks
 from evaluations.judge.fake_server import FakeLLMServer, FaultRule
 from evaluations.judge.pairwise import pairwise_run_retry
 from evaluations.judge.status import pairwise_run_outcome
@@ -26,19 +26,19 @@ def test_each_check_kind_names_what_it_needs(scored) -> None:  # type: ignore[no
     world, run = scored
     run.refresh_from_db()
     with pytest.raises(ValidationError) as refused:
-        validation_check_validate(kind=BiasCheck.Kind.VERBOSITY, runs=[], cycle=None)
+        validation_check_validate(kind=CheckKind.VERBOSITY, runs=[], cycle=None)
     assert "run" in refused.value.error_dict
     with pytest.raises(ValidationError) as refused:
-        validation_check_validate(kind=BiasCheck.Kind.JUDGES, runs=[run], cycle=None)
+        validation_check_validate(kind=CheckKind.JUDGES, runs=[run], cycle=None)
     assert "two or more" in str(refused.value)
     with pytest.raises(ValidationError, match="cross-tradition"):
-        validation_check_validate(kind=BiasCheck.Kind.TRADITION, runs=[], cycle=world.cycle)
+        validation_check_validate(kind=CheckKind.TRADITION, runs=[], cycle=world.cycle)
     queued = JudgeRun.objects.create(rubric=run.rubric, primary_model="x", base_url="http://127.0.0.1:9/v1")
     with pytest.raises(ValidationError, match="finished runs"):
-        validation_check_validate(kind=BiasCheck.Kind.VERBOSITY, runs=[queued], cycle=None)
+        validation_check_validate(kind=CheckKind.VERBOSITY, runs=[queued], cycle=None)
     with pytest.raises(ValidationError, match="not a check"):
-        validation_check_validate(kind=BiasCheck.Kind.POSITION, runs=[run], cycle=None)
-    request = validation_check_validate(kind=BiasCheck.Kind.VERBOSITY, runs=[run], cycle=world.cycle)
+        validation_check_validate(kind=CheckKind.POSITION, runs=[run], cycle=None)
+    request = validation_check_validate(kind=CheckKind.VERBOSITY, runs=[run], cycle=world.cycle)
     assert request.run_ids == (run.pk,) and request.cycle_id == world.cycle.pk
 
 
@@ -51,12 +51,12 @@ def test_a_not_run_check_is_queued_from_the_validation_page(scored, client, djan
     url = reverse("calibration:validation_check_run", args=["verbosity"])
     refused = client.post(url, {})
     assert refused.status_code == 422 and "choose one finished judge run" in refused.content.decode()
-    assert not BiasCheck.objects.exists()
+    assert not bias_checks().exists()
     with django_capture_on_commit_callbacks(execute=True):
         done = client.post(url, {"verbosity-run": run.pk, "verbosity-cycle": world.cycle.pk})
     assert done.status_code == 302
-    check = BiasCheck.objects.get()
-    assert (check.kind, check.judge_run_id, check.cycle_id, check.requested_by) == (
+    check = bias_checks().get()
+    assert (check.check_kind, check.judge_run_id, check.cycle_id, check.requested_by) == (
         "verbosity", run.pk, world.cycle.pk, world.admin)
     assert client.post(reverse("calibration:validation_check_run", args=["position"])).status_code == 404
 
@@ -87,14 +87,14 @@ def test_pairwise_run_from_its_page_fails_with_a_reason_then_retries(pairs, clie
     assert outcome.state == "failed" and "does not know the judge model judge/p" in outcome.reason
     page = client.get(started["Location"]).content.decode()
     assert "Failed — 0 of 4 calls with a verdict, 4 failed" in page and "Retry 4 failed calls" in page
-    assert not BiasCheck.objects.exists()  # nothing to check
+    assert not bias_checks().exists()  # nothing to check
 
     pairs.rules.clear()
     with django_capture_on_commit_callbacks(execute=True):
         client.post(reverse("calibration:pairwise_retry", args=[run.pk]))
     run.refresh_from_db()
     assert (run.status, run.done, run.failed) == ("finished", 4, 0)
-    check = BiasCheck.objects.get(kind="position")
+    check = bias_checks().get(summary__check="position")
     assert check.pairwise_run == run
     page = client.get(started["Location"]).content.decode()
     assert f"Position check #{check.pk}" in page and "Finished — 4 of 4 calls with a verdict" in page

@@ -7,9 +7,10 @@ from html import unescape
 import pytest
 from django.urls import reverse
 
-from calibration.models import BiasCheck
 from calibration.validation.headline import check_failure, validation_headline
 from calibration.validation.status import validation_status
+from calibration.validation.store import CheckKind
+from evidence.models import Snapshot
 from tests.calibration.test_report_views import compute, scored_world
 
 
@@ -21,7 +22,8 @@ def cell(dimension: str, tradition: str, status: str, alpha: float = 0.5) -> dic
 def test_the_headline_counts_validated_cells_of_the_grid_and_explains_each_failure() -> None:
     cells = [cell("doctrinal", "catholic", "validated", 0.9), cell("doctrinal", "none", "not validated", 0.41),
              cell("textual", "catholic", "acceptable", 0.75), cell("textual", "none", "uncertain", 0.7)]
-    verbosity = BiasCheck(pk=7, kind=BiasCheck.Kind.VERBOSITY, flagged=True, n=120, payload={
+    verbosity = Snapshot(pk=7, kind="bias_check", summary={"check": CheckKind.VERBOSITY, "flagged": True, "n": 120},
+                   payload={
         "threshold": 0.3, "groups": {
             "doctrinal": {"n": 60, "basis": "partial", "partial": {"r": 0.52, "ci": [0.33, 0.67], "n": 60},
                           "verdict": "fail", "flagged": True},
@@ -42,13 +44,15 @@ def test_the_headline_counts_validated_cells_of_the_grid_and_explains_each_failu
 
 
 def test_every_kind_of_failed_check_says_why_with_its_figures() -> None:
-    position = BiasCheck(pk=1, kind=BiasCheck.Kind.POSITION, flagged=True, n=40, payload={
+    position = Snapshot(pk=1, kind="bias_check", summary={"check": CheckKind.POSITION, "flagged": True, "n": 40},
+                   payload={
         "threshold": 0.1, "groups": {"all dimensions": {"n_pairs": 40, "reversals": 8, "reversal_rate": 0.2,
                                                         "reversal_ci": [0.1, 0.35], "flagged": True,
                                                         "verdict": "uncertain"}}})
     assert check_failure(position).why == ("Over all dimensions, 8 of 40 pairs (20 % [10, 35]) changed their "
                                            "preferred answer when the order was swapped (limit 10 %).")
-    tradition = BiasCheck(pk=2, kind=BiasCheck.Kind.TRADITION, flagged=True, n=12, payload={
+    tradition = Snapshot(pk=2, kind="bias_check", summary={"check": CheckKind.TRADITION, "flagged": True, "n": 12},
+                   payload={
         "threshold_points": 0.5, "groups": [
             {"scored": "catholic", "scoring": "reformed", "dimension": "all dimensions", "mean_difference": -0.8,
              "ci": [-1.1, -0.5], "flagged": True},
@@ -59,12 +63,14 @@ def test_every_kind_of_failed_check_says_why_with_its_figures() -> None:
         "Reformed experts score Catholic answers -0.80 [-1.10, -0.50] points apart from that tradition's own panel "
         "over all dimensions (limit ±0.5). The judge scores Tradition-neutral answers 0.70 points apart from the "
         "other traditions, relative to the experts (limit ±0.5).")
-    runs = BiasCheck(pk=3, kind=BiasCheck.Kind.RUNS, flagged=True, n=30, payload={
+    runs = Snapshot(pk=3, kind="bias_check", summary={"check": CheckKind.RUNS, "flagged": True, "n": 30},
+                   payload={
         "thresholds": {"alpha_min": 0.67}, "groups": {"textual": {"alpha": 0.5, "alpha_ci": [0.4, 0.6],
                                                                   "n_units": 30, "flagged": True}}})
     assert check_failure(runs).why == ("In Textual Analysis, the runs agree with α = 0.500 [0.400, 0.600] on 30 "
                                        "units, below 0.67.")
-    assert check_failure(BiasCheck(pk=9, kind=BiasCheck.Kind.JUDGES, flagged=True, n=1, payload={})).why == \
+    assert check_failure(Snapshot(pk=9, kind="bias_check", summary={"check": CheckKind.JUDGES, "flagged": True, "n": 1},
+                   payload={})).why == \
         "Flagged; see check #9 for its figures."
 
 

@@ -11,10 +11,10 @@ import pytest
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
 
-from calibration.models import BiasCheck
 from calibration.reports.cells import validation_cells, validation_status_of
 from calibration.reports.schema import tree_to_json
 from calibration.reports.selectors import report_inputs
+from calibration.validation.store import bias_checks
 from calibration.validation.verbosity import verbosity_check
 from evaluations.models import TestCase
 from tests.calibration.test_report_views import compute, scored_world
@@ -56,7 +56,7 @@ def test_the_page_shows_the_snapshot_cells_and_every_check(scored, client) -> No
         body = re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", shown.group(1)))).strip()
         assert body.startswith(cell["status"]) and f"α {floatformat(cell['alpha'], 3)}" in body
         assert f"{cell['n_judged']} of {cell['n_units']} units" in body
-    check = BiasCheck.objects.get()
+    check = bias_checks().get()
     assert f"Verbosity (§6.2.2) {'failed' if check.flagged else 'passed'}" in text
     assert "Position bias (§6.2.1) not run" in text and "Judge comparison (§6.3.2) not run" in text
     assert "Tradition fairness (§6.2.3) not run" in text

@@ -13,7 +13,7 @@ from django.core.management import call_command
 
 from annotations.models import Assignment
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
-from calibration.models import BiasCheck
+from calibration.validation.store import bias_checks
 from calibration.validation.verbosity import ALL, verbosity_analysis
 from evaluations.models import JudgeResult, JudgeRun, ModelResponse
 from tests.annotations.factories import world_build
@@ -81,7 +81,7 @@ def test_the_command_prints_and_stores_the_check() -> None:
     call_command("judge_bias", "verbosity", "--run", str(runs["verbose"].pk), "--cycle", str(world.cycle.pk),
                  stdout=out)
     assert "FLAGGED" in out.getvalue() and ALL in out.getvalue()
-    check = BiasCheck.objects.get()
+    check = bias_checks().get()
     assert check.flagged and check.judge_run == runs["verbose"] and check.cycle == world.cycle and check.n >= 24
     out = io.StringIO()
     call_command("judge_bias", "verbosity", "--run", str(runs["fair"].pk), "--cycle", str(world.cycle.pk),

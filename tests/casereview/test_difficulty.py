@@ -7,13 +7,8 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from calibration.models import DifficultyFit
-from casereview.difficulty import (
-    DifficultyError,
-    difficulty_equate,
-    difficulty_fit,
-    response_scores,
-)
+from casereview.difficulty import DifficultyError, difficulty_equate, difficulty_fit, response_scores
+from casereview.reports import difficulty_fit_store, difficulty_fits
 from evaluations.models import EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, ModelResponse, TestCase
 from evaluations.selectors import rubric_active, rubric_weights
 from stats.irt import grm_simulate
@@ -63,7 +58,7 @@ def test_fit_from_judge_scores_recovers_difficulty_and_compares_tiers(capsys):
     assert all(s == {"expert": 0, "judge": 60} for s in sources.values())
     call_command("irt_fit", "--dimension", "doctrinal", "--judge-run", str(run.pk))
     out = capsys.readouterr().out
-    fit = DifficultyFit.objects.get()
+    fit = difficulty_fits().get()
     est = {i["case"]: i["difficulty"] for i in fit.payload["items"]}
     true = [b[int(c[1:])].mean() for c in est]
     assert np.corrcoef(list(est.values()), true)[0, 1] > 0.85
@@ -86,13 +81,13 @@ def test_two_rotations_equated_through_anchors(capsys):
     run2 = judged_world(items=anchors + r2, rotation=where, a=a, b=b, theta=standard(rng.normal(0, 1, 150)) + 0.8,
                         rng=rng, prefix="n")
     call_command("irt_fit", "--dimension", "doctrinal", "--rotation", "r1", "--judge-run", str(run2.pk - 1))
-    base = DifficultyFit.objects.get()
+    base = difficulty_fits().get()
     call_command("irt_fit", "--dimension", "doctrinal", "--rotation", "r2", "--judge-run", str(run2.pk),
                  "--equate-to", str(base.pk))
     out = capsys.readouterr().out
-    other = DifficultyFit.objects.exclude(pk=base.pk).get()
+    other = difficulty_fits().exclude(pk=base.pk).get()
     eq = other.payload["equating"]
-    assert len(eq["anchors"]) == 15 and other.equated_to == base
+    assert len(eq["anchors"]) == 15 and other.equated_to_id == base.pk
     assert abs(eq["stocking_lord"]["B"] - 0.8) < 0.3 and abs(eq["mean_sigma"]["B"] - 0.8) < 0.3
     equated = {i["case"]: i["difficulty"] for i in eq["items"]}
     unique = [f"c{i:03d}" for i in r2]
@@ -111,8 +106,8 @@ def test_two_rotations_equated_through_anchors(capsys):
     page = client.get(reverse("review:difficulty") + f"?fit={other.pk}").content.decode()
     assert "Rotation <strong>r2</strong>, equated to fit" in page and "n000" in page
     with pytest.raises(DifficultyError, match="share 0 anchor"):
-        difficulty_equate(base=base, other=DifficultyFit.objects.create(dimension="doctrinal", items=2, persons=2,
-                                                                         payload={"items": [], "models": []}))
+        difficulty_equate(base=base, other=difficulty_fit_store(dimension="doctrinal", rotation="", items=2, persons=2,
+                                                                payload={"items": [], "models": []}))
 
 
 def test_errors_are_clear():

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from calibration.models import ReportSnapshot
-from calibration.reports.snapshots import snapshot_store
+from evidence.models import Snapshot
+from evidence.services import snapshot_store
 from tests.annotations.factories import world_build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,8 +83,8 @@ def fetch(url: str, session: str, *, timeout: float = 10) -> tuple[int, dict[str
 def test_nginx_sends_the_stored_bytes_to_the_admin_only(nginx, client) -> None:  # type: ignore[no-untyped-def]
     base, downloads = nginx
     world = world_build()
-    snapshot = ReportSnapshot.objects.create(cycle=world.cycle, version=1, seed=1, n_resamples=0,
-                                             status=ReportSnapshot.Status.RUNNING)
+    snapshot = Snapshot.objects.create(kind="cycle_report", subject=str(world.cycle.pk), cycle=world.cycle, version=1, seed=1, n_resamples=0,
+                                             status=Snapshot.Status.RUNNING)
     snapshot_store(snapshot=snapshot, files={"json": b"{}", "csv": b"a\n", "pdf": b"%PDF", "ratings": b"r\n",
                                              "bundle": BUNDLE}, input_hash="d" * 64)
     url = base + reverse("calibration:report_export", args=[world.cycle.pk, "zip"])
@@ -115,8 +115,8 @@ def test_nginx_queues_one_sessions_download_burst_while_another_session_download
 
     base, _downloads = nginx
     world = world_build()
-    snapshot = ReportSnapshot.objects.create(cycle=world.cycle, version=1, seed=1, n_resamples=0,
-                                             status=ReportSnapshot.Status.RUNNING)
+    snapshot = Snapshot.objects.create(kind="cycle_report", subject=str(world.cycle.pk), cycle=world.cycle, version=1, seed=1, n_resamples=0,
+                                             status=Snapshot.Status.RUNNING)
     snapshot_store(snapshot=snapshot, files={"json": b"{}", "csv": b"a\n", "pdf": b"%PDF", "ratings": b"r\n",
                                              "bundle": b"zip"}, input_hash="d" * 64)
     url = base + reverse("calibration:report_export", args=[world.cycle.pk, "json"])

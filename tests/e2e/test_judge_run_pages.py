@@ -114,7 +114,7 @@ def test_pairwise_run_start_from_the_validation_page(live_server, page, admin, e
                                                      tmp_path) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    from calibration.models import BiasCheck
+    from calibration.validation.store import bias_checks
     from evaluations.models import PairwiseRun
     from tests.evaluations.judge.conftest import import_benchmark
 
@@ -136,7 +136,7 @@ def test_pairwise_run_start_from_the_validation_page(live_server, page, admin, e
     expect(outcome).to_contain_text("Finished — 6 of 6 calls with a verdict", timeout=15_000)
     expect(page.locator("[data-testid=pairwise-check]")).to_contain_text("Position check")
     run = PairwiseRun.objects.get()
-    assert run.model == "judge/pairwise-e2e" and BiasCheck.objects.filter(kind="position", pairwise_run=run).exists()
+    assert run.model == "judge/pairwise-e2e" and bias_checks().filter(summary__check="position", pairwise_run=run).exists()
     page.get_by_role("link", name="validation status", exact=True).click()
     expect(page.locator("[data-testid=validation-checks]")).not_to_contain_text("Position bias (§6.2.1) not run")
 
@@ -144,7 +144,7 @@ def test_pairwise_run_start_from_the_validation_page(live_server, page, admin, e
 def test_validation_check_run_from_its_row(live_server, page, settings) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    from calibration.models import BiasCheck
+    from calibration.validation.store import bias_checks
     from tests.calibration.test_report_views import scored_world
 
     reference_data_ensure()
@@ -164,6 +164,6 @@ def test_validation_check_run_from_its_row(live_server, page, settings) -> None:
     page.reload()
     row = page.locator("[data-testid=validation-checks] tr", has_text="Verbosity (§6.2.2)")
     expect(row).not_to_contain_text("not run")
-    check = BiasCheck.objects.get(kind="verbosity")
+    check = bias_checks().get(summary__check="verbosity")
     expect(row).to_contain_text("failed" if check.flagged else "passed")
     assert check.judge_run_id == run.pk and check.requested_by_id == world.admin.pk

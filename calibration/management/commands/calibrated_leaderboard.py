@@ -25,9 +25,9 @@ from calibration.calibrated.snapshots import (
     calibrated_snapshot_compute,
     calibrated_snapshot_request,
 )
-from calibration.models import ReportSnapshot
-from calibration.reports.snapshots import snapshot_file, snapshot_file_name
 from evaluations.models import JudgeRun
+from evidence.models import Snapshot
+from evidence.selectors import snapshot_file, snapshot_file_name
 
 FORMATS = ["json", "csv", "pdf", "ratings", "bundle"]
 
@@ -72,7 +72,7 @@ class Command(BaseCommand):
             raise CommandError("; ".join(exc.messages)) from exc
         snapshot = calibrated_snapshot_compute(
             snapshot_id=snapshot.pk, progress=lambda percent, note: self.stderr.write(f"{percent:3d} % {note}"))
-        if snapshot.status != ReportSnapshot.Status.READY:
+        if snapshot.status != Snapshot.Status.READY:
             raise CommandError(f"version {snapshot.version} failed: {snapshot.error}")
         report = CalibratedReport.from_json(snapshot.payload or {})
         self.stdout.write(f"calibrated leaderboard of judge run #{run.pk}, version {snapshot.version}, input hash "
@@ -101,7 +101,7 @@ class Command(BaseCommand):
             raise CommandError(f"--cycle: no calibration cycle with id or name {raw!r}")
         return cycle
 
-    def _export(self, snapshot: ReportSnapshot, fmt: str, out: str | None) -> None:
+    def _export(self, snapshot: Snapshot, fmt: str, out: str | None) -> None:
         if not snapshot.is_ready:
             raise CommandError(f"--version: version {snapshot.version} is {snapshot.get_status_display().lower()}")
         stored = snapshot_file(snapshot=snapshot, fmt=fmt)

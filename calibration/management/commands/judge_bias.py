@@ -14,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.models import CalibrationCycle
 from calibration.validation.agreement import agreement_check
+from calibration.validation.store import check_label
 from calibration.validation.verbosity import verbosity_check
 from evaluations.judge.selectors import judge_run_latest_finished
 from evaluations.models import JudgeRun
@@ -73,7 +74,7 @@ class Command(BaseCommand):
         if options["fmt"] == "json":
             self.stdout.write(json.dumps(check.payload, indent=2, default=str))
             return
-        payload = check.payload
+        payload = check.document
         self.stdout.write(f"verbosity bias of judge run {run.pk}" + (f" against the experts of cycle {cycle.pk}"
                                                                        if cycle else " (no expert reference)")
                           + f" — flag at |r| ≥ {payload['threshold']}; check #{check.pk} stored")
@@ -106,7 +107,7 @@ class Command(BaseCommand):
             check = tradition_check(cycle=cycle)
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from exc
-        payload = check.payload
+        payload = check.document
         if options["fmt"] == "json":
             self.stdout.write(json.dumps(payload, indent=2, default=str))
             return
@@ -132,11 +133,11 @@ class Command(BaseCommand):
         if options["check"] == "runs" and len(models) > 1:
             raise CommandError(f"run-to-run compares runs of one judge; these have {', '.join(sorted(models))}")
         check = agreement_check(runs=runs, kind=options["check"], n_resamples=options["resamples"])
-        payload = check.payload
+        payload = check.document
         if options["fmt"] == "json":
             self.stdout.write(json.dumps(payload, indent=2, default=str))
             return
-        self.stdout.write(f"{check.get_kind_display()}: runs {', '.join(map(str, payload['runs']))} "
+        self.stdout.write(f"{check_label(check)}: runs {', '.join(map(str, payload['runs']))} "
                           f"({', '.join(payload['models'])}), {payload['n_responses']} responses judged by all; "
                           f"check #{check.pk} stored")
         self.stdout.write(f"{'group':<18} {'units':>6} {'alpha':>7} {'95 % CI':>17}  "

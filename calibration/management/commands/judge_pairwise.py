@@ -56,11 +56,11 @@ class Command(BaseCommand):
         if run.status != PairwiseRun.Status.FINISHED:
             raise CommandError(run.error or "the run did not finish")
         check = position_check(run=run)
-        self.stdout.write(f"position bias — flag at a reversal rate ≥ {check.payload['threshold']:.0%}; "
+        self.stdout.write(f"position bias — flag at a reversal rate ≥ {check.document['threshold']:.0%}; "
                           f"check #{check.pk} stored")
         self.stdout.write(f"{'group':<18} {'pairs':>6} {'reversals':>9} {'rate':>7} {'95 % CI':>17} "
                           f"{'first chosen':>12}  verdict")
-        for name, g in check.payload["groups"].items():
+        for name, g in check.document["groups"].items():
             ci = g["reversal_ci"]
             self.stdout.write(f"{name:<18} {g['n_pairs']:>6} {g['reversals']:>9} {_num(g['reversal_rate']):>7} "
                               f"{'' if not ci else f'[{_num(ci[0])}, {_num(ci[1])}]':>17} "

@@ -20,18 +20,17 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from annotations.models import CalibrationCycle
-from calibration.models import ReportSnapshot, SnapshotFile, Study
+from calibration.models import Study
 from calibration.reports.snapshots import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     report_snapshot_compute,
     report_snapshot_request,
-    snapshot_file,
-    snapshot_file_name,
-    snapshot_for,
-    snapshot_pending_error,
 )
 from calibration.studies.snapshots import DEFAULT_STUDY_SEED, study_snapshot_compute, study_snapshot_request
+from evidence.models import Snapshot, SnapshotFile
+from evidence.selectors import snapshot_file, snapshot_file_name, snapshot_for, snapshot_latest_ready
+from evidence.services import snapshot_pending_error
 
 FORMATS = ["pdf", "csv", "json", "ratings", "bundle"]
 
@@ -70,10 +69,10 @@ class Command(BaseCommand):
             study = self._study(options["study"])
             if options["run"] is not None:
                 raise CommandError("--run is for cycles: a study's judges are its judge raters")
-            subject, found = f"study {study.pk} ({study.name})", (lambda v: snapshot_for(study=study, version=v))
+            subject, found = f"study {study.pk} ({study.name})", (lambda v: snapshot_for(kind=Snapshot.Kind.STUDY_REPORT, subject=study.pk, version=v))
         else:
             cycle = self._cycle(options["cycle"])
-            subject, found = f"cycle {cycle.pk} ({cycle.name})", (lambda v: snapshot_for(cycle=cycle, version=v))
+            subject, found = f"cycle {cycle.pk} ({cycle.name})", (lambda v: snapshot_for(kind=Snapshot.Kind.CYCLE_REPORT, subject=cycle.pk, version=v))
         if options["version"] is not None:
             snapshot = found(options["version"])
             if snapshot is None:
@@ -102,11 +101,10 @@ class Command(BaseCommand):
         return study
 
     def _list(self) -> None:
-        latest = {s.cycle_id: s for s in ReportSnapshot.objects.ready().defer("payload", "rater_key")
-                  .order_by("cycle_id", "version")}
+        latest = snapshot_latest_ready(kind=Snapshot.Kind.CYCLE_REPORT)
         self.stdout.write(f"{'id':>4}  {'cycle':<32} {'status':<7} {'latest report':<14} input hash")
         for cycle in CalibrationCycle.objects.order_by("pk"):
-            snapshot = latest.get(cycle.pk)
+            snapshot = latest.get(str(cycle.pk))
             described = (f"v{snapshot.version} {snapshot.finished_at:%Y-%m-%d}" if snapshot and snapshot.finished_at
                          else "none")
             self.stdout.write(f"{cycle.pk:>4}  {cycle.name[:32]:<32} {cycle.status:<7} {described:<14} "
@@ -114,17 +112,16 @@ class Command(BaseCommand):
         studies = list(Study.objects.order_by("pk"))
         if not studies:
             return
-        latest_study = {s.study_id: s for s in ReportSnapshot.objects.ready().filter(study__isnull=False)
-                        .defer("payload", "rater_key").order_by("study_id", "version")}
+        latest_study = snapshot_latest_ready(kind=Snapshot.Kind.STUDY_REPORT)
         self.stdout.write(f"\n{'id':>4}  {'study (--study)':<40} {'latest report':<14} input hash")
         for study in studies:
-            snapshot = latest_study.get(study.pk)
+            snapshot = latest_study.get(str(study.pk))
             described = (f"v{snapshot.version} {snapshot.finished_at:%Y-%m-%d}" if snapshot and snapshot.finished_at
                          else "none")
             self.stdout.write(f"{study.pk:>4}  {study.name[:40]:<40} {described:<14} "
                               f"{snapshot.input_hash if snapshot else ''}")
 
-    def _compute(self, cycle: CalibrationCycle, options: dict[str, Any]) -> ReportSnapshot:
+    def _compute(self, cycle: CalibrationCycle, options: dict[str, Any]) -> Snapshot:
         try:
             snapshot = report_snapshot_request(
                 cycle=cycle, requested_by=None, run_id=options["run"], n_resamples=options["resamples"],
@@ -133,7 +130,7 @@ class Command(BaseCommand):
             raise CommandError(_errors(exc)) from exc
         return self._run(snapshot, f"cycle {cycle.pk} ({cycle.name})", report_snapshot_compute, options)
 
-    def _compute_study(self, study: Study, options: dict[str, Any]) -> ReportSnapshot:
+    def _compute_study(self, study: Study, options: dict[str, Any]) -> Snapshot:
         try:
             snapshot = study_snapshot_request(
                 study=study, requested_by=None, n_resamples=options["resamples"],
@@ -142,8 +139,8 @@ class Command(BaseCommand):
             raise CommandError(_errors(exc)) from exc
         return self._run(snapshot, f"study {study.pk} ({study.name})", study_snapshot_compute, options)
 
-    def _run(self, snapshot: ReportSnapshot, subject: str, compute: Callable[..., ReportSnapshot],
-             options: dict[str, Any]) -> ReportSnapshot:
+    def _run(self, snapshot: Snapshot, subject: str, compute: Callable[..., Snapshot],
+             options: dict[str, Any]) -> Snapshot:
         bar = tqdm(total=100, desc=f"{snapshot.subject_name} v{snapshot.version}", unit="%", file=sys.stderr,
                    disable=options["verbosity"] == 0)
 
@@ -154,14 +151,14 @@ class Command(BaseCommand):
         snapshot = compute(snapshot_id=snapshot.pk, progress=progress)
         bar.update(100 - bar.n)
         bar.close()
-        if snapshot.status != ReportSnapshot.Status.READY:
+        if snapshot.status != Snapshot.Status.READY:
             raise CommandError(f"version {snapshot.version} failed: {snapshot.error}")
         self.stdout.write(self.style.SUCCESS(
             f"{subject} report v{snapshot.version}: input hash {snapshot.input_hash}, "
             f"seed {snapshot.seed}, {snapshot.n_resamples} resamples"))
         return snapshot
 
-    def _export(self, snapshot: ReportSnapshot, fmt: str, out: str | None) -> None:
+    def _export(self, snapshot: Snapshot, fmt: str, out: str | None) -> None:
         stored: SnapshotFile | None = snapshot_file(snapshot=snapshot, fmt=fmt)
         if stored is None:
             raise CommandError(f"version {snapshot.version} has no {fmt} file")

@@ -9,7 +9,6 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from casereview.difficulty import (
     DifficultyError,
-    difficulty_equate,
     difficulty_fit,
     fit_abilities,
 )
@@ -38,7 +37,7 @@ class Command(BaseCommand):
             for fit in difficulty_fits_list():
                 equated = f" equated to #{fit.equated_to_id}" if fit.equated_to_id else ""
                 self.stdout.write(f"#{fit.pk} {fit.dimension} rotation={fit.rotation or '(all)'} {fit.items} cases × "
-                                  f"{fit.persons} models {fit.created_at:%Y-%m-%d %H:%M}{equated}")
+                                  f"{fit.persons} models {fit.requested_at:%Y-%m-%d %H:%M}{equated}")
             return
         if not options["dimension"]:
             raise CommandError("--dimension is required (or --list)")
@@ -53,12 +52,11 @@ class Command(BaseCommand):
             if base is None:
                 raise CommandError(f"--equate-to: no fit #{options['equate_to']} (see --list)")
         try:
-            fit = difficulty_fit(dimension=options["dimension"], judge_run=judge_run, rotation=options["rotation"])
-            if base is not None:
-                fit = difficulty_equate(base=base, other=fit)
+            fit = difficulty_fit(dimension=options["dimension"], judge_run=judge_run, rotation=options["rotation"],
+                                 equate_to=base)
         except DifficultyError as exc:
             raise CommandError(str(exc)) from exc
-        payload = fit.payload
+        payload = fit.document
         if options["items_csv"]:
             with open(options["items_csv"], "w", newline="", encoding="utf-8") as handle:
                 writer = csv_writer(handle)  # cells escaped like every CSV of ours (evaluations/spreadsheet.py)

@@ -122,8 +122,8 @@ def test_report_requests_are_checked_and_scoped(admin_client, django_capture_on_
     expert = Client()
     expert.force_login(person(name="Curious Expert"))
     assert post(expert, "/api/v1/reports/", {"study": pk}).status_code == 403
-    from calibration.models import ReportSnapshot
-    assert not ReportSnapshot.objects.exists()  # nothing refused left a row
+    from evidence.models import Snapshot
+    assert not Snapshot.objects.exists()  # nothing refused left a row
     writer = token_auth(admin, ApiToken.Scope.DATA_WRITE)
     first = request_report(Client(), django_capture_on_commit_callbacks, {"study": pk, "n_resamples": 0, "seed": 5},
                            **writer)

@@ -12,9 +12,10 @@ from django.template.defaultfilters import floatformat
 from django.test import Client
 from django.urls import reverse
 
-from calibration.models import ReportSnapshot, SnapshotFile, Study, StudyJudgeRun
+from calibration.models import Study, StudyJudgeRun
 from calibration.studies.importing import study_import
 from evaluations.judge.fake_server import FakeLLMServer
+from evidence.models import Snapshot, SnapshotFile
 from tests.annotations.factories import person
 from tests.calibration.studies.test_study_judging import judge_bench_file
 
@@ -28,12 +29,12 @@ def admin() -> Client:
     return client
 
 
-def compute(client: Client, study: Study, django_capture_on_commit_callbacks, **form: object) -> ReportSnapshot:  # type: ignore[no-untyped-def]
+def compute(client: Client, study: Study, django_capture_on_commit_callbacks, **form: object) -> Snapshot:  # type: ignore[no-untyped-def]
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("calibration:study_report_compute", args=[study.pk]),
                                {"seed": 1, "n_resamples": 100, **form})
     assert response.status_code == 302, response.content.decode()[:2000]
-    snapshot = ReportSnapshot.objects.filter(study=study).order_by("-version").first()
+    snapshot = Snapshot.objects.of("study_report", study.pk).order_by("-version").first()
     assert snapshot is not None and snapshot.status == "ready", snapshot and snapshot.error
     return snapshot
 
@@ -114,7 +115,7 @@ def test_the_snapshot_admin_lists_study_versions_with_a_link_to_their_page(  # t
     client = Client()
     client.force_login(superuser)
     compute(client, study, django_capture_on_commit_callbacks, n_resamples=0)
-    page = client.get(reverse("admin:calibration_reportsnapshot_changelist"))
+    page = client.get(reverse("admin:evidence_snapshot_changelist"))
     assert page.status_code == 200
     assert f'href="/calibration/studies/{study.pk}/report/?version=1"' in page.content.decode()
     assert "study: s" in page.content.decode()

@@ -15,7 +15,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db.models import ProtectedError
 
-from calibration.models import ReportSnapshot, SnapshotFile, Study
+from calibration.models import Study
 from calibration.studies.importing import study_import
 from calibration.studies.report import (
     DimensionInfo,
@@ -25,13 +25,14 @@ from calibration.studies.report import (
     study_report_build,
 )
 from calibration.studies.snapshots import study_snapshot_compute, study_snapshot_request
+from evidence.models import Snapshot, SnapshotFile
 from tests.calibration.studies.test_studies import NEWSROOM, PUBLISHED_ALPHA, hanna_like
 from tests.calibration.test_report_pdf import pdf_pages
 
 pytestmark = pytest.mark.django_db
 
 
-def _snapshot(study: Study, **options: int) -> ReportSnapshot:
+def _snapshot(study: Study, **options: int) -> Snapshot:
     queued = study_snapshot_request(study=study, requested_by=None, **options)
     return study_snapshot_compute(snapshot_id=queued.pk)
 
@@ -47,7 +48,7 @@ def test_newsroom_snapshot_stores_the_published_alpha_and_every_file() -> None:
     study_import(path=NEWSROOM, study="newsroom", fmt="judge-bench")
     study = Study.objects.get(name="newsroom")
     snapshot = _snapshot(study, n_resamples=50, seed=7)
-    assert snapshot.status == ReportSnapshot.Status.READY, snapshot.error
+    assert snapshot.status == Snapshot.Status.READY, snapshot.error
     assert (snapshot.version, snapshot.cycle_id, snapshot.study_id) == (1, None, study.pk)
     for metric, published in PUBLISHED_ALPHA.items():
         humans = snapshot.payload["dimensions"][metric]["humans"]
@@ -135,7 +136,7 @@ def test_the_pdf_names_study_version_and_hash_on_every_page_at_a_realistic_size(
                              (item + judge) % 5 + 1, ""])
     study_import(path=_write_long(tmp_path / "big.csv", rows, group=True), study="big")
     snapshot = _snapshot(Study.objects.get(name="big"), n_resamples=20)
-    assert snapshot.status == ReportSnapshot.Status.READY, snapshot.error
+    assert snapshot.status == Snapshot.Status.READY, snapshot.error
     pages = pdf_pages(bytes(SnapshotFile.objects.get(snapshot=snapshot, format="pdf").content))
     assert len(pages) >= 3
     for page in pages:
@@ -153,7 +154,7 @@ def test_manage_py_report_study_computes_lists_and_exports(tmp_path: Path) -> No
     call_command("report", "--study", "hanna", "--resamples", "30", "--format", "json",
                  "--out", str(tmp_path / "r.json"), stdout=out, stderr=io.StringIO())
     assert "study" in out.getvalue() and "report v1" in out.getvalue()
-    stored = ReportSnapshot.objects.get(study__name="hanna", version=1)
+    stored = Snapshot.objects.of("study_report", Study.objects.get(name="hanna").pk).get(version=1)
     assert json.loads((tmp_path / "r.json").read_bytes()) == stored.payload
     call_command("report", "--study", "hanna", "--version", "1", "--format", "bundle",
                  "--out", str(tmp_path / "b.zip"), stderr=io.StringIO())

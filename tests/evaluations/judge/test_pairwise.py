@@ -9,8 +9,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from calibration.models import BiasCheck
 from calibration.validation.position import ALL, position_analysis
+from calibration.validation.store import bias_checks
 from evaluations.judge.fake_server import FaultRule
 from evaluations.judge.pairwise import (
     pairwise_run_create,
@@ -88,8 +88,8 @@ def test_the_command_runs_checks_and_stores(benchmark, judge_settings, fake_serv
                  stdout=out, stderr=io.StringIO())
     # no reversal in 20 pairs, but 20 are too few to show the rate is below 10 %: uncertain, not flagged
     assert "40 of 40 calls" in out.getvalue() and "uncertain" in out.getvalue() and "FLAGGED" not in out.getvalue()
-    check = BiasCheck.objects.get()
-    assert check.kind == "position" and not check.flagged and check.n == 20 and check.pairwise_run is not None
+    check = bias_checks().get()
+    assert check.check_kind == "position" and not check.flagged and check.n == 20 and check.pairwise_run is not None
     assert json.loads(json.dumps(check.payload))["groups"][ALL]["n_pairs"] == 20
     with pytest.raises(CommandError, match="bad case filter"):
         call_command("judge_pairwise", "--cases", "colour=blue", "--base-url", fake_server.base_url)

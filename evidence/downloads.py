@@ -24,9 +24,10 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpResponse
 
-from ..models import ReportSnapshot, SnapshotFile
+from .models import Snapshot, SnapshotFile
 
-__all__ = ["OFFLOAD_MODES", "offload_mode", "snapshot_file_response", "stored_file_path"]
+__all__ = ["OFFLOAD_MODES", "StoredFileCorrupt", "offload_mode", "snapshot_file_response",
+           "stored_file_path"]
 
 OFFLOAD_MODES = ("", "x-accel-redirect", "x-sendfile")
 
@@ -78,7 +79,7 @@ def _materialize(stored: SnapshotFile) -> Path:
     return path
 
 
-def snapshot_file_response(*, snapshot: ReportSnapshot, fmt: str, content_type: str,
+def snapshot_file_response(*, snapshot: Snapshot, fmt: str, content_type: str,
                            filename: str) -> HttpResponse | None:
     """The download of one stored file of a ready snapshot whose access the caller has checked (None: no such
     file). Same headers in every mode — type, attachment name, the file's hash as ETag, the input hash; the body

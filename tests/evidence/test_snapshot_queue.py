@@ -14,15 +14,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import ApiToken
-from calibration.models import ReportSnapshot, Study
-from calibration.reports.snapshots import (
-    report_snapshot_compute,
-    report_snapshot_request,
-    snapshot_pending_error,
-)
+from calibration.models import Study
+from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
 from calibration.studies.snapshots import study_snapshot_compute, study_snapshot_request
 from config.health import worker_heartbeat_beat, worker_status
 from config.models import WorkerHeartbeat
+from evidence.models import Snapshot
+from evidence.services import snapshot_pending_error
 from tests.accounts.api import token_auth
 from tests.calibration.test_report_views import scored_world
 
@@ -47,21 +45,21 @@ def test_a_second_version_is_refused_while_one_is_queued_or_running_and_allowed_
     error = refused(lambda: report_snapshot_request(cycle=world.cycle, requested_by=None, n_resamples=0))
     assert error.messages == [f"Version {queued.version} is queued for the background worker; "
                               "a new version can be requested once it has finished."]
-    ReportSnapshot.objects.filter(pk=queued.pk).update(status="running", progress=42, heartbeat_at=timezone.now())
+    Snapshot.objects.filter(pk=queued.pk).update(status="running", progress=42, heartbeat_at=timezone.now())
     assert "being computed (42 %)" in refused(
         lambda: report_snapshot_request(cycle=world.cycle, requested_by=None, n_resamples=0)).messages[0]
-    assert ReportSnapshot.objects.filter(cycle=world.cycle).count() == 1  # nothing was written by the refusals
-    ReportSnapshot.objects.filter(pk=queued.pk).update(status="queued")
+    assert Snapshot.objects.filter(cycle=world.cycle).count() == 1  # nothing was written by the refusals
+    Snapshot.objects.filter(pk=queued.pk).update(status="queued")
     assert report_snapshot_compute(snapshot_id=queued.pk).status == "ready"
     assert report_snapshot_request(cycle=world.cycle, requested_by=None, n_resamples=0).version == 2
 
 
 def test_a_failed_or_abandoned_version_does_not_block_the_next(world) -> None:
     first = report_snapshot_request(cycle=world.cycle, requested_by=None, n_resamples=0)
-    ReportSnapshot.objects.filter(pk=first.pk).update(status="failed")
+    Snapshot.objects.filter(pk=first.pk).update(status="failed")
     second = report_snapshot_request(cycle=world.cycle, requested_by=None, n_resamples=0)
     # a running version whose worker stopped writing progress is abandoned, not waited for
-    ReportSnapshot.objects.filter(pk=second.pk).update(status="running",
+    Snapshot.objects.filter(pk=second.pk).update(status="running",
                                                        heartbeat_at=timezone.now() - timedelta(minutes=6))
     assert report_snapshot_request(cycle=world.cycle, requested_by=None, n_resamples=0).version == 3
 
@@ -91,7 +89,7 @@ def test_the_page_offers_no_second_version_and_a_second_post_queues_nothing(worl
                         follow=True)
     assert again.status_code == 200
     assert "Version 1 is queued for the background worker" in again.content.decode()
-    assert ReportSnapshot.objects.filter(cycle=world.cycle).count() == 1
+    assert Snapshot.objects.filter(cycle=world.cycle).count() == 1
 
 
 def test_the_api_answers_409_to_a_second_request(world, client) -> None:
@@ -106,7 +104,7 @@ def test_the_api_answers_409_to_a_second_request(world, client) -> None:
     versions = client.post(reverse("api-cycle-report-versions", args=[world.cycle.pk]), {"n_resamples": 0},
                            content_type="application/json", **headers)
     assert versions.status_code == 409
-    assert ReportSnapshot.objects.filter(cycle=world.cycle).count() == 1
+    assert Snapshot.objects.filter(cycle=world.cycle).count() == 1
 
 
 def test_the_cli_says_a_version_is_pending_and_how_it_gets_computed(world) -> None:

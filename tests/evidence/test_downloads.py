@@ -12,9 +12,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from calibration.models import ReportSnapshot, SnapshotFile
-from calibration.reports.downloads import StoredFileCorrupt, snapshot_file_response, stored_file_path
-from calibration.reports.snapshots import snapshot_store
+from evidence.downloads import StoredFileCorrupt, snapshot_file_response, stored_file_path
+from evidence.models import Snapshot, SnapshotFile
+from evidence.services import snapshot_store
 from tests.accounts.api import token_auth
 from tests.annotations.factories import world_build
 
@@ -33,8 +33,8 @@ def stored(db, settings, tmp_path):
     settings.DOWNLOADS_ROOT = tmp_path / "downloads"
     settings.DOWNLOADS_OFFLOAD = ""
     world = world_build()
-    snapshot = ReportSnapshot.objects.create(cycle=world.cycle, version=1, seed=1, n_resamples=0,
-                                             status=ReportSnapshot.Status.RUNNING)
+    snapshot = Snapshot.objects.create(kind="cycle_report", subject=str(world.cycle.pk), cycle=world.cycle, version=1, seed=1, n_resamples=0,
+                                             status=Snapshot.Status.RUNNING)
     snapshot_store(snapshot=snapshot, files=dict(FILES), input_hash="c" * 64)
     snapshot.refresh_from_db()
     return world, snapshot

@@ -1,0 +1,42 @@
+"""What each kind of snapshot supplies: how a queued version is computed, which page shows it and what its downloads
+are called. The apps above register their kinds (from their AppConfig.ready); evidence never imports them."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from .models import Snapshot
+
+
+class Progress(Protocol):
+    def __call__(self, percent: int, note: str, *, force: bool = False) -> None: ...
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """One kind of snapshot: `compute` fills a claimed version (queued kinds only), `page_url` names the page showing
+    a version, `file_name` the download name of one of its stored files, `describe` the subject's name."""
+
+    kind: str
+    page_url: Callable[[Snapshot], str]
+    compute: Callable[[Snapshot, Progress], None] | None = None
+    file_name: Callable[[Snapshot, str], str] | None = None
+    describe: Callable[[Snapshot], str] | None = None  # the subject as its notification names it
+
+
+KINDS: dict[str, KindSpec] = {}
+
+
+def kind_register(spec: KindSpec) -> None:
+    """Register (or replace) a kind's builder and renderers."""
+    KINDS[spec.kind] = spec
+
+
+def kind_spec(kind: str) -> KindSpec:
+    """The registered spec of a kind (LookupError naming it if its app has not registered it)."""
+    try:
+        return KINDS[kind]
+    except KeyError:
+        raise LookupError(f"no snapshot kind {kind!r} is registered (its app's ready() registers it)") from None
