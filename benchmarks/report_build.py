@@ -28,7 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -36,20 +36,15 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-
-class PairKappa(TypedDict):
-    raters: list[str]
-    n_units: int
-    quadratic_kappa: float | None
-    exact_agreement: float
+from calibration.reports.schema import PairwiseKappa  # noqa: E402
 
 
-def per_pair_kappas(data: np.ndarray, raters: list[str]) -> list[PairKappa]:
+def per_pair_kappas(data: np.ndarray, raters: list[str]) -> list[PairwiseKappa]:
     """The old `_pairwise_kappas`: one scikit-learn call per pair of raters (kept here as the reference)."""
     from stats.kappa import cohen_kappa
     from stats.matrix import UndefinedCoefficientError
 
-    pairs: list[PairKappa] = []
+    pairs: list[PairwiseKappa] = []
     for i in range(len(raters)):
         for j in range(i + 1, len(raters)):
             both = ~np.isnan(data[i]) & ~np.isnan(data[j])
@@ -60,8 +55,8 @@ def per_pair_kappas(data: np.ndarray, raters: list[str]) -> list[PairKappa]:
                 kappa: float | None = cohen_kappa(data[i], data[j], [0, 1, 2, 3], "quadratic")
             except UndefinedCoefficientError:
                 kappa = None
-            pairs.append({"raters": [raters[i], raters[j]], "n_units": n, "quadratic_kappa": kappa,
-                          "exact_agreement": float(np.mean(data[i][both] == data[j][both]))})
+            pairs.append(PairwiseKappa(raters=[raters[i], raters[j]], n_units=n, quadratic_kappa=kappa,
+                                       exact_agreement=float(np.mean(data[i][both] == data[j][both]))))
     return pairs
 
 
@@ -124,7 +119,7 @@ def run(args: argparse.Namespace) -> None:
     from calibration.reports.selectors import judge_run_for_cycle, report_inputs
     from tests.calibration.synthetic import synthetic_cycle
 
-    def cycle_report(*, cycle, n_resamples):  # type: ignore[no-untyped-def]
+    def cycle_report(*, cycle, n_resamples):
         """Read the cycle's rows, then build: what a snapshot computes (before rendering its files)."""
         run = judge_run_for_cycle(cycle=cycle)
         inputs = report_inputs(cycle=cycle, run=run)
@@ -152,11 +147,11 @@ def run(args: argparse.Namespace) -> None:
     recorded: list[tuple[np.ndarray, list[str]]] = []
     tensor_path = build._pairwise_kappas
 
-    def recording(data: np.ndarray, raters: list[str]) -> list[dict[str, Any]]:
+    def recording(data: np.ndarray, raters: list[str]) -> list[PairwiseKappa]:
         recorded.append((data, raters))
         return tensor_path(data, raters)
 
-    build._pairwise_kappas = recording  # type: ignore[assignment]
+    build._pairwise_kappas = recording
     try:
         synthetic.report(n_resamples=0)
     finally:
@@ -165,12 +160,12 @@ def run(args: argparse.Namespace) -> None:
     with threadpool_limits(limits=1, user_api="blas"):  # as inside calibration_report_build
         old_wall, old_cpu, old = timed(lambda: [per_pair_kappas(d, r) for d, r in recorded], 1)
         new_wall, new_cpu, new = timed(lambda: [tensor_path(d, r) for d, r in recorded], args.repeat)
-    differences = [abs(a["quadratic_kappa"] - b["quadratic_kappa"])
-                   for old_group, new_group in zip(old, new, strict=True)
-                   for a, b in zip(old_group, new_group, strict=True)
-                   if a["quadratic_kappa"] is not None or b["quadratic_kappa"] is not None]
-    same_pairs = all([(a["raters"], a["n_units"], a["exact_agreement"]) for a in og]
-                     == [(b["raters"], b["n_units"], b["exact_agreement"]) for b in ng]
+    kappas = [(a.quadratic_kappa, b.quadratic_kappa) for old_group, new_group in zip(old, new, strict=True)
+              for a, b in zip(old_group, new_group, strict=True)]
+    differences = [abs(a - b) for a, b in kappas if a is not None and b is not None]
+    same_pairs = all((a is None) == (b is None) for a, b in kappas) and all(
+                     [(a.raters, a.n_units, a.exact_agreement) for a in og]
+                     == [(b.raters, b.n_units, b.exact_agreement) for b in ng]
                      for og, ng in zip(old, new, strict=True))
     print(f"pairwise κ, {len(recorded)} groups, {n_pairs:,} pairs with ≥ 2 common units:")
     print(f"  one scikit-learn call per pair   {old_wall:6.2f} s [{old_cpu:5.2f} s]")
@@ -178,7 +173,7 @@ def run(args: argparse.Namespace) -> None:
           f"speed-up {old_wall / new_wall:,.0f}×; same pairs, counts and agreement: {same_pairs}; "
           f"max |Δκ| {max(differences):.1e}")
 
-    build._pairwise_kappas = per_pair_kappas  # type: ignore[assignment]
+    build._pairwise_kappas = per_pair_kappas
     try:
         old_build, old_build_cpu, _ = timed(lambda: synthetic.report(n_resamples=args.resamples), 1)
     finally:

@@ -35,7 +35,12 @@ import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported for real inside the functions, once Django is set up
+    from annotations.models import CalibrationCycle
+    from calibration.reports.schema import Report
+    from calibration.reports.selectors import ReportInputs
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -55,7 +60,7 @@ urlpatterns: list[Any] = []  # filled in run(): the app's URLs plus the two pre-
 
 # --- the pre-snapshot request path, on today's code ----------------------------------------------------
 
-def _recompute(pk: int) -> tuple[Any, dict[str, Any], Any]:
+def _recompute(pk: int) -> tuple[CalibrationCycle, Report, ReportInputs]:
     """What the report page and every export did per request before snapshots: read the rows, build."""
     from django.shortcuts import get_object_or_404
 

@@ -20,10 +20,7 @@ from stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, named_seed_se
 from stats.diagnostics import DEFAULT_FLAG_MARGIN, bland_altman, rater_bias
 from stats.longformat import LongRatings
 from stats.reliability import reliability_summary
-
-# reliability_summary's JSON object (stats.reliability), categories relabelled and warnings added by this report:
-# stats' own boundary, read by key.
-Summary = dict[str, Any]
+from stats.shapes import ReliabilitySummary
 
 
 @dataclass(frozen=True)
@@ -72,13 +69,16 @@ class Diagnostics:
 
 @dataclass(frozen=True)
 class GroupReport:
-    """One group's summary and, when asked for, its diagnostics."""
+    """One group's summary (warnings added by this report), the file's category labels (shown in place of the
+    summary's category codes) and, when asked for, its diagnostics."""
 
-    summary: Summary
+    summary: ReliabilitySummary
+    categories: list[int | float | str]
     diagnostics: Diagnostics | None = None
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = dict(self.summary)
+        out["categories"] = self.categories  # the summary's own key, so its place in the output is kept
         if self.diagnostics is not None:
             out["diagnostics"] = self.diagnostics.to_json()
         return out
@@ -130,8 +130,7 @@ def irr_report_build(
     summaries: dict[str, GroupReport] = {}
     for group in ratings.groups:
         stream = named_seed_sequence(seed, "" if group.key is None else group.key)
-        # The irr report relabels the categories and adds diagnostics: its own dict, not the summary's shape.
-        summary: Summary = {**reliability_summary(
+        summary = reliability_summary(
             group.matrix,
             level=level,
             categories=ratings.categories,
@@ -141,22 +140,22 @@ def irr_report_build(
             alpha_min=alpha_min,
             strata=group.strata,
             seed=np.random.default_rng(stream),
-        )}
-        summary["categories"] = list(ratings.category_labels)
+        )
         found = _diagnostics(group.matrix, group.rater_ids, ratings, summary, judge) if diagnostics else None
-        if summary.get("bootstrap"):
-            summary["bootstrap"]["seed"] = seed
+        bootstrap = summary["bootstrap"]
+        if bootstrap:
+            bootstrap["seed"] = seed
         if ratings.n_missing_rows:
             summary["warnings"].append(
                 f"{ratings.n_missing_rows} row(s) in the file had an empty or NA value and count as missing"
             )
-        summaries["" if group.key is None else group.key] = GroupReport(summary, found)
+        summaries["" if group.key is None else group.key] = GroupReport(summary, list(ratings.category_labels), found)
     return IrrReport(file=ratings.source, level=level, min_alpha=alpha_min, bootstrap_resamples=n_resamples,
                      seed=seed, group_by=group_by, groups=summaries)
 
 
 def _diagnostics(
-    matrix: Any, raters: Sequence[str], ratings: LongRatings, summary: Summary, judge: str | None
+    matrix: Any, raters: Sequence[str], ratings: LongRatings, summary: ReliabilitySummary, judge: str | None
 ) -> Diagnostics:
     """Rater bias, score shares and α without each rater; the judge's Bland–Altman summary when one is named."""
     labels = dict(zip((float(c) for c in ratings.categories), (str(c) for c in ratings.category_labels), strict=True))
@@ -213,14 +212,15 @@ def irr_report_table(report: IrrReport) -> str:
 def _summary_lines(group: GroupReport, alpha_min: float) -> list[str]:
     s = group.summary
     out = [
-        f"  categories {', '.join(str(c) for c in s['categories'])}",
+        f"  categories {', '.join(str(c) for c in group.categories)}",
         f"  units {s['n_units']} (pairable {s['n_pairable_units']}, not pairable {s['n_unpairable_units']}) · "
         f"raters {s['n_raters']} · ratings {s['n_ratings']}",
     ]
+    bootstrap = s["bootstrap"]
     alpha_text = _num(s["krippendorff_alpha"])
     ci = s.get("alpha_ci")
     if ci is not None:
-        confidence = s["bootstrap"]["confidence"] if s.get("bootstrap") else 0.95
+        confidence = bootstrap["confidence"] if bootstrap else 0.95
         alpha_text += f"  {confidence:.0%} CI [{_num(ci[0])}, {_num(ci[1])}]"
     if s.get("alpha_below_min_probability") is not None:
         alpha_text += f"  P(alpha < {alpha_min:g}) = {_num(s['alpha_below_min_probability'])}"
@@ -244,7 +244,7 @@ def _summary_lines(group: GroupReport, alpha_min: float) -> list[str]:
         out.append(_row("Spearman rho / Kendall tau-b", f"{_num(s['spearman_rho'])} / {_num(s['kendall_tau_b'])}"))
     intervals = {name: entry for name, entry in (s.get("intervals") or {}).items() if entry is not None}
     if intervals:
-        confidence = s["bootstrap"]["confidence"] if s.get("bootstrap") else DEFAULT_CONFIDENCE
+        confidence = bootstrap["confidence"] if bootstrap else DEFAULT_CONFIDENCE
         out.append(f"  {confidence:.0%} intervals (method; * = simulated coverage below 0.93 for this design):")
         for name, entry in intervals.items():
             if entry["low"] is None:

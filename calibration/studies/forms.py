@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from django import forms
 from django.conf import settings
@@ -103,6 +103,19 @@ class StudyUploadForm(forms.Form):
         return data
 
 
+class ImportOptions(TypedDict, total=False):
+    """study_import's keyword arguments chosen on the mapping step (JSON-serialisable, kept in the session): a
+    long file's columns, default dimension and rater kind; a wide file's item, rater and judge columns."""
+
+    columns: dict[str, str]
+    id_column: str
+    rater_columns: list[str]
+    judge_columns: list[str]
+    dimension: str
+    rater_kind: str
+    level: str
+
+
 class StudyMappingForm(forms.Form):
     """Step 2: which of the file's columns is which (long, wide) and the level of measurement."""
 
@@ -155,7 +168,7 @@ class StudyMappingForm(forms.Form):
                 self.add_error("judge_columns", f"{', '.join(stray)}: tick it as a rater column too.")
         return data
 
-    def import_options(self) -> dict[str, Any]:
+    def import_options(self) -> ImportOptions:
         """study_import's keyword arguments for the cleaned choices (JSON-serialisable, kept in the session)."""
         data = self.cleaned_data
         if self.fmt == "long":

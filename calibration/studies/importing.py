@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from django.db import transaction
 from tqdm import tqdm
@@ -31,6 +31,12 @@ LONG_OPTIONAL = ("study", "dimension", "rater_kind", "group")
 DEFAULT_DIMENSION = "score"
 JUDGE_BENCH_LEVELS = {"graded": "ordinal", "categorical": "nominal", "continuous": "interval"}
 KINDS = {"human", "judge"}
+
+# One record as it is read, before any check: a JSON object (key → any JSON value: a JSONL line, a rating of the
+# API's bulk POST) or a CSV row (header → cell text). The file's boundary: values are read through `cell` and
+# `_number`, never trusted as typed.
+Record = Mapping[str, object]
+CsvRecord = Mapping[str, str]
 
 
 class StudyImportFailed(Exception):
@@ -85,7 +91,7 @@ class ImportSummary:
                 f"created, {self.updated} updated, {self.unchanged} unchanged")
 
 
-def _number(raw: Any) -> float | None:
+def _number(raw: object) -> float | None:
     if isinstance(raw, bool):
         return None
     if isinstance(raw, int | float):
@@ -101,7 +107,7 @@ def _number(raw: Any) -> float | None:
 # --- readers ----------------------------------------------------------------------------------------------
 
 
-def _records(path: Path, label: str, parsed: Parsed, fmt: str) -> Iterable[tuple[int, dict[str, Any]]]:
+def _records(path: Path, label: str, parsed: Parsed, fmt: str) -> Iterable[tuple[int, Record]]:
     """The file's records with their lines, read by the benchmark importers' readers (CSV formula prefixes
     undone, line and column of broken JSON); their problems go to `parsed.errors`."""
     for line, record in read_records(path, fmt=fmt, label=label):
@@ -111,11 +117,12 @@ def _records(path: Path, label: str, parsed: Parsed, fmt: str) -> Iterable[tuple
         yield line, record
 
 
-def _csv_rows(path: Path, label: str, parsed: Parsed) -> Iterable[tuple[int, dict[str, Any]]]:
-    return _records(path, label, parsed, "csv")
+def _csv_rows(path: Path, label: str, parsed: Parsed) -> Iterable[tuple[int, CsvRecord]]:
+    # The CSV reader's records map the header's names to the cells' text (evaluations.importing.readers).
+    return cast(Iterable[tuple[int, CsvRecord]], _records(path, label, parsed, "csv"))
 
 
-def _jsonl_rows(path: Path, label: str, parsed: Parsed) -> Iterable[tuple[int, dict[str, Any]]]:
+def _jsonl_rows(path: Path, label: str, parsed: Parsed) -> Iterable[tuple[int, Record]]:
     return _records(path, label, parsed, "jsonl")
 
 
@@ -126,13 +133,13 @@ def read_long(path: Path, *, label: str, study: str, level: str = "ordinal", col
     A missing `dimension` or `rater_kind` column means every row has `dimension` or `kind`."""
     parsed = Parsed()
     jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
-    source = _jsonl_rows if jsonl else _csv_rows
+    source: Callable[[Path, str, Parsed], Iterable[tuple[int, Record]]] = _jsonl_rows if jsonl else _csv_rows
     return _long_rows(((f"{label}:{line}", record) for line, record in source(path, label, parsed)),
                       parsed=parsed, study=study, level=level, columns=columns, dimension=dimension, kind=kind,
                       where=f"{label}: the records' fields" if jsonl else f"{label}:1")
 
 
-def _long_rows(records: Iterable[tuple[str, dict[str, Any]]], *, parsed: Parsed, study: str, level: str,
+def _long_rows(records: Iterable[tuple[str, Record]], *, parsed: Parsed, study: str, level: str,
                columns: Mapping[str, str] | None = None, dimension: str = DEFAULT_DIMENSION, kind: str = "human",
                where: str = "header") -> Parsed:
     rows = list(records)
@@ -147,7 +154,7 @@ def _long_rows(records: Iterable[tuple[str, dict[str, Any]]], *, parsed: Parsed,
         return parsed
     default_kind = kind.strip().lower()
     for at, record in rows:
-        def cell(canonical: str, record: dict[str, Any] = record) -> str:
+        def cell(canonical: str, record: Record = record) -> str:
             value = record.get(mapped[canonical]) if canonical in mapped else None
             return "" if value is None else str(value).strip()
 
@@ -362,7 +369,7 @@ def study_import(*, path: str | Path, study: str, fmt: str = "long", progress: b
         return done.summary
 
 
-def study_ratings_import(*, records: list[Any], study: str, label: str = "request", level: str = "ordinal",
+def study_ratings_import(*, records: list[object], study: str, label: str = "request", level: str = "ordinal",
                          dimensions: Iterable[Dimension] = ()) -> ImportSummary:
     """The long format given as records in memory (the API's bulk POST), its fields named by the rating-file
     vocabulary (`unit`/`value` as well as `item`/`score`); `where` is "request: row N". Declared
@@ -447,7 +454,7 @@ def study_file_preview(*, path: str | Path, fmt: str, label: str, n: int = 10) -
         return preview
     parsed = Parsed()
     jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
-    records: list[tuple[int, dict[str, Any]]] = []
+    records: list[tuple[int, Record]] = []
     try:
         for line, record in _records(path, label, parsed, "jsonl" if jsonl else "csv"):
             records.append((line, record))

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -247,8 +247,17 @@ def study_judge_run_execute(*, run: StudyJudgeRun, client_options: ClientOptions
     return run
 
 
+class StudyJudgeRunOutcome(TypedDict):
+    """What the worker records as the task's result (JSON)."""
+
+    run: int
+    status: str
+    scored: int
+    failed: int
+
+
 @task()
-def study_judge_run_task(run_id: int) -> dict[str, Any]:
+def study_judge_run_task(run_id: int) -> StudyJudgeRunOutcome:
     run = study_judge_run_execute(run=StudyJudgeRun.objects.select_related("study").get(pk=run_id))
     return {"run": run.pk, "status": run.status, "scored": run.scored, "failed": run.failed}
 

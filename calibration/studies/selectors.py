@@ -2,9 +2,8 @@
 coefficients and intervals of `manage.py irr`, from the same `stats.reliability.reliability_summary`)."""
 from __future__ import annotations
 
-from typing import Any
-
 from ..models import Study, StudyScore
+from ..reports.schema import JsonObject
 from .report import DimensionInfo, StudyProvenance, StudyRow, study_report_build
 
 
@@ -21,9 +20,10 @@ def study_dimensions(*, study: Study) -> list[DimensionInfo]:
     return [DimensionInfo(d.key, d.level, d.scale_min, d.scale_max) for d in study.dimensions.order_by("id")]
 
 
-def study_reliability(*, study: Study, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+def study_reliability(*, study: Study, n_resamples: int = 1000, seed: int = 0) -> JsonObject:
     """Per dimension: the humans' reliability summary (α at the dimension's level with its interval, ICC,
-    agreement, κ, AC1/AC2 …), each judge's agreement with them, and the same per rater group."""
+    agreement, κ, AC1/AC2 …), each judge's agreement with them, and the same per rater group: the JSON that
+    `manage.py study_report` prints (the study report's JSON with the study's name and source first)."""
     report = study_report_build(study_rows(study=study), dimensions=study_dimensions(study=study),
                                 n_resamples=n_resamples, seed=seed,
                                 meta=StudyProvenance(study=study.name, source=study.source))

@@ -19,6 +19,8 @@ from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
 from django.core.files.uploadedfile import UploadedFile
 
+from .forms import ImportOptions
+
 SESSION_KEY = "study_upload"
 MAX_AGE_SECONDS = 24 * 3600
 _TOKEN = re.compile(r"^[0-9a-f]{32}$")
@@ -43,7 +45,9 @@ class PendingUpload:
     study: str
     fmt: str
     size: int
-    options: dict[str, Any] | None = None  # study_import's keyword arguments, once the mapping step is done
+    # study_import's keyword arguments (forms.ImportOptions), once the mapping step is done, as the session gives
+    # them back: read from storage, not checked against ImportOptions.
+    options: dict[str, Any] | None = None
 
     @property
     def path(self) -> Path:
@@ -79,7 +83,7 @@ def upload_current(*, session: SessionBase) -> PendingUpload | None:
     return pending if pending.path.is_file() else None
 
 
-def upload_options_set(*, session: SessionBase, options: dict[str, Any]) -> None:
+def upload_options_set(*, session: SessionBase, options: ImportOptions) -> None:
     """Remember the mapping step's choices (study_import's keyword arguments) for the confirm step."""
     data = dict(session.get(SESSION_KEY) or {})
     data["options"] = options

@@ -31,6 +31,10 @@ from ..domain import (
 from ..methodology import STANDARD_CONDITION_NAME
 
 Problem = tuple[str, str]
+# A clean field's value, as a Field's parser or default gives it (`settings`: the JSON object as read).
+FieldValue = str | int | bool | Decimal | list[str] | dict[str, object] | None
+# A clean record: the schema's field names (data, not code: one Schema per kind of file) → their values.
+CleanRecord = dict[str, FieldValue]
 _MISSING = object()
 
 
@@ -171,13 +175,13 @@ class Schema:
     def names(self) -> list[str]:
         return [f.name for f in self.fields]
 
-    def clean(self, record: dict) -> tuple[dict, list[Problem]]:
+    def clean(self, record: dict) -> tuple[CleanRecord, list[Problem]]:
         """Parse one record; returns clean values and every problem found."""
         problems: list[Problem] = []
         unknown = sorted(set(record) - set(self.names))
         for name in unknown:
             problems.append((name, f"unknown field; expected {', '.join(self.names)}"))
-        clean: dict[str, Any] = {}
+        clean: CleanRecord = {}
         redact = record.get("visibility") == "held_out"
         for spec in self.fields:
             raw = record.get(spec.name, _MISSING)
