@@ -339,6 +339,10 @@ def _convert(kind: Any, value: Any, path: str) -> Any:
             raise ReportShapeError(f"{path}: expected an object, got {type(value).__name__}")
         _, item = typing.get_args(kind)
         return {k: _convert(item, v, f"{path}.{k}") for k, v in value.items()}
+    if typing.is_typeddict(kind):  # a stats summary (stats.shapes): a JSON object, its keys typed for mypy only
+        if not isinstance(value, dict):
+            raise ReportShapeError(f"{path}: expected an object, got {type(value).__name__}")
+        return dict(value)
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         if isinstance(value, kind):  # a subtree the builder made typed already
             return value

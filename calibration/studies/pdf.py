@@ -113,7 +113,7 @@ def study_report_pdf(report: StudyReport, *, version: int | None = None, input_h
                 story.append(Paragraph(escape(fonts.text("Confusion matrices (rows: judge; columns: lower human "
                                                          "median)")), styles.heading))
                 story += matrices
-        notes = (entry.humans or {}).get("warnings") or []
+        notes = (entry.humans.get("warnings") if entry.humans else None) or []
         story += [p(f"• {note}", styles.muted) for note in notes]
     decorate = page_decoration(
         fonts, heading="FaithBench calibration — rating study: ", name=str(meta.study or "—"),

@@ -24,6 +24,7 @@ from evaluations.spreadsheet import csv_cell_unprotect, csv_writer
 from stats.alpha import check_level
 from stats.bootstrap import named_seed_sequence
 from stats.reliability import reliability_summary
+from stats.shapes import ReliabilitySummary
 
 from ..reports.schema import JsonObject, SnapshotMeta, optional, tree_from_json, tree_to_json
 
@@ -51,10 +52,8 @@ class DimensionInfo:
 
 # --- the report's tree ---------------------------------------------------------------------------------
 
-# The humans' block is stats.reliability.reliability_summary's JSON object, stored as stats gives it (its keys
-# depend on the level and the number of raters): the one free-form part of the tree, read through
-# `summary_interval` and by key.
-ReliabilitySummary = dict[str, Any]
+# The humans' block is stats.reliability.reliability_summary's JSON object (stats.shapes.ReliabilitySummary), stored
+# as stats gives it (some keys depend on the number of raters): read through `summary_interval` and by key.
 
 
 @dataclass
@@ -347,8 +346,10 @@ def summary_interval(summary: ReliabilitySummary, metric: str) -> tuple[float | 
     entry = (summary.get("intervals") or {}).get(metric)
     if isinstance(entry, dict):
         return entry.get("low"), entry.get("high")
-    if metric == "krippendorff_alpha" and summary.get("alpha_ci"):
-        return tuple(summary["alpha_ci"])
+    alpha_ci = summary.get("alpha_ci")
+    if metric == "krippendorff_alpha" and alpha_ci:
+        low, high = alpha_ci
+        return low, high
     return None, None
 
 

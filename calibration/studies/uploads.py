@@ -13,7 +13,6 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
@@ -45,9 +44,7 @@ class PendingUpload:
     study: str
     fmt: str
     size: int
-    # study_import's keyword arguments (forms.ImportOptions), once the mapping step is done, as the session gives
-    # them back: read from storage, not checked against ImportOptions.
-    options: dict[str, Any] | None = None
+    options: ImportOptions | None = None  # study_import's keyword arguments, once the mapping step is done
 
     @property
     def path(self) -> Path:

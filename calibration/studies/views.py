@@ -32,6 +32,7 @@ from evidence.views import (
 
 from ..models import Study, StudyJudgeRun
 from .forms import (
+    ImportOptions,
     StudyJudgeForm,
     StudyMappingForm,
     StudySnapshotRequestForm,
@@ -115,14 +116,17 @@ def _blocks(entry: StudyDimension) -> list[Block]:
     parts: list[tuple[str, StudyDimension | StudyGroup]] = [("All raters", entry)] + [
         (f"Group {g}", b) for g, b in entry.groups.items()]
     for label, block in parts:
-        humans = block.humans or {}
-        rows = [MetricRow(label=METRIC_LABELS[m], value=humans.get(m), ci=summary_interval(humans, m))
-                for m in HUMAN_METRICS if humans and (humans.get(m) is None or isinstance(humans.get(m), (int, float)))]
+        humans = block.humans
+        rows = []
+        for m in HUMAN_METRICS:
+            value = humans.get(m) if humans else None
+            if humans and (value is None or isinstance(value, (int, float))):
+                rows.append(MetricRow(label=METRIC_LABELS[m], value=value, ci=summary_interval(humans, m)))
         judges = [JudgeRow(judge=judge, confusion_rows=list(zip(judge.confusion.labels, judge.confusion.matrix,
                                                                   strict=True)) if judge.confusion else [])
                   for judge in block.judges]
         out.append(Block(label=label, n_items=block.n_items, n_humans=block.n_humans, rows=rows, judges=judges,
-                         warnings=humans.get("warnings", [])))
+                         warnings=humans.get("warnings", []) if humans else []))
     return out
 
 
@@ -250,7 +254,8 @@ def study_upload(request: AuthedRequest) -> HttpResponse:
                   status=400 if request.method == "POST" else 200)
 
 
-def _mapping_initial(fmt: str, header: list[str], guess: dict[str, str], options: dict[str, Any] | None) -> dict[str, Any]:
+def _mapping_initial(fmt: str, header: list[str], guess: dict[str, str],
+                     options: ImportOptions | None) -> dict[str, object]:
     if fmt == "long":
         if options:
             return {**options.get("columns", {}), "default_dimension": options.get("dimension"),
@@ -294,12 +299,12 @@ def study_upload_confirm(request: AuthedRequest) -> HttpResponse:
         return redirect("calibration:study_upload")
     if pending.options is None:
         return redirect("calibration:study_upload_mapping")
-    arguments = {"path": pending.path, "study": pending.study, "fmt": pending.fmt, "label": pending.name,
-                 "source": f"upload: {pending.name}", **pending.options}
     errors: list[str] = []
     summary = None
     try:
-        summary = study_import(**arguments, dry_run=request.method != "POST")
+        summary = study_import(path=pending.path, study=pending.study, fmt=pending.fmt, label=pending.name,
+                               source=f"upload: {pending.name}", **pending.options,
+                               dry_run=request.method != "POST")
     except StudyImportFailed as exc:
         errors = exc.errors
     if request.method == "POST" and summary is not None:
