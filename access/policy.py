@@ -26,7 +26,7 @@ view names in `token_scope`. Two-factor sign-in: `mfa_satisfied` asks the rule t
 authentication ask it here.
 
 `URL_ACTIONS` names the action every URL of the project needs; a test walks the whole URL configuration
-and fails on a URL that is not there (tests/accounts/test_permission_matrix.py).
+and fails on a URL that is not there (tests/access/test_permission_matrix.py).
 """
 from __future__ import annotations
 

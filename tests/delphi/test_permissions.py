@@ -7,7 +7,7 @@ from django.urls import get_resolver, reverse
 
 from access.policy import URL_ACTIONS
 from delphi.models import DelphiResponse
-from tests.accounts.permission_matrix import Case, extra_identities, matrix_failures, roles
+from tests.access.permission_matrix import Case, extra_identities, matrix_failures, roles
 from tests.delphi.factories import allocation, close, delphi_world_build, form_data, submit_all
 
 pytestmark = pytest.mark.django_db

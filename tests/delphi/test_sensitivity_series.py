@@ -9,7 +9,7 @@ import pytest
 from delphi.rescoring import series_sensitivity
 from evaluations.models import JudgeRun, ModelResponse
 from evaluations.selectors import rubric_weights
-from tests.calibration.test_judge_agreement import fake_run
+from tests.calibration.reports.test_judge_agreement import fake_run
 from tests.evaluations.judge.conftest import MODELS, import_benchmark
 
 pytestmark = pytest.mark.django_db

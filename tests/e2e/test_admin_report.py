@@ -25,7 +25,7 @@ def test_admin_signs_in_with_totp_and_reads_the_report(live_server, page) -> Non
     from playwright.sync_api import expect
 
     from calibration.demo import demo_totp_activate
-    from tests.calibration.test_report_views import scored_world
+    from tests.calibration.reports.test_report_views import scored_world
 
     reference_data_ensure()
     world, run = scored_world()

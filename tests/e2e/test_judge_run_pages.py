@@ -145,7 +145,7 @@ def test_validation_check_run_from_its_row(live_server, page, settings) -> None:
     from playwright.sync_api import expect
 
     from calibration.validation.store import bias_checks
-    from tests.calibration.test_report_views import scored_world
+    from tests.calibration.reports.test_report_views import scored_world
 
     reference_data_ensure()
     world, run = scored_world()

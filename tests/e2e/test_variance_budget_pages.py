@@ -17,7 +17,7 @@ def _world() -> tuple[Any, Any]:
     from evaluations.models import GenerationCondition, RubricVersion
     from evaluations.services import reference_data_ensure
     from tests.annotations.factories import CaseFactory, EvaluatedModelFactory, ModelResponseFactory, person
-    from tests.calibration.test_variance_budget_pages import _run, _score
+    from tests.calibration.calibrated.test_variance_budget_pages import _run, _score
 
     reference_data_ensure()
     rubric = RubricVersion.objects.get(version="1.0")

@@ -22,7 +22,7 @@ from config.models import WorkerHeartbeat
 from evidence.models import Snapshot
 from evidence.services import snapshot_pending_error
 from tests.accounts.api import token_auth
-from tests.calibration.test_report_views import scored_world
+from tests.calibration.reports.test_report_views import scored_world
 
 pytestmark = pytest.mark.django_db
 

@@ -24,7 +24,7 @@ from evaluations.judge.selectors import judge_decisive_scored
 from evaluations.models import JudgeResult, JudgeRun, ModelResponse, RubricVersion
 from tests.annotations.factories import world_build
 from tests.calibration.cycles.test_cycles import pool_create
-from tests.calibration.test_tradition_fairness import cross_world
+from tests.calibration.validation.test_tradition_fairness import cross_world
 
 pytestmark = pytest.mark.django_db
 

@@ -26,8 +26,8 @@ from calibration.studies.report import (
 )
 from calibration.studies.snapshots import study_snapshot_compute, study_snapshot_request
 from evidence.models import Snapshot, SnapshotFile
+from tests.calibration.reports.test_report_pdf import pdf_pages
 from tests.calibration.studies.test_studies import NEWSROOM, PUBLISHED_ALPHA, hanna_like
-from tests.calibration.test_report_pdf import pdf_pages
 
 pytestmark = pytest.mark.django_db
 

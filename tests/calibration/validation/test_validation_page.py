@@ -17,7 +17,7 @@ from calibration.reports.selectors import report_inputs
 from calibration.validation.store import bias_checks
 from calibration.validation.verbosity import verbosity_check
 from evaluations.models import TestCase
-from tests.calibration.test_report_views import compute, scored_world
+from tests.calibration.reports.test_report_views import compute, scored_world
 
 
 @pytest.fixture

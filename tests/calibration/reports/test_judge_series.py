@@ -15,8 +15,8 @@ from calibration.reports.selectors import judge_scores_averaged, report_inputs
 from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
 from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_series
 from evaluations.models import JudgeRun
-from tests.calibration.test_judge_agreement import fake_run
-from tests.calibration.test_report_views import scored_world
+from tests.calibration.reports.test_judge_agreement import fake_run
+from tests.calibration.reports.test_report_views import scored_world
 
 pytestmark = pytest.mark.django_db
 

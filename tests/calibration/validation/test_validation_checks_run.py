@@ -13,7 +13,7 @@ from evaluations.judge.fake_server import FakeLLMServer, FaultRule
 from evaluations.judge.pairwise import pairwise_run_retry
 from evaluations.judge.status import pairwise_run_outcome
 from evaluations.models import JudgeRun, PairwiseRun
-from tests.calibration.test_report_views import scored_world
+from tests.calibration.reports.test_report_views import scored_world
 from tests.evaluations.judge.conftest import import_benchmark
 
 

@@ -16,7 +16,7 @@ from calibration.reports.exporting import REPORT_EXPORTERS
 from calibration.reports.render import report_csv, report_json
 from calibration.reports.schema import report_from_dict
 from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
-from tests.calibration.test_report_views import scored_world
+from tests.calibration.reports.test_report_views import scored_world
 
 pytestmark = pytest.mark.django_db
 

@@ -19,8 +19,8 @@ from annotations.models import Assignment
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
 from evaluations.models import JudgeResult, JudgeRun, JudgeScore
 from tests.annotations.factories import world_build
-from tests.calibration.test_report_pdf import pdf_pages
-from tests.calibration.test_report_views import compute
+from tests.calibration.reports.test_report_pdf import pdf_pages
+from tests.calibration.reports.test_report_views import compute
 
 PAIRABLE = re.compile(r"n = (\d+) pairable units")
 ANY_N = re.compile(r"\bn ?= ?(\d+)")  # also today's unlabelled "n=384"

@@ -163,7 +163,7 @@ def test_variance_budget_is_in_the_calibrated_bundle_and_recomputes_from_it() ->
         report_shifts,
         variance_budget_csv,
     )
-    from tests.calibration.test_calibrated_leaderboard import judged_world
+    from tests.calibration.calibrated.test_calibrated_leaderboard import judged_world
 
     world, run = judged_world()
     snapshot = calibrated_snapshot_compute(snapshot_id=calibrated_snapshot_request(
@@ -189,7 +189,7 @@ def test_condition_delta_tables_are_in_the_calibrated_bundle() -> None:
 
     from calibration.calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
     from evaluations.judge.conditions import DELTA_FIELDS, condition_report_build, condition_report_csv
-    from tests.calibration.test_calibrated_leaderboard import judged_world
+    from tests.calibration.calibrated.test_calibrated_leaderboard import judged_world
 
     world, run = judged_world()
     snapshot = calibrated_snapshot_compute(snapshot_id=calibrated_snapshot_request(

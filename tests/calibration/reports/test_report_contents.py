@@ -7,7 +7,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from tests.calibration.test_report_views import compute, scored_world
+from tests.calibration.reports.test_report_views import compute, scored_world
 
 
 @pytest.mark.django_db

@@ -241,7 +241,7 @@ def test_report_equals_the_one_built_before_the_numpy_kappas():
     cycle = synthetic_cycle(n_raters=16, n_dimensions=3, n_traditions=4, items_per_cell=4, missing_share=0.15,
                             seed=5, cycle_name="golden")
     report = json.loads(json.dumps(cycle.report(n_resamples=200, seed=3).to_json(), sort_keys=True))
-    golden = json.loads((Path(__file__).parent / "data" / "report_golden.json").read_text(encoding="utf-8"))
+    golden = json.loads((Path(__file__).parent.parent / "data" / "report_golden.json").read_text(encoding="utf-8"))
     _assert_same_report(golden, report)
     assert sum(len(g["experts"]["pairwise_kappa"]) for g in golden["groups"]) > 300
 

@@ -13,10 +13,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 KRIPPENDORFF_2011_CSV = DATA / "krippendorff2011.csv"  # Krippendorff (2011), 4 observers × 12 units, long format
 GROUPED_CSV = DATA / "grouped.csv"
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 # Krippendorff (2011) "Computing Krippendorff's Alpha-Reliability", the 4 × 12 example with missing data.
 PUBLISHED = {"nominal": 0.743, "ordinal": 0.815, "interval": 0.849, "ratio": 0.797}

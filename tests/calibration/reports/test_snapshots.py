@@ -25,7 +25,7 @@ from calibration.reports.snapshots import (
 )
 from evidence.models import Snapshot, SnapshotFile
 from tests.accounts.api import token_auth
-from tests.calibration.test_report_views import compute, scored_world
+from tests.calibration.reports.test_report_views import compute, scored_world
 
 FORMATS = ["json", "csv", "pdf", "zip", "ratings"]
 

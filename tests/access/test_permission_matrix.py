@@ -6,7 +6,7 @@ from django.test import Client
 from django.urls import get_resolver, reverse
 
 from access.policy import URL_ACTIONS
-from tests.accounts.permission_matrix import Case, extra_identities, matrix_failures, roles
+from tests.access.permission_matrix import Case, extra_identities, matrix_failures, roles
 
 pytestmark = pytest.mark.django_db
 
@@ -300,7 +300,7 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
 
 
 def test_every_url_of_the_policy_table_is_in_the_matrix(world) -> None:  # type: ignore[no-untyped-def]
-    """The policy table names every URL of ours (tests/accounts/test_policy.py); each has a row here (the Delphi
+    """The policy table names every URL of ours (tests/access/test_policy.py); each has a row here (the Delphi
     URLs in tests/delphi/test_permissions.py, which needs a study)."""
     covered = {case.name for case in build_cases(world)}
     resolver = get_resolver()

@@ -11,7 +11,7 @@ from calibration.validation.headline import check_failure, validation_headline
 from calibration.validation.status import validation_status
 from calibration.validation.store import CheckKind
 from evidence.models import Snapshot
-from tests.calibration.test_report_views import compute, scored_world
+from tests.calibration.reports.test_report_views import compute, scored_world
 
 
 def cell(dimension: str, tradition: str, status: str, alpha: float = 0.5) -> dict:

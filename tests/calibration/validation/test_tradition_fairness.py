@@ -110,7 +110,7 @@ def test_a_judge_that_scores_one_tradition_lower_is_flagged(shift: int, flagged:
     from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
     from calibration.validation.tradition import judge_tradition_gap
     from evaluations.models import JudgeScore
-    from tests.calibration.test_report_views import scored_world
+    from tests.calibration.reports.test_report_views import scored_world
 
     world, run = scored_world()
     from annotations.models import SubScore
