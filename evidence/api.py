@@ -70,7 +70,7 @@ class SubjectSnapshotAPIView(APIView):
         def get(self: SubjectSnapshotAPIView, request: Request, pk: int) -> Response:
             return self.version_response(request, pk)
 
-        cls.get = extend_schema(  # type: ignore[attr-defined]
+        cls.get = extend_schema(
             operation_id=cls.operation_id, parameters=[cls.version_parameter], responses={200: cls.serializer},
         )(get)
 
@@ -106,7 +106,7 @@ class SubjectSnapshotVersionsAPIView(APIView):
         def get(self: SubjectSnapshotVersionsAPIView, request: Request, pk: int) -> Response:
             return self.versions_response(pk)
 
-        cls.get = extend_schema(  # type: ignore[attr-defined]
+        cls.get = extend_schema(
             operation_id=cls.operation_id, responses={200: cls.serializer(many=True)},
         )(get)
 
@@ -140,7 +140,7 @@ class SubjectSnapshotBundleAPIView(APIView):
         def get(self: SubjectSnapshotBundleAPIView, request: Request, pk: int) -> HttpResponse:
             return self.bundle_response(request, pk)
 
-        cls.get = extend_schema(  # type: ignore[attr-defined]
+        cls.get = extend_schema(
             operation_id=cls.operation_id, parameters=[cls.version_parameter],
             responses={(200, "application/zip"): OpenApiTypes.BINARY},
         )(get)
