@@ -3,11 +3,9 @@ studies (requested, listed, read and bundled; always stored snapshots). Gold lab
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
@@ -18,13 +16,11 @@ from rest_framework_dataclasses.serializers import DataclassSerializer
 from accounts.models import ApiToken
 from annotations.models import CalibrationCycle
 from evidence.api import (
-    snapshot_bundle_response,
-    snapshot_version_response,
-    snapshot_versions_response,
-    version_query,
+    SubjectSnapshotAPIView,
+    SubjectSnapshotBundleAPIView,
+    SubjectSnapshotVersionsAPIView,
 )
 from evidence.models import Snapshot
-from evidence.selectors import snapshot_for
 from evidence.services import MAX_RESAMPLES, snapshot_pending_error
 
 from .models import Study
@@ -35,9 +31,7 @@ from .studies.snapshots import DEFAULT_STUDY_SEED
 from .studies.tasks import study_snapshot_start
 
 CYCLE, STUDY = Snapshot.Kind.CYCLE_REPORT, Snapshot.Kind.STUDY_REPORT
-HINT = "POST /api/v1/reports/ with its id"
-REPORT_VERSION = OpenApiParameter("version", int, required=False,
-                                 description="Report version (default: the newest ready one)")
+NOT_COMPUTED = "{subject} has no computed report yet: POST /api/v1/reports/ with its id"
 
 
 class VersionPending(APIException):
@@ -99,31 +93,19 @@ class SnapshotRequestSerializer(serializers.Serializer):
                                            max_value=MAX_RESAMPLES)
 
 
-class ReportAPIView(APIView):
+class ReportAPIView(SubjectSnapshotAPIView):
     """A cycle's IRR report: a stored snapshot (?version=N, default the newest ready one); never computed here."""
 
-    token_scope = ApiToken.Scope.REPORTS_READ
-
-    @extend_schema(
-        parameters=[REPORT_VERSION],
-        responses={200: SnapshotSerializer},
-    )
-    def get(self, request: Request, pk: int) -> Response:
-        cycle = get_object_or_404(CalibrationCycle, pk=pk)
-        return snapshot_version_response(request, kind=CYCLE, subject=cycle.pk, name=f"cycle {pk}", hint=HINT,
-                                         serializer=SnapshotSerializer)
+    subject_model, kind, serializer = CalibrationCycle, CYCLE, SnapshotSerializer
+    subject_name, not_computed = "cycle {pk}", NOT_COMPUTED
 
 
-class ReportVersionsAPIView(APIView):
+class ReportVersionsAPIView(SubjectSnapshotVersionsAPIView):
     """Every version of a cycle's report (without the report bodies); POST queues a new one for the worker."""
 
     # Queuing a version writes a snapshot row and takes worker time: a write.
     token_scope = {"GET": ApiToken.Scope.REPORTS_READ, "POST": ApiToken.Scope.DATA_WRITE}
-
-    @extend_schema(responses={200: SnapshotSerializer(many=True)})
-    def get(self, request: Request, pk: int) -> Response:
-        cycle = get_object_or_404(CalibrationCycle, pk=pk)  # bodies only from the version endpoint
-        return snapshot_versions_response(kind=CYCLE, subject=cycle.pk, serializer=SnapshotSerializer)
+    subject_model, kind, serializer = CalibrationCycle, CYCLE, SnapshotSerializer
 
     @extend_schema(request=SnapshotRequestSerializer, responses={202: SnapshotSerializer, 409: PENDING_RESPONSE})
     def post(self, request: Request, pk: int) -> Response:
@@ -141,19 +123,11 @@ class ReportVersionsAPIView(APIView):
         return Response(SnapshotSerializer(snapshot, context={"with_report": True}).data, status=202)
 
 
-class ReportBundleAPIView(APIView):
+class ReportBundleAPIView(SubjectSnapshotBundleAPIView):
     """A ready report version's citable bundle (zip: README with the citation, JSON, CSV, PDF, ratings.csv,
     SHA256SUMS), the bytes the report page serves; ?version=N, default the newest ready one."""
 
-    token_scope = ApiToken.Scope.REPORTS_READ
-
-    @extend_schema(
-        operation_id="report_bundle",
-        parameters=[OpenApiParameter("version", int, required=False, description="Report version")],
-        responses={(200, "application/zip"): OpenApiTypes.BINARY},
-    )
-    def get(self, request: Request, pk: int) -> HttpResponse:
-        return _bundle_response(request, f"cycle {pk}", CYCLE, get_object_or_404(CalibrationCycle, pk=pk).pk)
+    subject_model, kind, operation_id, subject_name = CalibrationCycle, CYCLE, "report_bundle", "cycle {pk}"
 
 
 # --- study reports, and one endpoint that requests a report of either ----------------------------------------
@@ -251,51 +225,20 @@ class ReportsAPIView(APIView):
         }).data, status=202)
 
 
-class StudyReportAPIView(APIView):
+class StudyReportAPIView(SubjectSnapshotAPIView):
     """A study's report: a stored snapshot (?version=N, default the newest ready one); never computed here."""
 
-    token_scope = ApiToken.Scope.REPORTS_READ
-
-    @extend_schema(
-        operation_id="study_report",
-        parameters=[REPORT_VERSION],
-        responses={200: StudySnapshotSerializer},
-    )
-    def get(self, request: Request, pk: int) -> Response:
-        study = get_object_or_404(Study, pk=pk)
-        return snapshot_version_response(request, kind=STUDY, subject=study.pk, name=f"study {pk}", hint=HINT,
-                                         serializer=StudySnapshotSerializer)
+    subject_model, kind, serializer, operation_id = Study, STUDY, StudySnapshotSerializer, "study_report"
+    subject_name, not_computed = "study {pk}", NOT_COMPUTED
 
 
-class StudyReportVersionsAPIView(APIView):
+class StudyReportVersionsAPIView(SubjectSnapshotVersionsAPIView):
     """Every version of a study's report, newest first (without the report bodies)."""
 
-    token_scope = ApiToken.Scope.REPORTS_READ
-
-    @extend_schema(operation_id="study_report_versions", responses={200: StudySnapshotSerializer(many=True)})
-    def get(self, request: Request, pk: int) -> Response:
-        study = get_object_or_404(Study, pk=pk)
-        return snapshot_versions_response(kind=STUDY, subject=study.pk, serializer=StudySnapshotSerializer)
+    subject_model, kind, serializer, operation_id = Study, STUDY, StudySnapshotSerializer, "study_report_versions"
 
 
-class StudyReportBundleAPIView(APIView):
+class StudyReportBundleAPIView(SubjectSnapshotBundleAPIView):
     """A ready version's citable bundle (zip: README, JSON, CSV, PDF, ratings.csv, SHA256SUMS); ?version=N."""
 
-    token_scope = ApiToken.Scope.REPORTS_READ
-
-    @extend_schema(
-        operation_id="study_report_bundle",
-        parameters=[OpenApiParameter("version", int, required=False, description="Report version")],
-        responses={(200, "application/zip"): OpenApiTypes.BINARY},
-    )
-    def get(self, request: Request, pk: int) -> HttpResponse:
-        return _bundle_response(request, f"study {pk}", STUDY, get_object_or_404(Study, pk=pk).pk)
-
-
-def _bundle_response(request: Request, subject: str, kind: str, pk: int) -> HttpResponse:
-    """The citable zip of the asked-for (or newest) ready version of a cycle's or a study's report."""
-    version = version_query(request)
-    return snapshot_bundle_response(snapshot_for(kind=kind, subject=pk, version=version, with_payload=False), subject,
-                                    version)
-
-
+    subject_model, kind, operation_id, subject_name = Study, STUDY, "study_report_bundle", "study {pk}"

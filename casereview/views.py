@@ -8,6 +8,9 @@ a form, asks `access.policy`, calls one service or selector and renders.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -41,6 +44,28 @@ def _errors(exc: ValidationError) -> str:
     return " ".join(exc.messages)
 
 
+def _expert_form_response(request: AuthedRequest, form: forms.Form, *, submit: Callable[[], None],
+                          saved: Callable[[], str], following: Callable[[], str | None], next_url: str,
+                          again: Callable[[int], HttpResponse]) -> HttpResponse:
+    """An expert's review or audit page: on a valid POST `submit` the answers, say so (`saved`) and go on to the
+    expert's next open one (`next_url`), else the queue; a refused answer is 409 with the service's message, an
+    invalid form 422, and the page (`again`) is shown with that status (a GET: 200)."""
+    status = 200
+    if request.method == "POST":
+        status = 422
+        if form.is_valid():
+            try:
+                submit()
+            except ValidationError as exc:
+                messages.error(request, _errors(exc))
+                status = 409
+            else:
+                messages.success(request, saved())
+                public_id = following()
+                return redirect(next_url, public_id=public_id) if public_id else redirect("review:queue")
+    return again(status)
+
+
 # --- experts -----------------------------------------------------------------------------------------------
 
 
@@ -60,24 +85,20 @@ def case(request: AuthedRequest, public_id: str) -> HttpResponse:
     if review is None or not allowed(request.user, Action.REVIEW_CASE, review):
         raise Http404("No such review.")
     form = CaseReviewForm(request.POST or None)  # a submitted review is shown as text, not as a form
-    status = 200
-    if request.method == "POST":
-        status = 422
-        if form.is_valid():
-            data = form.cleaned_data
-            try:
-                services.case_review_submit(review=review, user=request.user, answers=ReviewAnswers(
-                    valid=data["valid"], reference_correct=data["reference_correct"], difficulty=data["difficulty"],
-                    clarity=data["clarity"], comment=data["comment"]))
-            except ValidationError as exc:
-                messages.error(request, _errors(exc))
-                status = 409
-            else:
-                messages.success(request, f"Your review of case {review.test_case.external_id} is saved.")
-                following = selectors.review_next_open(request.user)
-                return redirect("review:case", public_id=following) if following else redirect("review:queue")
+
+    def submit() -> None:
+        data = form.cleaned_data
+        services.case_review_submit(review=review, user=request.user, answers=ReviewAnswers(
+            valid=data["valid"], reference_correct=data["reference_correct"], difficulty=data["difficulty"],
+            clarity=data["clarity"], comment=data["comment"]))
+
     # A revised case is reviewed as the version assigned; if it changed since, the page says so instead of new text.
-    return render(request, "review/case.html", {"page": selectors.review_page(review), "form": form}, status=status)
+    return _expert_form_response(
+        request, form, submit=submit,
+        saved=lambda: f"Your review of case {review.test_case.external_id} is saved.",
+        following=lambda: selectors.review_next_open(request.user), next_url="review:case",
+        again=lambda status: render(request, "review/case.html", {"page": selectors.review_page(review), "form": form},
+                                    status=status))
 
 
 @never_cache
@@ -88,21 +109,16 @@ def audit(request: AuthedRequest, public_id: str) -> HttpResponse:
     if item is None or not allowed(request.user, Action.REVIEW_CASE, item):
         raise Http404("No such audit.")
     form = TheoBertAuditForm(request.POST or None)
-    status = 200
-    if request.method == "POST":
-        status = 422
-        if form.is_valid():
-            try:
-                services.audit_submit(audit=item, user=request.user, **form.cleaned_data)
-                audit_figures_update_later(run_id=item.result.run_id)
-            except ValidationError as exc:
-                messages.error(request, _errors(exc))
-                status = 409
-            else:
-                messages.success(request, f"Your audit of {item.result.case.case_id} is saved.")
-                following = selectors.audit_next_open(request.user)
-                return redirect("review:audit", public_id=following) if following else redirect("review:queue")
-    return render(request, "review/audit.html", {"page": selectors.audit_page(item), "form": form}, status=status)
+
+    def submit() -> None:
+        services.audit_submit(audit=item, user=request.user, **form.cleaned_data)
+        audit_figures_update_later(run_id=item.result.run_id)
+
+    return _expert_form_response(
+        request, form, submit=submit, saved=lambda: f"Your audit of {item.result.case.case_id} is saved.",
+        following=lambda: selectors.audit_next_open(request.user), next_url="review:audit",
+        again=lambda status: render(request, "review/audit.html", {"page": selectors.audit_page(item), "form": form},
+                                    status=status))
 
 
 # --- leads -------------------------------------------------------------------------------------------------

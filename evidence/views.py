@@ -1,19 +1,27 @@
 """What every snapshot page shares: the "compute a version" POST, the progress fragment of a computing version and
-the download of a stored file (cycle and study reports, calibrated leaderboards alike). Callers check access first; these only read."""
+the download of a stored file (cycle and study reports, calibrated leaderboards alike). Callers check access first; these only read.
+`SnapshotPages` puts them together as the four views of one kind of subject's report page."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db.models import Model
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
 
+from access.policy import Action, policy_required
 from accounts.forms import ServiceErrorsForm
+from accounts.http import AuthedRequest
 
 from .downloads import snapshot_file_response
 from .models import Snapshot, SnapshotFile
-from .selectors import snapshot_file_name, snapshot_is_stale, version_param
+from .selectors import snapshot_file_name, snapshot_for, snapshot_is_stale, snapshot_versions, version_param
 from .services import snapshot_pending_error
 
 CONTENT_TYPES: dict[str, str] = {
@@ -91,3 +99,63 @@ def snapshot_download_response(request: HttpRequest, fmt: str, find: Callable[[i
     if response is None:  # pragma: no cover - a ready snapshot has every file (written in one transaction)
         raise Http404("This file is missing from the snapshot.")
     return response
+
+
+S = TypeVar("S", bound=Model)
+F = TypeVar("F", bound=ServiceErrorsForm)
+View = Callable[..., HttpResponse]
+
+
+@dataclass(frozen=True)
+class SnapshotPages(Generic[S, F]):
+    """The four views of a subject's report page — the page (GET), "compute a version" (POST), a computing version's
+    progress and a stored file's download — for one kind of snapshot. What differs per subject is declared here:
+    how to get the subject, the template and its context, the request form, the start function and the URL names.
+    """
+
+    kind: str
+    noun: str  # "cycle", "study": named by the 404s
+    subject: Callable[[int], S]  # the subject by pk (404 when there is none)
+    template: str
+    context: Callable[[S, Snapshot | None, F], Mapping[str, object]]
+    form: Callable[..., F]  # form() for the page, form(request.POST) for the compute
+    start: Callable[[AuthedRequest, S, F], Snapshot]  # queue a version from a valid form
+    page_url: str  # URL name of the page
+    progress_url: str  # URL name of the progress fragment
+
+    def find(self, subject: S, version: int | None = None, *, with_payload: bool = True) -> Snapshot | None:
+        return snapshot_for(kind=self.kind, subject=subject.pk, version=version, with_payload=with_payload)
+
+    def page(self, request: AuthedRequest, pk: int) -> HttpResponse:
+        """The chosen (or newest ready) version, what changed since, every version."""
+        subject = self.subject(pk)
+        return snapshot_page_response(
+            request, find=lambda version: self.find(subject, version),
+            missing=f"This {self.noun} has no report version {{version}}.",
+            page=lambda snapshot: render(request, self.template, self.context(subject, snapshot, self.form())))
+
+    def compute(self, request: AuthedRequest, pk: int) -> HttpResponse:
+        """Queue a new version; the worker computes it while the page shows progress."""
+        subject = self.subject(pk)
+        form = self.form(request.POST)
+        return snapshot_compute_response(
+            request, form=form, page=reverse(self.page_url, args=[subject.pk]),
+            start=lambda: self.start(request, subject, form),
+            again=lambda: render(request, self.template, self.context(subject, self.find(subject), form), status=422))
+
+    def progress(self, request: AuthedRequest, pk: int, version: int) -> HttpResponse:
+        """The progress of one computing version (htmx polls it; a finished one tells the page to reload)."""
+        snapshot = get_object_or_404(snapshot_versions(kind=self.kind, subject=pk), version=version)
+        return snapshot_progress_response(request, snapshot, reverse(self.progress_url, args=[pk, version]))
+
+    def download(self, request: AuthedRequest, pk: int, fmt: str) -> HttpResponse:
+        """A stored file of a version (?version=N, default the newest ready one): the same bytes every time."""
+        subject = self.subject(pk)
+        return snapshot_download_response(
+            request, fmt, lambda version: self.find(subject, version, with_payload=False), subject=self.noun)
+
+    def views(self, action: Action) -> tuple[View, View, View, View]:
+        """The page, compute, progress and download views, each allowed to `action` (the URLconf names them)."""
+        allow = policy_required(action)
+        return (allow(require_GET(self.page)), allow(require_POST(self.compute)), allow(require_GET(self.progress)),
+                allow(require_GET(self.download)))

@@ -2,23 +2,20 @@
 fetch the citable bundle. Always stored snapshots; nothing is computed in a request."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import HttpResponse
+from django.db.models import Model, QuerySet
 from django.shortcuts import get_object_or_404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from accounts.models import ApiToken
 from annotations.models import CalibrationCycle
 from evaluations.models import JudgeRun
-from evidence.api import snapshot_bundle_response, version_query
+from evidence.api import SubjectSnapshotAPIView, SubjectSnapshotBundleAPIView, SubjectSnapshotVersionsAPIView
 from evidence.models import Snapshot
 from evidence.services import MAX_RESAMPLES
 
@@ -63,34 +60,28 @@ class CalibratedRequestSerializer(serializers.Serializer):
                                            max_value=MAX_RESAMPLES)
 
 
-def _ready(run: JudgeRun, version: int | None) -> Snapshot:
-    snapshot = calibrated_snapshot_for(run=run, version=version)
-    if snapshot is None:
-        raise NotFound(f"judge run {run.pk} has no calibrated leaderboard" + (f" version {version}" if version else
-                       " yet: POST /api/v1/judge-runs/{id}/calibrated/versions/ with a cycle queues one"))
-    return snapshot
-
-
-class CalibratedAPIView(APIView):
+class CalibratedAPIView(SubjectSnapshotAPIView):
     """A run's calibrated leaderboard: a stored version (?version=N, default the newest ready one)."""
 
-    token_scope = ApiToken.Scope.REPORTS_READ
+    subject_model, kind, serializer = JudgeRun, Snapshot.Kind.CALIBRATED, CalibratedSnapshotSerializer
+    version_parameter, body_context = VERSION_PARAMETER, "with_body"
+    subject_name = "judge run {pk}"
+    not_found = "{subject} has no calibrated leaderboard version {version}"
+    not_computed = ("{subject} has no calibrated leaderboard yet: POST /api/v1/judge-runs/{{id}}/calibrated/versions/ "
+                    "with a cycle queues one")
 
-    @extend_schema(parameters=[VERSION_PARAMETER], responses={200: CalibratedSnapshotSerializer})
-    def get(self, request: Request, pk: int) -> Response:
-        snapshot = _ready(get_object_or_404(JudgeRun, pk=pk), version_query(request))
-        return Response(CalibratedSnapshotSerializer(snapshot, context={"with_body": True}).data)
+    def find(self, subject: Model, version: int | None) -> Snapshot | None:
+        return calibrated_snapshot_for(run=cast(JudgeRun, subject), version=version)
 
 
-class CalibratedVersionsAPIView(APIView):
+class CalibratedVersionsAPIView(SubjectSnapshotVersionsAPIView):
     """Every version of a run's calibrated leaderboard (without bodies); POST queues a new one for the worker."""
 
     token_scope = {"GET": ApiToken.Scope.REPORTS_READ, "POST": ApiToken.Scope.DATA_WRITE}
+    subject_model, kind, serializer = JudgeRun, Snapshot.Kind.CALIBRATED, CalibratedSnapshotSerializer
 
-    @extend_schema(responses={200: CalibratedSnapshotSerializer(many=True)})
-    def get(self, request: Request, pk: int) -> Response:
-        run = get_object_or_404(JudgeRun, pk=pk)
-        return Response(CalibratedSnapshotSerializer(calibrated_snapshots(run=run), many=True).data)
+    def versions(self, subject: Model) -> QuerySet[Snapshot]:
+        return calibrated_snapshots(run=cast(JudgeRun, subject))
 
     @extend_schema(request=CalibratedRequestSerializer, responses={202: CalibratedSnapshotSerializer})
     def post(self, request: Request, pk: int) -> Response:
@@ -112,15 +103,11 @@ class CalibratedVersionsAPIView(APIView):
         return Response(CalibratedSnapshotSerializer(snapshot, context={"with_body": True}).data, status=202)
 
 
-class CalibratedBundleAPIView(APIView):
+class CalibratedBundleAPIView(SubjectSnapshotBundleAPIView):
     """A ready version's citable bundle (zip: README, report.json, tables.csv, report.pdf, inputs.csv, SHA256SUMS)."""
 
-    token_scope = ApiToken.Scope.REPORTS_READ
+    subject_model, kind, operation_id = JudgeRun, Snapshot.Kind.CALIBRATED, "calibrated_leaderboard_bundle"
+    version_parameter, subject_name = VERSION_PARAMETER, "judge run {pk}'s calibrated leaderboard"
 
-    @extend_schema(operation_id="calibrated_leaderboard_bundle", parameters=[VERSION_PARAMETER],
-                   responses={(200, "application/zip"): OpenApiTypes.BINARY})
-    def get(self, request: Request, pk: int) -> HttpResponse:
-        run = get_object_or_404(JudgeRun, pk=pk)
-        version = version_query(request)
-        return snapshot_bundle_response(calibrated_snapshot_for(run=run, version=version),
-                                        f"judge run {pk}'s calibrated leaderboard", version)
+    def find(self, subject: Model, version: int | None) -> Snapshot | None:
+        return calibrated_snapshot_for(run=cast(JudgeRun, subject), version=version)

@@ -1,23 +1,16 @@
 """Report pages and downloads. They render stored snapshots and never compute statistics in a request."""
 from __future__ import annotations
 
-from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
 
-from access.policy import Action, policy_required
+from access.policy import Action
 from accounts.http import AuthedRequest
 from annotations.models import CalibrationCycle
 from evaluations.labels import group_label
 from evidence.models import Snapshot
-from evidence.selectors import snapshot_for, snapshot_is_stale, snapshot_versions
-from evidence.views import (
-    snapshot_compute_response,
-    snapshot_download_response,
-    snapshot_page_response,
-    snapshot_progress_response,
-)
+from evidence.selectors import snapshot_is_stale, snapshot_versions
+from evidence.views import SnapshotPages
 
 from .forms import SnapshotRequestForm
 from .render import confusion_svg, diagnostic_rows, forest_plot_svg, forest_rows, interval_rows, rater_rows
@@ -70,45 +63,14 @@ def _report_context(cycle: CalibrationCycle, snapshot: Snapshot | None, form: Sn
     return context
 
 
-@policy_required(Action.MANAGE_CALIBRATION)
-@require_GET
-def report(request: AuthedRequest, pk: int) -> HttpResponse:
-    """The IRR report of a cycle: the chosen (or newest) snapshot, what changed since, every version."""
-    cycle = _cycle(pk)
-    return snapshot_page_response(
-        request, find=lambda version: snapshot_for(kind=CYCLE, subject=cycle.pk, version=version),
-        missing="This cycle has no report version {version}.",
-        page=lambda snapshot: render(request, "calibration/report.html",
-                                     _report_context(cycle, snapshot, SnapshotRequestForm())))
+def _start(request: AuthedRequest, cycle: CalibrationCycle, form: SnapshotRequestForm) -> Snapshot:
+    return report_snapshot_start(cycle=cycle, requested_by=request.user, run_id=form.cleaned_data["run"],
+                                 seed=form.cleaned_data["seed"], n_resamples=form.cleaned_data["n_resamples"])
 
 
-@policy_required(Action.MANAGE_CALIBRATION)
-@require_POST
-def report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
-    """Queue a new version of the report; the worker computes it while the page shows progress."""
-    cycle = _cycle(pk)
-    form = SnapshotRequestForm(request.POST)
-    return snapshot_compute_response(
-        request, form=form, page=reverse("calibration:report", args=[cycle.pk]),
-        start=lambda: report_snapshot_start(cycle=cycle, requested_by=request.user, run_id=form.cleaned_data["run"],
-                                            seed=form.cleaned_data["seed"],
-                                            n_resamples=form.cleaned_data["n_resamples"]),
-        again=lambda: render(request, "calibration/report.html",
-                             _report_context(cycle, snapshot_for(kind=CYCLE, subject=cycle.pk), form), status=422))
-
-
-@policy_required(Action.MANAGE_CALIBRATION)
-@require_GET
-def report_progress(request: AuthedRequest, pk: int, version: int) -> HttpResponse:
-    """The progress of one computing snapshot (htmx polls it; a finished one tells the page to reload)."""
-    snapshot = get_object_or_404(snapshot_versions(kind=CYCLE, subject=pk), version=version)
-    return snapshot_progress_response(request, snapshot, reverse("calibration:report_progress", args=[pk, version]))
-
-
-@policy_required(Action.MANAGE_CALIBRATION)
-@require_GET
-def report_download(request: AuthedRequest, pk: int, fmt: str) -> HttpResponse:
-    """A stored file of a snapshot (?version=N, default the newest): the same bytes every time."""
-    cycle = _cycle(pk)
-    return snapshot_download_response(request, fmt, lambda version: snapshot_for(
-        kind=CYCLE, subject=cycle.pk, version=version, with_payload=False), subject="cycle")
+# The IRR report of a cycle: the chosen (or newest) snapshot, what changed since, every version; queuing a new
+# version (the worker computes it while the page shows progress), its progress, and a stored file's download.
+PAGES = SnapshotPages(kind=CYCLE, noun="cycle", subject=_cycle, template="calibration/report.html",
+                      context=_report_context, form=SnapshotRequestForm, start=_start,
+                      page_url="calibration:report", progress_url="calibration:report_progress")
+report, report_compute, report_progress, report_download = PAGES.views(Action.MANAGE_CALIBRATION)

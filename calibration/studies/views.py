@@ -23,12 +23,7 @@ from evidence.selectors import (
     snapshot_latest_ready,
     snapshot_versions,
 )
-from evidence.views import (
-    snapshot_compute_response,
-    snapshot_download_response,
-    snapshot_page_response,
-    snapshot_progress_response,
-)
+from evidence.views import SnapshotPages
 
 from ..models import Study, StudyJudgeRun
 from .forms import (
@@ -157,48 +152,18 @@ def _study(pk: int) -> Study:
     return get_object_or_404(Study, pk=pk)
 
 
-@policy_required(Action.MANAGE_CALIBRATION)
-@require_GET
-def study_report(request: AuthedRequest, pk: int) -> HttpResponse:
-    """A study's report: the chosen (or newest ready) version, and every version."""
-    study = _study(pk)
-    return snapshot_page_response(
-        request, find=lambda version: snapshot_for(kind=STUDY, subject=study.pk, version=version),
-        missing="This study has no report version {version}.",
-        page=lambda snapshot: render(request, "calibration/studies/report.html",
-                                     _context(study, snapshot, StudySnapshotRequestForm())))
+def _start(request: AuthedRequest, study: Study, form: StudySnapshotRequestForm) -> Snapshot:
+    return study_snapshot_start(study=study, requested_by=request.user, seed=form.cleaned_data["seed"],
+                                n_resamples=form.cleaned_data["n_resamples"])
 
 
-@policy_required(Action.MANAGE_CALIBRATION)
-@require_POST
-def study_report_compute(request: AuthedRequest, pk: int) -> HttpResponse:
-    """Queue a new version; the worker computes it while the page shows progress."""
-    study = _study(pk)
-    form = StudySnapshotRequestForm(request.POST)
-    return snapshot_compute_response(
-        request, form=form, page=reverse("calibration:study_report", args=[study.pk]),
-        start=lambda: study_snapshot_start(study=study, requested_by=request.user, seed=form.cleaned_data["seed"],
-                                           n_resamples=form.cleaned_data["n_resamples"]),
-        again=lambda: render(request, "calibration/studies/report.html",
-                             _context(study, snapshot_for(kind=STUDY, subject=study.pk), form), status=422))
-
-
-@policy_required(Action.MANAGE_CALIBRATION)
-@require_GET
-def study_report_progress(request: AuthedRequest, pk: int, version: int) -> HttpResponse:
-    """The progress of one computing version (htmx polls it; a finished one tells the page to reload)."""
-    snapshot = get_object_or_404(snapshot_versions(kind=STUDY, subject=pk), version=version)
-    return snapshot_progress_response(request, snapshot,
-                                      reverse("calibration:study_report_progress", args=[pk, version]))
-
-
-@policy_required(Action.MANAGE_CALIBRATION)
-@require_GET
-def study_report_download(request: AuthedRequest, pk: int, fmt: str) -> HttpResponse:
-    """A stored file of a version (?version=N, default the newest ready one): the same bytes every time."""
-    study = _study(pk)
-    return snapshot_download_response(request, fmt, lambda version: snapshot_for(
-        kind=STUDY, subject=study.pk, version=version, with_payload=False), subject="study")
+# A study's report: the chosen (or newest ready) version and every version; queuing a new version (the worker
+# computes it while the page shows progress), its progress, and a stored file's download.
+PAGES = SnapshotPages(kind=STUDY, noun="study", subject=_study, template="calibration/studies/report.html",
+                      context=_context, form=StudySnapshotRequestForm, start=_start,
+                      page_url="calibration:study_report", progress_url="calibration:study_report_progress")
+study_report, study_report_compute, study_report_progress, study_report_download = PAGES.views(
+    Action.MANAGE_CALIBRATION)
 
 
 @policy_required(Action.MANAGE_CALIBRATION)
