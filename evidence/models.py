@@ -11,7 +11,7 @@ when it is computed, and stored as bytes: a download serves exactly what was cit
 """
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypedDict, cast
 
 from django.conf import settings
@@ -20,6 +20,8 @@ from django.db.models import Q
 
 __all__ = ["Snapshot", "SnapshotFile", "SnapshotQuerySet", "SnapshotSummary"]
 
+
+STALE_AFTER = timedelta(minutes=5)  # a running snapshot with no progress for this long lost its worker
 
 class SnapshotSummary(TypedDict, total=False):
     """The few figures a list page reads without the payload: a bias check's kind, flag and responses; an IRT fit's

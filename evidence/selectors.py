@@ -8,9 +8,8 @@ from django.utils import timezone
 
 from evaluations.domain import query_whole_number
 
-from .models import Snapshot, SnapshotFile, SnapshotQuerySet
+from .models import STALE_AFTER, Snapshot, SnapshotFile, SnapshotQuerySet
 from .registry import kind_spec
-from .services import STALE_AFTER
 
 
 def version_param(raw: str | None) -> int | None:

@@ -10,7 +10,7 @@ import logging
 import time
 import zipfile
 from collections.abc import Callable, Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
@@ -22,13 +22,12 @@ from django.utils import timezone
 from accounts.models import Notification, User
 from accounts.notifications import notify
 
-from .models import Snapshot, SnapshotFile, SnapshotQuerySet, SnapshotSummary
+from .models import STALE_AFTER, Snapshot, SnapshotFile, SnapshotQuerySet, SnapshotSummary
 from .registry import Progress, kind_spec
 
 logger = logging.getLogger(__name__)
 
 MAX_RESAMPLES = 10_000
-STALE_AFTER = timedelta(minutes=5)  # a running snapshot with no progress for this long lost its worker
 STALE_ERROR = "The worker stopped while computing (no progress for 5 minutes)."
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same snapshot always zips to the same bytes
 PENDING = "pending"  # the code of the refusal to queue a version while another is queued or running
