@@ -9,7 +9,7 @@ Run from the repository root:
 2. The synthetic cycle of `tests/calibration/synthetic.py`: 6 dimensions × 8 traditions × 7 items,
    60 raters in 8 panels (9,280 ratings on 1,344 units), 1,000 resamples. Goal: < 5 s on 2 cores.
 3. The old path measured in the same run: every group's pairwise κ with one scikit-learn call per
-   rater pair (`stats.kappa.cohen_kappa`, as `_pairwise_kappas` did before) against the confusion
+   rater pair (`stats.kappa.cohen_kappa`, as `pairwise_kappas` did before) against the confusion
    tensor of `stats.pairwise`, on the very matrices the build passes; both must give the same numbers.
    Then the whole synthetic build once more with the per-pair path swapped in.
 
@@ -40,7 +40,7 @@ from calibration.reports.schema import PairwiseKappa  # noqa: E402
 
 
 def per_pair_kappas(data: np.ndarray, raters: list[str]) -> list[PairwiseKappa]:
-    """The old `_pairwise_kappas`: one scikit-learn call per pair of raters (kept here as the reference)."""
+    """The old `pairwise_kappas`: one scikit-learn call per pair of raters (kept here as the reference)."""
     from stats.kappa import cohen_kappa
     from stats.matrix import UndefinedCoefficientError
 
@@ -143,19 +143,19 @@ def run(args: argparse.Namespace) -> None:
           f"{report.n_experts:>3} experts {len(report.groups):>3} groups   "
           f"{wall:6.2f} s [{cpu:5.2f} s]   goal < 5 s: ratio {wall / 5.0:.2f}")
 
-    # The matrices the build hands to _pairwise_kappas, recorded during one build.
+    # The matrices the build hands to pairwise_kappas, recorded during one build.
     recorded: list[tuple[np.ndarray, list[str]]] = []
-    tensor_path = build._pairwise_kappas
+    tensor_path = build.pairwise_kappas
 
     def recording(data: np.ndarray, raters: list[str]) -> list[PairwiseKappa]:
         recorded.append((data, raters))
         return tensor_path(data, raters)
 
-    build._pairwise_kappas = recording
+    build.pairwise_kappas = recording
     try:
         synthetic.report(n_resamples=0)
     finally:
-        build._pairwise_kappas = tensor_path
+        build.pairwise_kappas = tensor_path
     n_pairs = sum(len(tensor_path(d, r)) for d, r in recorded)
     with threadpool_limits(limits=1, user_api="blas"):  # as inside calibration_report_build
         old_wall, old_cpu, old = timed(lambda: [per_pair_kappas(d, r) for d, r in recorded], 1)
@@ -173,11 +173,11 @@ def run(args: argparse.Namespace) -> None:
           f"speed-up {old_wall / new_wall:,.0f}×; same pairs, counts and agreement: {same_pairs}; "
           f"max |Δκ| {max(differences):.1e}")
 
-    build._pairwise_kappas = per_pair_kappas
+    build.pairwise_kappas = per_pair_kappas
     try:
         old_build, old_build_cpu, _ = timed(lambda: synthetic.report(n_resamples=args.resamples), 1)
     finally:
-        build._pairwise_kappas = tensor_path
+        build.pairwise_kappas = tensor_path
     print(f"synthetic build with the per-pair path swapped in   {old_build:6.2f} s [{old_build_cpu:5.2f} s]   "
           f"(this build is {old_build / wall:.1f}× faster)")
 

@@ -150,7 +150,7 @@ def krippendorff_alpha(
     if level == "ratio" and (cats < 0).any():
         raise ValueError("the ratio level needs non-negative values (a true zero)")
     if cats.size * data.shape[1] > _COUNT_CELLS or cats.size**2 * data.shape[1] > _PACKAGE_CELLS:
-        return _alpha_from_values(data, level)
+        return alpha_from_values(data, level)
     counts = value_counts(data, cats)
     return _alpha_result(data, counts, cats, level)
 
@@ -197,7 +197,7 @@ def _alpha_result(data: FloatArray, counts: IntArray, cats: FloatArray, level: L
     return result(float(krippendorff.alpha(value_counts=counts, value_domain=cats, level_of_measurement=level)))
 
 
-def _alpha_from_values(data: FloatArray, level: Level) -> AlphaResult:
+def alpha_from_values(data: FloatArray, level: Level) -> AlphaResult:
     """α from sums over value pairs within units, never a values × values table (continuous data).
 
     Same α as the coincidence form (Krippendorff 2011, p. 4), rewritten with ordered pairs of values:

@@ -447,7 +447,7 @@ def bootstrap_coefficients(
     use_bca = bca and patterns.freq.size <= _MAX_JACKKNIFE_PATTERNS
     jackknife: dict[str, FloatArray] = {}
     if use_bca:
-        jackknife = _jackknife(functions, patterns.freq, names)
+        jackknife = jackknife_values(functions, patterns.freq, names)
     out: dict[str, CoefficientReplicates] = {}
     for name in names:
         estimate = float(point[name][0])
@@ -505,7 +505,7 @@ def bootstrap_continuous_alpha(
     )
 
 
-def _jackknife(functions: CoefficientFunctions, freq: FloatArray,
+def jackknife_values(functions: CoefficientFunctions, freq: FloatArray,
                names: tuple[str, ...] | None = None) -> dict[str, FloatArray]:
     """Every coefficient (or those in ``names``) with one unit of each pattern left out (W = freq − e_g), in chunks
     of patterns."""

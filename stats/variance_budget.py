@@ -136,7 +136,7 @@ def _marginal_means(y: np.ndarray) -> dict[tuple[int, ...], np.ndarray]:
             for size in range(5) for kept in itertools.combinations(range(4), size)}
 
 
-def _sources(y: np.ndarray) -> dict[frozenset[str], tuple[float, int]]:
+def anova_sources(y: np.ndarray) -> dict[frozenset[str], tuple[float, int]]:
     """Sum of squares and degrees of freedom of every source of the nested design (crossed terms pooled into R(CP)
     and E), from the fully crossed decomposition: each term's effect is the inclusion–exclusion of marginal means."""
     n = y.shape
@@ -191,7 +191,7 @@ def variance_budget(y: Sequence | np.ndarray, *, case_weights: Sequence[float] |
         arr = arr * (w * arr.shape[0] / w.sum())[:, None, None, None]
 
     n = dict(zip(AXES, arr.shape, strict=True))
-    sources = _sources(arr)
+    sources = anova_sources(arr)
     active = [c for c in COMPONENTS if c in sources]
     index = {c: i for i, c in enumerate(active)}
     ms = np.array([sources[c][0] / sources[c][1] for c in active])

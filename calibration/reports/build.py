@@ -120,7 +120,7 @@ def _safe(compute: Callable[[], float | None]) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _pairwise_kappas(data: np.ndarray, raters: list[str]) -> list[PairwiseKappa]:
+def pairwise_kappas(data: np.ndarray, raters: list[str]) -> list[PairwiseKappa]:
     """Quadratic κ and exact agreement for every pair of experts with two or more common units."""
     confusion = pairwise_confusion(data, CATEGORIES)
     n_common = confusion.sum(axis=(-2, -1))
@@ -205,7 +205,7 @@ def majority_row(data: np.ndarray) -> np.ndarray:
 def _experts(units: list[UnitInfo], data: np.ndarray, raters: list[str], *, strata: list[str] | None,
              n_resamples: int, seed: int) -> Experts:
     """The experts' block of a group: every coefficient of `reliability_summary`, pairwise κ and the verdicts."""
-    pairs = _pairwise_kappas(data, raters) if len(raters) >= 2 else []
+    pairs = pairwise_kappas(data, raters) if len(raters) >= 2 else []
     kappas = [p.quadratic_kappa for p in pairs if p.quadratic_kappa is not None]
     mean_kappa = float(np.mean(kappas)) if kappas else None
     if len(raters) == 0:

@@ -44,7 +44,7 @@ def _case_records(queryset: Any, include_held_out: bool) -> Iterator[dict]:
         }
 
 
-def _response_records(queryset: Any, include_held_out: bool) -> Iterator[dict]:
+def response_records(queryset: Any, include_held_out: bool) -> Iterator[dict]:
     qs = queryset if queryset is not None else ModelResponse.objects.all()
     if not include_held_out:
         qs = qs.filter(test_case__visibility=Visibility.PUBLIC)
@@ -78,7 +78,7 @@ def _theobert_records(queryset: Any, include_held_out: bool) -> Iterator[dict]:
         }
 
 
-SOURCES = {"cases": _case_records, "responses": _response_records, "theobert": _theobert_records}
+SOURCES = {"cases": _case_records, "responses": response_records, "theobert": _theobert_records}
 
 
 def _csv_cell(value: Any) -> str:

@@ -17,7 +17,7 @@ def _world() -> tuple[Any, Any]:
     from evaluations.models import GenerationCondition, RubricVersion
     from evaluations.services import reference_data_ensure
     from tests.annotations.factories import CaseFactory, EvaluatedModelFactory, ModelResponseFactory, person
-    from tests.calibration.calibrated.test_variance_budget_pages import _run, _score
+    from tests.calibration.calibrated.test_variance_budget_pages import judge_score_add, run_finished
 
     reference_data_ensure()
     rubric = RubricVersion.objects.get(version="1.0")
@@ -25,8 +25,8 @@ def _world() -> tuple[Any, Any]:
     route_b = GenerationCondition.objects.create(
         name="route-b", route="provider-b", temperature=standard.temperature, max_tokens=standard.max_tokens,
         system_prompt=standard.system_prompt, language=standard.language)
-    first = _run(rubric)
-    second = _run(rubric, repeat_of=first, finished_minutes=5)
+    first = run_finished(rubric)
+    second = run_finished(rubric, repeat_of=first, finished_minutes=5)
     rng = np.random.default_rng(3)
     cases = [CaseFactory() for _ in range(6)]
     for name in ("vendor/alpha-model-with-a-long-name", "vendor/beta"):
@@ -36,7 +36,7 @@ def _world() -> tuple[Any, Any]:
                 for rep in (1, 2):
                     response = ModelResponseFactory(test_case=case, model=model, condition=condition, repetition=rep)
                     for run in (first, second):
-                        _score(run, response, float(np.clip(0.4 + 0.05 * c + rng.normal(0, 0.05), 0, 1)))
+                        judge_score_add(run, response, float(np.clip(0.4 + 0.05 * c + rng.normal(0, 0.05), 0, 1)))
     return first, person("admin", name="Budget Pages Admin")
 
 

@@ -74,7 +74,7 @@ def _row(case: str, **extra: object) -> dict:
 
 def test_generation_condition_and_repetition_import_and_export_round_trip(tmp_path):
     from evaluations.importing import import_records
-    from evaluations.importing.exporting import _response_records
+    from evaluations.importing.exporting import response_records
     from tests.annotations.factories import CaseFactory
 
     CaseFactory(external_id="C-1")
@@ -85,7 +85,7 @@ def test_generation_condition_and_repetition_import_and_export_round_trip(tmp_pa
     assert report.created == 3
     got = sorted((r.condition.name, r.repetition) for r in ModelResponse.objects.select_related("condition"))
     assert got == [("reasoning-high", 2), ("standard", 1), ("standard", 2)]
-    exported = sorted((r["condition"], r["repetition"]) for r in _response_records(None, True))
+    exported = sorted((r["condition"], r["repetition"]) for r in response_records(None, True))
     assert exported == got
     # Importing the same rows again changes nothing (the key includes condition and repetition).
     again = import_records(kind="responses", records=[_row("C-1", condition="reasoning-high", repetition=2)])

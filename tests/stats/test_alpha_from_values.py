@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from stats import alpha as alpha_module
-from stats.alpha import _alpha_from_values, krippendorff_alpha
+from stats.alpha import alpha_from_values, krippendorff_alpha
 from tests.stats.reference_data import KRIPPENDORFF_2011, KRIPPENDORFF_2011_ALPHA
 
 LEVELS = ["nominal", "ordinal", "interval", "ratio"]
@@ -16,8 +16,8 @@ LEVELS = ["nominal", "ordinal", "interval", "ratio"]
 @pytest.mark.parametrize("level", LEVELS)
 def test_published_example_at_every_level(level: str) -> None:
     data = np.array(KRIPPENDORFF_2011, dtype=float)
-    assert _alpha_from_values(data, level).alpha == pytest.approx(KRIPPENDORFF_2011_ALPHA[level], abs=5e-4)
-    assert _alpha_from_values(data, level).n_pairable_units == krippendorff_alpha(data, level).n_pairable_units
+    assert alpha_from_values(data, level).alpha == pytest.approx(KRIPPENDORFF_2011_ALPHA[level], abs=5e-4)
+    assert alpha_from_values(data, level).n_pairable_units == krippendorff_alpha(data, level).n_pairable_units
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -30,7 +30,7 @@ def test_random_data_agree_with_the_package(level: str) -> None:
         if trial % 2:
             data = data * 0.37 + rng.integers(0, 3, size=data.shape) * 0.5  # non-integer, many distinct values
         data[rng.random(data.shape) < 0.3] = np.nan
-        lean = _alpha_from_values(data, level).alpha
+        lean = alpha_from_values(data, level).alpha
         try:
             reference = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
         except ValueError:  # the package refuses data with one value only

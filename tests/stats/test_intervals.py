@@ -15,8 +15,8 @@ from stats.gwet import gwet_ac
 from stats.interval_choice import choose_interval_method
 from stats.intervals import (
     CoefficientFunctions,
-    _jackknife,
     bootstrap_coefficients,
+    jackknife_values,
     resample_pattern_weights,
     unit_patterns,
 )
@@ -143,7 +143,7 @@ def test_jackknife_values_are_the_coefficients_without_one_unit():
     data = _random_panel(rng, 2, 25, [0, 1, 2, 3], missing=0.1)
     cats = np.arange(4.0)
     patterns = unit_patterns(data, cats, np.zeros(25, dtype=np.int64), two_raters=True)
-    jack = _jackknife(CoefficientFunctions(patterns, cats, "ordinal"), patterns.freq)
+    jack = jackknife_values(CoefficientFunctions(patterns, cats, "ordinal"), patterns.freq)
     keys = np.where(np.isnan(data), -1, data).T
     for g in range(patterns.freq.size):
         target = np.array([-1 if i < 0 else cats[i] for i in patterns.pair[g]])

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from scipy import stats as scipy_stats
 
-from stats.variance_budget import GROUPS, _sources, simulate_table, true_terms, variance_budget
+from stats.variance_budget import GROUPS, anova_sources, simulate_table, true_terms, variance_budget
 
 
 def _long(y: np.ndarray) -> pd.DataFrame:
@@ -35,7 +35,7 @@ def test_variance_budget_sums_of_squares_match_statsmodels_anova() -> None:
         # "C(c):C(p)" → {c, p}; the residual is the 4-way interaction c × p × r × j.
         letters = frozenset("cprj") if name == "Residual" else frozenset(part[2] for part in str(name).split(":"))
         ss[letters] = (row["sum_sq"], row["df"])
-    ours = _sources(y)
+    ours = anova_sources(y)
     # Ours pools every term containing r (nested in c × p) into R(CP) (no j) and E (with j); do the same to theirs.
     pooled: dict[frozenset[str], list[float]] = {}
     for key, (s, df) in ss.items():

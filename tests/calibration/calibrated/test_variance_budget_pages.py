@@ -23,14 +23,14 @@ from tests.annotations.factories import CaseFactory, EvaluatedModelFactory, Mode
 pytestmark = pytest.mark.django_db
 
 
-def _run(rubric: RubricVersion, *, repeat_of: JudgeRun | None = None, finished_minutes: int = 0) -> JudgeRun:
+def run_finished(rubric: RubricVersion, *, repeat_of: JudgeRun | None = None, finished_minutes: int = 0) -> JudgeRun:
     return JudgeRun.objects.create(rubric=rubric, primary_model="google/gemini-3-flash-preview",
                                    base_url="http://127.0.0.1:9/v1", status=JudgeRun.Status.FINISHED,
                                    repeat_of=repeat_of, total_items=1, processed_items=1, scored_items=1,
                                    finished_at=timezone.now() - timedelta(minutes=100 - finished_minutes))
 
 
-def _score(run: JudgeRun, response, value: float) -> None:  # type: ignore[no-untyped-def]
+def judge_score_add(run: JudgeRun, response, value: float) -> None:  # type: ignore[no-untyped-def]
     JudgeResult.objects.create(run=run, response=response, judge_model=run.primary_model, role="primary",
                                status="scored", composite=Decimal(str(round(value, 6))), attempts=1)
 
@@ -47,8 +47,8 @@ def test_variance_budget_page_builds_the_case_route_repetition_run_table(client,
     hot = GenerationCondition.objects.create(
         name="hot", temperature=Decimal("1.20"), max_tokens=standard.max_tokens,
         system_prompt=standard.system_prompt, language=standard.language)
-    first = _run(rubric_v1)
-    second = _run(rubric_v1, repeat_of=first, finished_minutes=5)
+    first = run_finished(rubric_v1)
+    second = run_finished(rubric_v1, repeat_of=first, finished_minutes=5)
     rng = np.random.default_rng(4)
     expected = np.empty((6, 2, 2, 2))
     cases = [CaseFactory() for _ in range(7)]
@@ -60,11 +60,11 @@ def test_variance_budget_page_builds_the_case_route_repetition_run_table(client,
                     value = float(np.clip(0.5 + 0.1 * c - 0.05 * p + rng.normal(0, 0.05), 0, 1))
                     if c == 6 and j == 1 and p == 1 and r == 2:
                         continue  # an incomplete case: one cell not scored by the second run
-                    _score(run, response, value)
+                    judge_score_add(run, response, value)
                     if c < 6:
                         expected[c, p, r - 1, j] = round(value, 6)
         hot_response = ModelResponseFactory(test_case=case, model=model, condition=hot)
-        _score(first, hot_response, 0.99)
+        judge_score_add(first, hot_response, 0.99)
 
     page = variance_budget_page(run=first)
     (budget,) = page.models
@@ -96,18 +96,18 @@ def test_variance_budget_history_equates_rotations_on_anchors_and_marks_changes(
     rot_a = [CaseFactory(rotation="2026-h1") for _ in range(8)]
     rot_b = [CaseFactory(rotation="2026-h2") for _ in range(8)]
     up, flat = EvaluatedModelFactory(name="vendor/up"), EvaluatedModelFactory(name="vendor/flat")
-    old, new = _run(rubric_v1), _run(rubric_v1, finished_minutes=10)
+    old, new = run_finished(rubric_v1), run_finished(rubric_v1, finished_minutes=10)
     rng = np.random.default_rng(9)
     for model, gain in ((up, 0.2), (flat, 0.0)):
         for i, case in enumerate(anchors):
             base = 0.4 + 0.02 * i
             response = ModelResponseFactory(test_case=case, model=model)
-            _score(old, response, base)
-            _score(new, response, base + gain + rng.normal(0, 0.01))
+            judge_score_add(old, response, base)
+            judge_score_add(new, response, base + gain + rng.normal(0, 0.01))
         for i, case in enumerate(rot_a):
-            _score(old, ModelResponseFactory(test_case=case, model=model), 0.7 + 0.01 * i)
+            judge_score_add(old, ModelResponseFactory(test_case=case, model=model), 0.7 + 0.01 * i)
         for i, case in enumerate(rot_b):
-            _score(new, ModelResponseFactory(test_case=case, model=model), 0.3 + gain + 0.01 * i)
+            judge_score_add(new, ModelResponseFactory(test_case=case, model=model), 0.3 + gain + 0.01 * i)
 
     history = score_history(rubric_id=rubric_v1.pk)
     assert history.rotations_differ
@@ -140,9 +140,9 @@ def test_variance_budget_history_page_query_count_is_bounded(client, rubric_v1, 
     cases = [CaseFactory() for _ in range(4)]
     responses = [ModelResponseFactory(test_case=case, model=model) for case in cases]
     for k in range(3):
-        run = _run(rubric_v1, finished_minutes=k)
+        run = run_finished(rubric_v1, finished_minutes=k)
         for i, response in enumerate(responses):
-            _score(run, response, 0.3 + 0.1 * i + 0.01 * k)
+            judge_score_add(run, response, 0.3 + 0.1 * i + 0.01 * k)
     client.force_login(person(User.Role.ADMIN))
     # per snapshot: its columns, its leaderboard's cache key (2) and, on a miss, its columns again
     with django_assert_max_num_queries(12 + 4 * 3):

@@ -247,7 +247,7 @@ def test_report_equals_the_one_built_before_the_numpy_kappas():
 
 
 def test_pairwise_kappas_equal_one_scikit_learn_call_per_pair():
-    from calibration.reports.build import _pairwise_kappas
+    from calibration.reports.build import pairwise_kappas
     from tests.calibration.synthetic import synthetic_cycle
 
     cycle = synthetic_cycle(n_raters=18, n_dimensions=2, n_traditions=3, items_per_cell=5, seed=8)
@@ -259,7 +259,7 @@ def test_pairwise_kappas_equal_one_scikit_learn_call_per_pair():
         data[raters.index(r.rater), column[r.unit.key]] = r.score
     data[0, :] = 2  # one expert who always gives the same score: κ undefined with any partner who does too
     data[3, :] = 2
-    pairs = {tuple(p.raters): dataclasses.asdict(p) for p in _pairwise_kappas(data, raters)}
+    pairs = {tuple(p.raters): dataclasses.asdict(p) for p in pairwise_kappas(data, raters)}
     expected = 0
     for i, j in itertools.combinations(range(len(raters)), 2):
         both = ~np.isnan(data[i]) & ~np.isnan(data[j])
