@@ -2,7 +2,7 @@
 (then their position check) and the other checks, queued from the validation and pairwise pages."""
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict, Unpack
 
 from django.db import transaction
 from django_tasks import task
@@ -13,6 +13,7 @@ from evaluations.judge.pairwise import pairwise_run_create, pairwise_run_execute
 from evaluations.models import JudgeRun, PairwiseRun
 
 from .checks import CheckRequest, validation_check_run, validation_check_validate
+from .forms import PairwiseOptions
 from .position import position_check
 
 
@@ -53,7 +54,7 @@ def pairwise_run_execute_task(run_id: int, requested_by_id: int | None = None) -
 
 
 @transaction.atomic
-def pairwise_run_start(*, requested_by: User | None, **options: Any) -> PairwiseRun:
+def pairwise_run_start(*, requested_by: User | None, **options: Unpack[PairwiseOptions]) -> PairwiseRun:
     """Create a pairwise run (`pairwise_run_create`'s options) and queue it once the request commits."""
     run = pairwise_run_create(created_by=requested_by, **options)
     pairwise_run_enqueue(run=run, requested_by=requested_by)
