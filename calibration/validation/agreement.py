@@ -5,8 +5,6 @@ each response's spread (the standard deviation of its composite across runs); re
 `SPREAD_REVIEW` are listed for expert review. Numbers from `stats.reliability`; stored as a bias-check `evidence.Snapshot`."""
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -20,6 +18,7 @@ from evidence.models import Snapshot
 from stats.reliability import reliability_summary
 
 from ..cycles.services import cycle_assignments_create
+from .payloads import AgreementGroup, AgreementPayload, ReviewItem, agreement_payload
 from .store import CheckKind, bias_check_record
 
 ALPHA_MIN, ALPHA_GOOD = 0.667, 0.80
@@ -28,7 +27,7 @@ ALL = "all dimensions"
 
 
 def runs_agreement(*, runs: list[JudgeRun], n_resamples: int = 1000, seed: int = 0,
-                   alpha_min: float = ALPHA_MIN) -> dict[str, Any]:
+                   alpha_min: float = ALPHA_MIN) -> AgreementPayload:
     """α among the runs per dimension (and over all), with intervals and verdicts against `alpha_min` (0.667 for
     different judges; a judge's agreement with itself is held to 0.80), and the high-spread responses."""
     if len(runs) < 2:
@@ -43,7 +42,7 @@ def runs_agreement(*, runs: list[JudgeRun], n_resamples: int = 1000, seed: int =
         for key in keys:
             units.setdefault(dimension_of[response_id], []).append((response_id, key))
             units.setdefault(ALL, []).append((response_id, key))
-    groups: dict[str, Any] = {}
+    groups: dict[str, AgreementGroup] = {}
     for name in sorted(units, key=lambda k: (k == ALL, k)):
         matrix = np.array([[r[rid][key] for rid, key in units[name]] for r in raw], dtype=float)
         summary = reliability_summary(matrix, level="ordinal", categories=[0, 1, 2, 3],
@@ -64,7 +63,7 @@ def runs_agreement(*, runs: list[JudgeRun], n_resamples: int = 1000, seed: int =
         if len(values) == len(runs):
             spread.append((float(np.std(values, ddof=1)), response_id, dimension_of[response_id], values))
     spread.sort(reverse=True)
-    review = [{"response": rid, "dimension": dim, "sd": sd, "composites": values}
+    review: list[ReviewItem] = [{"response": rid, "dimension": dim, "sd": sd, "composites": values}
               for sd, rid, dim, values in spread if sd >= SPREAD_REVIEW]
     return {"runs": [run.pk for run in runs], "models": [run.primary_model for run in runs],
             "thresholds": {"alpha_min": alpha_min, "alpha_good": ALPHA_GOOD, "spread_review": SPREAD_REVIEW},
@@ -87,7 +86,7 @@ def agreement_check(*, runs: list[JudgeRun], kind: str, requested_by: User | Non
 def review_cycle_commit(*, name: str, check: Snapshot, created_by: User | None = None) -> CalibrationCycle:
     """Queue a judge comparison's high-spread responses for expert review: a cycle of exactly those responses
     (item source "edge_judge"), assigned to their traditions' panels like any cycle."""
-    responses = [row["response"] for row in (check.payload or {}).get("review", [])]
+    responses = [row["response"] for row in agreement_payload(check).get("review", [])]
     if not responses:
         raise ValidationError("this check lists no response for review")
     if CalibrationCycle.objects.filter(name=name).exists():

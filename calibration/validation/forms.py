@@ -1,7 +1,7 @@
 """Forms of the validation page (run a check) and of pairwise runs (position bias)."""
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -11,6 +11,14 @@ from evaluations.judge.config import setting
 from evaluations.judge.selectors import CASE_FILTER_FIELDS, judge_runs_finished_choices
 
 from .store import CheckKind
+
+
+class PairwiseOptions(TypedDict):
+    """A pairwise run's options as `pairwise_run_create` and `pairwise_run_plan` take them."""
+
+    model: str
+    cases: str | None
+    limit: int | None
 
 
 class PairwiseStartForm(forms.Form):
@@ -31,7 +39,7 @@ class PairwiseStartForm(forms.Form):
     def add_service_error(self, exc: ValidationError) -> None:
         self.add_error(self.SERVICE_ERROR_FIELDS.get(str(getattr(exc, "code", ""))), exc)
 
-    def options(self) -> dict[str, Any]:
+    def options(self) -> PairwiseOptions:
         data = self.cleaned_data
         return {"model": data["model"].strip(), "cases": data["cases"] or None, "limit": data["limit"]}
 

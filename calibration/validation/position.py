@@ -3,19 +3,19 @@ pairs whose preferred response changed when the order was swapped (Wilson interv
 the judge chose the answer shown first. Numbers from `stats.bias`; stored as a bias-check `evidence.Snapshot`."""
 from __future__ import annotations
 
-from typing import Any
-
 from accounts.models import User
 from evaluations.models import ModelResponse, PairwiseJudgment, PairwiseRun
 from evidence.models import Snapshot
 from stats.bias import REVERSAL_FLAG_AT, position_bias
 
+from .payloads import PositionPayload
 from .store import CheckKind, bias_check_record
 
 ALL = "all dimensions"
 
 
-def position_analysis(*, run: PairwiseRun) -> dict[str, Any]:
+def position_analysis(*, run: PairwiseRun) -> PositionPayload:
+    """Per dimension and over all: the reversal rate of the pairs judged in both orders, with the unreadable calls."""
     verdicts = dict(((first, second), preferred) for first, second, preferred in
                     PairwiseJudgment.objects.filter(run=run).exclude(preferred="")
                     .values_list("first_id", "second_id", "preferred"))

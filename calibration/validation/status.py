@@ -3,13 +3,15 @@ bias checks passed, failed or have not been run — read from stored report snap
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import TypedDict
 
 from annotations.models import CalibrationCycle
 from casereview.selectors import validated_cases
 from evaluations.models import TestCase
 from evidence.models import Snapshot
 
+from ..reports.schema import ValidationCell, tree_from_json
 from .headline import Headline, validation_headline
 from .store import CheckKind, bias_checks
 
@@ -31,12 +33,47 @@ COMMANDS: dict[str, str] = {CheckKind.POSITION: "manage.py judge_pairwise --mode
             CheckKind.RUNS: "manage.py judge_bias runs --run A --run B"}
 
 
+@dataclass(frozen=True)
+class GridRow:
+    """One dimension of the grid: its cell per tradition (None where it has no cases)."""
+
+    dimension: str
+    cells: list[ValidationCell | None]
+
+
+@dataclass(frozen=True)
+class CaseValidityRow:
+    """Active cases of one dimension × tradition and how many of them are human-validated."""
+
+    dimension: str
+    tradition: str
+    active: int
+    validated: int
+    share: float | None
+
+
+class ValidationExportRow(TypedDict):
+    """One row of the validation page's CSV/JSON export (keys in column order)."""
+
+    part: str
+    dimension: str
+    tradition: str
+    value: float | int | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int | None
+    n_experts: int | None
+    state: str
+    date: str
+    source: str
+
+
 @dataclass
 class CheckRow:
     key: str
     name: str
     state: str  # passed / failed / not run / not built yet
-    computed_at: Any = None
+    computed_at: datetime | None = None
     n: int | None = None
     judge_run: int | None = None
     detail: str = ""
@@ -46,20 +83,20 @@ class CheckRow:
 class ValidationStatus:
     cycle: CalibrationCycle | None
     snapshot: Snapshot | None
-    cells: list[dict[str, Any]] = field(default_factory=list)
+    cells: list[ValidationCell] = field(default_factory=list)
     dimensions: list[str] = field(default_factory=list)
     traditions: list[str] = field(default_factory=list)
-    grid: list[dict[str, Any]] = field(default_factory=list)  # one row per dimension: its cells by tradition
+    grid: list[GridRow] = field(default_factory=list)  # one row per dimension: its cells by tradition
     checks: list[CheckRow] = field(default_factory=list)
     n_experts: int | None = None
     # test-case review: per dimension × tradition, active cases and how many are human-validated
-    case_validity: list[dict[str, Any]] = field(default_factory=list)
+    case_validity: list[CaseValidityRow] = field(default_factory=list)
     cases_validated: int = 0
     cases_active: int = 0
     headline: Headline | None = None
 
 
-def case_validity_rows() -> list[dict[str, Any]]:
+def case_validity_rows() -> list[CaseValidityRow]:
     """Active cases per dimension × tradition and how many of them are human-validated (casereview.selectors).
 
     Keys as in the report's cells (dimension key, tradition key, "none" for tradition-neutral): the page shows
@@ -70,7 +107,7 @@ def case_validity_rows() -> list[dict[str, Any]]:
         cell = counts.setdefault((dimension, tradition or NO_TRADITION), [0, 0])
         cell[0] += 1
         cell[1] += pk in validated
-    return [{"dimension": d, "tradition": t, "active": n, "validated": v, "share": v / n if n else None}
+    return [CaseValidityRow(dimension=d, tradition=t, active=n, validated=v, share=v / n if n else None)
             for (d, t), (n, v) in sorted(counts.items())]
 
 
@@ -84,17 +121,18 @@ def validation_status(*, cycle: CalibrationCycle | None = None) -> ValidationSta
                     None)
     status = ValidationStatus(cycle=snapshot.cycle if snapshot else cycle, snapshot=snapshot)
     if snapshot is not None:
-        payload: dict[str, Any] = snapshot.payload or {}
-        status.cells = list(payload["validation"])
+        payload = snapshot.document
+        status.cells = [tree_from_json(ValidationCell, c, f"validation[{i}]")
+                        for i, c in enumerate(payload["validation"])]
         status.n_experts = payload.get("n_experts")
-        status.dimensions = sorted({c["dimension"] for c in status.cells})
-        status.traditions = sorted({c["tradition"] for c in status.cells})
-        by_key = {(c["dimension"], c["tradition"]): c for c in status.cells}
-        status.grid = [{"dimension": d, "cells": [by_key.get((d, t)) for t in status.traditions]}
+        status.dimensions = sorted({c.dimension for c in status.cells})
+        status.traditions = sorted({c.tradition for c in status.cells})
+        by_key = {(c.dimension, c.tradition): c for c in status.cells}
+        status.grid = [GridRow(dimension=d, cells=[by_key.get((d, t)) for t in status.traditions])
                        for d in status.dimensions]
     status.case_validity = case_validity_rows()
-    status.cases_active = sum(row["active"] for row in status.case_validity)
-    status.cases_validated = sum(row["validated"] for row in status.case_validity)
+    status.cases_active = sum(row.active for row in status.case_validity)
+    status.cases_validated = sum(row.validated for row in status.case_validity)
     latest: dict[str, Snapshot] = {}
     for check in bias_checks().defer("payload")[:200]:
         latest.setdefault(check.check_kind, check)
@@ -115,19 +153,19 @@ def validation_status(*, cycle: CalibrationCycle | None = None) -> ValidationSta
     return status
 
 
-def validation_rows(status: ValidationStatus) -> list[dict[str, Any]]:
-    """The status as flat rows for CSV/JSON: one per cell, then one per check."""
-    rows: list[dict[str, Any]] = []
+def validation_rows(status: ValidationStatus) -> list[ValidationExportRow]:
+    """The status as flat rows for CSV/JSON: one per cell, then one per case-validity row, then one per check."""
+    rows: list[ValidationExportRow] = []
     for c in status.cells:
-        ci = c.get("alpha_ci") or [None, None]
-        rows.append({"part": "judge_alpha", "dimension": c["dimension"], "tradition": c["tradition"],
-                     "value": c["alpha"], "ci_low": ci[0], "ci_high": ci[1], "n": c["n_units"],
-                     "n_experts": c["n_experts"], "state": c["status"], "date": "",
+        ci: list[float] | list[None] = c.alpha_ci or [None, None]
+        rows.append({"part": "judge_alpha", "dimension": c.dimension, "tradition": c.tradition,
+                     "value": c.alpha, "ci_low": ci[0], "ci_high": ci[1], "n": c.n_units,
+                     "n_experts": c.n_experts, "state": c.status, "date": "",
                      "source": f"cycle {status.cycle.pk if status.cycle else ''} report v"
                                f"{status.snapshot.version if status.snapshot else ''}"})
     for row in status.case_validity:
-        rows.append({"part": "cases_validated", "dimension": row["dimension"], "tradition": row["tradition"],
-                     "value": row["validated"], "ci_low": None, "ci_high": None, "n": row["active"],
+        rows.append({"part": "cases_validated", "dimension": row.dimension, "tradition": row.tradition,
+                     "value": row.validated, "ci_low": None, "ci_high": None, "n": row.active,
                      "n_experts": None, "state": "", "date": "", "source": "case review cycles"})
     for check in status.checks:
         rows.append({"part": f"check:{check.key}", "dimension": "", "tradition": "", "value": None, "ci_low": None,

@@ -2,7 +2,7 @@
 one function that stores a result. A check is computed at once, so its version is ready when stored."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.db import models
 from django.urls import reverse
@@ -13,6 +13,9 @@ from evaluations.models import JudgeRun, PairwiseRun
 from evidence.models import Snapshot, SnapshotQuerySet
 from evidence.registry import KindSpec, kind_register
 from evidence.services import snapshot_record
+
+if TYPE_CHECKING:
+    from .payloads import BiasCheckPayload
 
 
 class CheckKind(models.TextChoices):
@@ -34,7 +37,7 @@ def bias_checks() -> SnapshotQuerySet:
 
 
 def bias_check_record(
-    *, kind: str, payload: dict[str, Any], flagged: bool, n: int, requested_by: User | None,
+    *, kind: str, payload: BiasCheckPayload, flagged: bool, n: int, requested_by: User | None,
     judge_run: JudgeRun | None = None, pairwise_run: PairwiseRun | None = None, cycle: CalibrationCycle | None = None,
 ) -> Snapshot:
     """Store one check's result: the next version of its subject (the pairwise run, the cycle or the judge run read)."""
@@ -49,7 +52,8 @@ def bias_check_record(
         subject = f"{kind}/run-{judge_run.pk}"
     return snapshot_record(
         kind=Snapshot.Kind.BIAS_CHECK, subject=subject, payload=payload, requested_by=requested_by,
-        n_resamples=int(payload.get("n_resamples") or 0), summary={"check": str(kind), "flagged": flagged, "n": n},
+        # no check's payload carries "n_resamples": the version records 0, as it always has
+        n_resamples=0, summary={"check": str(kind), "flagged": flagged, "n": n},
         judge_run=judge_run, pairwise_run=pairwise_run, cycle=cycle)
 
 

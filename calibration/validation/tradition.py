@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from typing import Any
 
 import numpy as np
 from django.core.exceptions import ValidationError
@@ -20,6 +19,7 @@ from evidence.models import Snapshot
 from stats.means import mean_t_interval
 
 from ..cycles.services import cycle_assignments_create
+from .payloads import JudgeGap, JudgeTraditionGap, TraditionGroup, TraditionPayload
 from .store import CheckKind, bias_check_record
 
 FLAG_POINTS = 0.5  # §6.2.3: no tradition scored > 0.5 points differently by out-group experts
@@ -95,7 +95,7 @@ def cross_tradition_cycle_commit(
     return cycle
 
 
-def tradition_fairness(*, cycle: CalibrationCycle) -> dict[str, Any]:
+def tradition_fairness(*, cycle: CalibrationCycle) -> TraditionPayload:
     """Per scored tradition × scoring tradition × dimension: mean over items of (out-group mean score − in-group
     mean score), each expert's score being the mean of their sub-dimension scores (0–3), with a t interval; flagged
     beyond ±0.5. Plus the judge's per-tradition agreement gap from the newest ready report of a standard cycle."""
@@ -121,7 +121,7 @@ def tradition_fairness(*, cycle: CalibrationCycle) -> dict[str, Any]:
             if scoring != scored:
                 cells[(scored, scoring, dimension)].append(float(np.mean(values)) - home)
                 cells[(scored, scoring, "all dimensions")].append(float(np.mean(values)) - home)
-    groups = []
+    groups: list[TraditionGroup] = []
     for (scored, scoring, dimension), diffs in sorted(cells.items()):
         mean, ci = mean_t_interval(diffs)
         groups.append({"scored": scored, "scoring": scoring, "dimension": dimension, "n_items": len(diffs),
@@ -132,7 +132,7 @@ def tradition_fairness(*, cycle: CalibrationCycle) -> dict[str, Any]:
             "n": len(scores), "flagged": _fails(groups) or bool(gap and gap["flagged"])}
 
 
-def _fails(groups: list[dict[str, Any]]) -> bool:
+def _fails(groups: list[TraditionGroup]) -> bool:
     """Over all dimensions beyond ±0.5, or in a dimension with the interval clear of ±0.5."""
     for g in groups:
         ci = g["ci"]
@@ -142,7 +142,7 @@ def _fails(groups: list[dict[str, Any]]) -> bool:
     return False
 
 
-def judge_tradition_gap() -> dict[str, Any] | None:
+def judge_tradition_gap() -> JudgeGap | None:
     """From the newest ready report of a standard cycle, per tradition: the judge's α against the expert majority
     and its gap to the pooled α, and the judge's mean signed difference (judge − majority, 0–3) against that of the
     other traditions' units — flagged beyond ±0.5 points (a judge that scores one tradition half a point lower)."""
@@ -154,7 +154,7 @@ def judge_tradition_gap() -> dict[str, Any] | None:
     groups = (snapshot.payload or {}).get("groups", [])
     pooled = next((g["judge_vs_majority"]["alpha"] for g in groups if g["kind"] == "overall"), None)
     per = {g["value"]: g["judge_vs_majority"] for g in groups if g["kind"] == "tradition"}
-    traditions = {}
+    traditions: dict[str, JudgeTraditionGap] = {}
     for key, block in sorted(per.items()):
         others = [(b["mean_signed_difference"], b["n_units"]) for k, b in per.items()
                   if k != key and b.get("mean_signed_difference") is not None and b["n_units"]]

@@ -4,8 +4,6 @@ adjudicated, else the lower median of the experts, averaged over the response's 
 from `stats.bias`; the result is stored as a bias-check `evidence.Snapshot`."""
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
-
 import numpy as np
 
 from accounts.models import User
@@ -13,29 +11,14 @@ from annotations.models import CalibrationCycle, CycleItem
 from evaluations.judge.selectors import judge_decisive_scored
 from evaluations.models import JudgeRun, ModelResponse
 from evidence.models import Snapshot
-from stats.bias import FLAG_AT, LengthBiasJson, length_bias, length_normalised
+from stats.bias import FLAG_AT, length_bias, length_normalised
 
 from ..reports.build import majority
 from ..reports.selectors import report_inputs
+from .payloads import VerbosityGroup, VerbosityPayload
 from .store import CheckKind, bias_check_record
 
 ALL = "all dimensions"
-
-
-class ModelLength(TypedDict):
-    raw: float
-    length_normalised: float
-    mean_words: float
-
-
-class VerbosityGroup(LengthBiasJson):
-    """One group's length bias, its means, and — when flagged — the length-normalised scores."""
-
-    mean_words: float
-    judge_mean: float
-    normalised_spread: NotRequired[float]
-    raw_spread: NotRequired[float]
-    models: NotRequired[dict[str, ModelLength]]
 
 
 def _reference(cycle: CalibrationCycle) -> dict[int, float]:
@@ -56,7 +39,7 @@ def _reference(cycle: CalibrationCycle) -> dict[int, float]:
     return {response_of[int(item)]: float(np.mean(values)) / 3 for item, values in per_item.items()}
 
 
-def verbosity_analysis(*, run: JudgeRun, cycle: CalibrationCycle | None = None) -> dict[str, Any]:
+def verbosity_analysis(*, run: JudgeRun, cycle: CalibrationCycle | None = None) -> VerbosityPayload:
     """Per dimension and over all: n, Pearson r (CI), Spearman ρ, partial r given the experts (CI), the experts'
     own length correlation, the slope per 100 words, the flag, and mean raw vs length-normalised judge scores."""
     decisive = judge_decisive_scored(run=run)
@@ -73,7 +56,7 @@ def verbosity_analysis(*, run: JudgeRun, cycle: CalibrationCycle | None = None) 
         for group in (dimension, ALL):
             data.setdefault(group, []).append(point)
             models.setdefault(group, []).append(model)
-    groups: dict[str, Any] = {}
+    groups: dict[str, VerbosityGroup] = {}
     for name in sorted(data, key=lambda k: (k == ALL, k)):
         words, judge, ref = (np.array(column) for column in zip(*data[name], strict=True))
         bias = length_bias(words, judge, ref if cycle is not None else None)
@@ -91,7 +74,7 @@ def verbosity_analysis(*, run: JudgeRun, cycle: CalibrationCycle | None = None) 
             "scale": "judge composite 0–1 (Σ raw/3 × weight); length in words", "groups": groups,
             # The check fails when the judge is length-driven over all responses, or clearly so (the interval clear
             # of ±0.3) in a dimension: a dimension's point estimate over 0.3 on 30 responses is often chance.
-            "flagged": bool(groups.get(ALL, {}).get("flagged")
+            "flagged": bool((ALL in groups and groups[ALL]["flagged"])
                             or any(entry["verdict"] == "fail" for entry in groups.values())),
             "n": len(data.get(ALL, []))}
 

@@ -24,6 +24,7 @@ from evaluations.spreadsheet import csv_dict_writer
 
 from .checks import RUNNABLE
 from .forms import CheckRunForm, PairwiseStartForm
+from .payloads import position_payload
 from .position import ALL
 from .status import ValidationStatus, validation_rows, validation_status
 from .store import CheckKind, bias_checks
@@ -135,7 +136,7 @@ def pairwise_run(request: AuthedRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(PairwiseRun, pk=pk)
     check = bias_checks().filter(pairwise_run=run).first()
     context = {"run": run, "outcome": pairwise_run_outcome(run=run), "check": check, "poll_seconds": POLL_SECONDS,
-               "check_overall": ((check.payload or {}).get("groups") or {}).get(ALL) if check else None,
+               "check_overall": (position_payload(check).get("groups") or {}).get(ALL) if check else None,
                "active": run.status in (PairwiseRun.Status.QUEUED, PairwiseRun.Status.RUNNING)}
     template = "calibration/pairwise_run.html"
     return render(request, f"{template}#progress" if getattr(request, "htmx", False) else template, context)

@@ -8,12 +8,14 @@ page:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.models import CalibrationCycle
 from calibration.validation.agreement import agreement_check
+from calibration.validation.payloads import agreement_payload, tradition_payload, verbosity_payload
 from calibration.validation.store import check_label
 from calibration.validation.verbosity import verbosity_check
 from evaluations.judge.selectors import judge_run_latest_finished
@@ -57,10 +59,11 @@ class Command(BaseCommand):
         if missing:
             raise CommandError(f"no judge run {', '.join(map(str, missing))}")
         if options["check"] in ("judges", "runs"):
-            self._agreement([found[i] for i in ids], options)
+            self._agreement([found[i] for i in ids], kind=options["check"], resamples=options["resamples"],
+                            review_cycle=options["review_cycle"], fmt=options["fmt"])
             return
         if options["check"] == "tradition":
-            self._tradition(options)
+            self._tradition(cycle_id=options["cycle"], fmt=options["fmt"])
             return
         run = found[ids[0]] if ids else judge_run_latest_finished()
         if run is None:
@@ -74,41 +77,42 @@ class Command(BaseCommand):
         if options["fmt"] == "json":
             self.stdout.write(json.dumps(check.payload, indent=2, default=str))
             return
-        payload = check.document
+        payload = verbosity_payload(check)
         self.stdout.write(f"verbosity bias of judge run {run.pk}" + (f" against the experts of cycle {cycle.pk}"
                                                                        if cycle else " (no expert reference)")
                           + f" — flag at |r| ≥ {payload['threshold']}; check #{check.pk} stored")
         self.stdout.write(f"{'group':<18} {'n':>5} {'r (length)':>11} {'95 % CI':>17} {'partial r':>10} "
                           f"{'95 % CI':>17} {'experts r':>10} {'/100 words':>10}  flag")
         for name, g in payload["groups"].items():
-            partial = g.get("partial") or {}
-            reference = g.get("reference_pearson") or {}
+            partial: Mapping[str, object] = g.get("partial") or {}
+            reference: Mapping[str, object] = g.get("reference_pearson") or {}
             self.stdout.write(
                 f"{name:<18} {g['n']:>5} {_num(g['pearson']['r']):>11} {_ci(g['pearson']['ci']):>17} "
                 f"{_num(partial.get('r')):>10} {_ci(partial.get('ci')):>17} {_num(reference.get('r')):>10} "
                 f"{_num(g['slope_per_100_words'], 4):>10}  {'FLAGGED' if g['flagged'] else 'ok'} ({g['verdict']})"
                 + (f"  ({g['warning']})" if g.get("warning") else ""))
-        overall = payload["groups"].get("all dimensions", {})
-        if overall.get("models"):
+        overall = payload["groups"].get("all dimensions")
+        per_model = overall.get("models") if overall else None
+        if per_model:
             self.stdout.write("mean judge composite per model, raw and length-normalised (over all dimensions):")
-            for model, m in overall["models"].items():
+            for model, m in per_model.items():
                 self.stdout.write(f"  {model:<40} raw {_num(m['raw'])}  normalised {_num(m['length_normalised'])}  "
                                   f"({m['mean_words']:.0f} words on average)")
 
-    def _tradition(self, options: dict[str, Any]) -> None:
+    def _tradition(self, *, cycle_id: int | None, fmt: str) -> None:
         from django.core.exceptions import ValidationError
 
         from calibration.validation.tradition import tradition_check
 
-        cycle = CalibrationCycle.objects.filter(pk=options["cycle"]).first() if options["cycle"] else None
+        cycle = CalibrationCycle.objects.filter(pk=cycle_id).first() if cycle_id else None
         if cycle is None:
             raise CommandError("name the cross-tradition cycle: --cycle ID")
         try:
             check = tradition_check(cycle=cycle)
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from exc
-        payload = check.document
-        if options["fmt"] == "json":
+        payload = tradition_payload(check)
+        if fmt == "json":
             self.stdout.write(json.dumps(payload, indent=2, default=str))
             return
         self.stdout.write(f"tradition fairness of cycle {cycle.pk}: out-group minus in-group mean score (0–3), flag "
@@ -126,15 +130,16 @@ class Command(BaseCommand):
                 self.stdout.write(f"  {key:<14} α gap {_num(t['gap']):>7}   shift {_num(t['difference_to_other_traditions'])}"
                                   + ("  FLAGGED" if t["flagged"] else ""))
 
-    def _agreement(self, runs: list[JudgeRun], options: dict[str, Any]) -> None:
+    def _agreement(self, runs: list[JudgeRun], *, kind: str, resamples: int, review_cycle: str | None,
+                   fmt: str) -> None:
         if len(runs) < 2 or len({r.pk for r in runs}) < len(runs):
             raise CommandError("name two or more different runs: --run A --run B")
         models = {r.primary_model for r in runs}
-        if options["check"] == "runs" and len(models) > 1:
+        if kind == "runs" and len(models) > 1:
             raise CommandError(f"run-to-run compares runs of one judge; these have {', '.join(sorted(models))}")
-        check = agreement_check(runs=runs, kind=options["check"], n_resamples=options["resamples"])
-        payload = check.document
-        if options["fmt"] == "json":
+        check = agreement_check(runs=runs, kind=kind, n_resamples=resamples)
+        payload = agreement_payload(check)
+        if fmt == "json":
             self.stdout.write(json.dumps(payload, indent=2, default=str))
             return
         self.stdout.write(f"{check_label(check)}: runs {', '.join(map(str, payload['runs']))} "
@@ -148,13 +153,13 @@ class Command(BaseCommand):
         self.stdout.write(f"mean per-response SD of the composite: {_num(payload['mean_item_sd'])}; "
                           f"{len(payload['review'])} response(s) with SD ≥ {payload['thresholds']['spread_review']} "
                           "listed for expert review")
-        if options["review_cycle"] and payload["review"]:
+        if review_cycle and payload["review"]:
             from django.core.exceptions import ValidationError
 
             from calibration.validation.agreement import review_cycle_commit
 
             try:
-                cycle = review_cycle_commit(name=options["review_cycle"], check=check)
+                cycle = review_cycle_commit(name=review_cycle, check=check)
             except ValidationError as exc:
                 raise CommandError("; ".join(exc.messages)) from exc
             self.stdout.write(f"queued for expert review: cycle {cycle.pk} ({cycle.name}), {cycle.items.count()} items")

@@ -7,6 +7,7 @@ from html import unescape
 import pytest
 from django.urls import reverse
 
+from calibration.reports.schema import ValidationCell
 from calibration.validation.headline import check_failure, validation_headline
 from calibration.validation.status import validation_status
 from calibration.validation.store import CheckKind
@@ -14,9 +15,9 @@ from evidence.models import Snapshot
 from tests.calibration.reports.test_report_views import compute, scored_world
 
 
-def cell(dimension: str, tradition: str, status: str, alpha: float = 0.5) -> dict:
-    return {"dimension": dimension, "tradition": tradition, "status": status, "alpha": alpha,
-            "alpha_ci": [alpha - 0.1, alpha + 0.1], "n_units": 40, "n_judged": 38, "n_items": 10, "n_experts": 3}
+def cell(dimension: str, tradition: str, status: str, alpha: float = 0.5) -> ValidationCell:
+    return ValidationCell(dimension=dimension, tradition=tradition, status=status, alpha=alpha,
+                          alpha_ci=[alpha - 0.1, alpha + 0.1], n_units=40, n_judged=38, n_items=10, n_experts=3)
 
 
 def test_the_headline_counts_validated_cells_of_the_grid_and_explains_each_failure() -> None:
@@ -85,10 +86,10 @@ def test_the_page_shows_the_headline_and_one_name_per_tradition(client, immediat
     headline = re.search(r'data-testid="validation-headline">(.*?)</p>', html, re.S)
     assert headline, "no headline on the page"
     text = re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", headline.group(1)))).strip()
-    validated = sum(c["status"] == "validated" for c in status.cells)
+    validated = sum(c.status == "validated" for c in status.cells)
     cells = len(status.dimensions) * len(status.traditions)
     assert text.startswith(f"Validated on {validated} of {cells} dimension × tradition cells")
-    failing = sum(c["status"] == "not validated" for c in status.cells)
+    failing = sum(c.status == "not validated" for c in status.cells)
     assert (f"{failing} failing" in text) if failing else ("nothing failing" in text)
     # Tradition-neutral cases are called the same in both tables (keys "none" / no tradition underneath).
     grid = re.search(r'data-testid="validation-grid">(.*?)</table>', html, re.S).group(1)
