@@ -70,11 +70,6 @@ def csv_row_protect(row: Iterable[Any]) -> list[Any]:
     return [csv_cell_protect(cell) for cell in row]
 
 
-def csv_dict_protect(row: Mapping[str, object]) -> dict[str, object]:
-    """`csv_cell_protect` over a record's values (for `csv.DictWriter.writerow`): any cell value, as csv takes it."""
-    return {key: csv_cell_protect(cell) for key, cell in row.items()}
-
-
 def csv_row_unprotect(row: Iterable[str]) -> list[str]:
     """`csv_cell_unprotect` over a row read by `csv.reader`."""
     return [csv_cell_unprotect(cell) for cell in row]
