@@ -194,8 +194,8 @@ def test_make_run_computes_a_report_version_with_live_progress_and_no_second_que
     expect(page.locator("[data-testid=snapshot-line]")).to_contain_text("Version 2", timeout=240_000)
     expect(page.locator("[data-testid=snapshot-line]")).to_contain_text("10000 bootstrap resamples")
     expect(page.locator("button[type=submit]", has_text="Compute version 3")).to_be_attached()  # in <details>
-    assert product.row_id("SELECT COUNT(*) FROM calibration_reportsnapshot WHERE cycle_id = ? AND status = 'ready'",
-                          cycle) == 2
+    assert product.row_id("SELECT COUNT(*) FROM calibration_reportsnapshot "
+                          "WHERE kind = 'cycle_report' AND cycle_id = ? AND status = 'ready'", cycle) == 2
 
 
 def test_make_run_computes_a_study_report(product: Product, signed_in: dict, new_context) -> None:  # type: ignore[no-untyped-def]
