@@ -48,10 +48,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from scipy import stats as scipy_stats
 from scipy.special import ndtr
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from stats.anytime import (  # noqa: E402
+    LabelledSample,
+    difference_cs_path,
+    labels_to_verdict,
+    mean_cs,
+    mean_cs_path,
+)
 from stats.ppi import Stratum, neyman_allocation, ppi_mean, ppi_stratified_mean  # noqa: E402
 
 # Rubric v1.0 (SPEC.md): the four sub-dimension weights of each dimension, in order.
@@ -152,13 +160,18 @@ class Draw:
     pilot_order: list[list[np.ndarray]]
 
 
-def draw_repetition(rng: np.random.Generator, bench: Benchmark, design: Design, per_model: int,
-                    pilot: list[dict[int, int]]) -> Draw:
-    """New responses and judge scores for every response; panel scores for those the allocations can draw.
+@dataclass
+class Responses:
+    """One repetition's responses: latent sub-scores, composite weights, the known truth and the judge's composite."""
 
-    A response's panel label is NaN unless a draw of ``per_model`` labels per model, or the ``pilot`` allocation,
-    can reach it in its stratum's draw order.
-    """
+    latent: np.ndarray  # per response × 4 sub-dimensions (0–3 scale)
+    weights: np.ndarray  # per response × 4: sub-dimension weight / 3 (composite on 0–100)
+    truth: np.ndarray
+    judge: np.ndarray
+
+
+def responses_draw(rng: np.random.Generator, bench: Benchmark, design: Design) -> Responses:
+    """New responses and judge scores for every response (the first half of ``draw_repetition``, same RNG order)."""
     n_cases = bench.dimension.size
     case_effect = rng.normal(0, 0.45, n_cases)
     tradition_effect = rng.normal(0, 0.15, (MODELS, len(TRADITIONS)))
@@ -176,6 +189,23 @@ def draw_repetition(rng: np.random.Generator, bench: Benchmark, design: Design, 
     judge_raw = np.clip(np.rint(latent + MODEL_BIAS[model][:, None] + rng.normal(size=latent.shape)
                                 * judge_sd[:, None]), 0, 3)
     judge = (judge_raw * weights).sum(axis=1)
+    return Responses(latent, weights, truth, judge)
+
+
+def panel_label(rng: np.random.Generator, latent: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The panel's composite for these responses: each of RATERS experts scores round(latent + N(0, RATER_SD))."""
+    panel = np.clip(np.rint(latent[:, :, None] + rng.normal(0, RATER_SD, (latent.shape[0], 4, RATERS))), 0, 3)
+    return (panel.mean(axis=2) * weights).sum(axis=1)
+
+
+def draw_repetition(rng: np.random.Generator, bench: Benchmark, design: Design, per_model: int,
+                    pilot: list[dict[int, int]]) -> Draw:
+    """New responses and judge scores for every response; panel scores for those the allocations can draw.
+
+    A response's panel label is NaN unless a draw of ``per_model`` labels per model, or the ``pilot`` allocation,
+    can reach it in its stratum's draw order.
+    """
+    world = responses_draw(rng, bench, design)
     order = [[rng.permutation(g) for g in per_model] for per_model in bench.groups]
     pilot_order = [[rng.permutation(g) for g in per_model] for per_model in bench.groups]
     # The panel scores only the responses a draw can reach: no allocation of `per_model` labels puts more than
@@ -183,10 +213,9 @@ def draw_repetition(rng: np.random.Generator, bench: Benchmark, design: Design, 
     labelled = np.concatenate([np.concatenate([order[m][h][:per_model], pilot_order[m][h][: pilot[m][h]]])
                                for m in range(MODELS) for h in range(len(DIFFICULTIES))])
     labelled = np.unique(labelled)
-    panel = np.clip(np.rint(latent[labelled, :, None] + rng.normal(0, RATER_SD, (labelled.size, 4, RATERS))), 0, 3)
-    label = np.full(case.size, np.nan)
-    label[labelled] = (panel.mean(axis=2) * weights[labelled]).sum(axis=1)
-    return Draw(truth, judge, label, order, pilot_order)
+    label = np.full(world.truth.size, np.nan)
+    label[labelled] = panel_label(rng, world.latent[labelled], world.weights[labelled])
+    return Draw(world.truth, world.judge, label, order, pilot_order)
 
 
 def true_scores(bench: Benchmark, draw: Draw) -> np.ndarray:
@@ -306,17 +335,275 @@ def savings(tally: Tally) -> float:
     return 1.0 - share
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# Issue 31: anytime-valid intervals, verdicts under continuous monitoring (stats/anytime.py)
+#
+# For now this calls stats.anytime directly on simulated cells shaped like the board's (strata = dimensions,
+# composites on 0–1, difficulty weights, a judge with a family bias and per-dimension noise, π from an active
+# draw). LEAD: once the calibrated builder (calibration/calibrated/) computes its cells with stats.anytime,
+# route `anytime_cells` through the real builder (as the issue-22 half does with ppi_stratified_mean) so the
+# benchmark measures what the page shows.
+
+ANYTIME_BUDGETS = (5, 10, 20, 40)  # labels per model × dimension cell
+ANYTIME_MAX_LABELS = 200  # the designs' maximum looks: every sequence is valid for every look up to here
+ANYTIME_WIDTH_N = 100  # labels per model at which the width is compared with fixed-n PPI++
+ANYTIME_GAP = 0.1  # the true gap (of 1) for the labels-to-verdict figure
+ANYTIME_MARGIN = 0.05  # the equivalence margin (the board's default)
+MONITOR_MODEL = 6  # ability 0.0: the model whose cases the monitored pairs reuse
+
+
+@dataclass
+class AnytimeTally:
+    """Coverage of the cell intervals by (draw, budget): final interval and every prefix (optional stopping)."""
+
+    covered: dict[tuple[str, int], int] = field(default_factory=dict)
+    covered_path: dict[tuple[str, int], int] = field(default_factory=dict)
+    fixed_covered: dict[tuple[str, int], int] = field(default_factory=dict)
+    width: dict[tuple[str, int], float] = field(default_factory=dict)
+    cells: dict[tuple[str, int], int] = field(default_factory=dict)
+
+    def add(self, key: tuple[str, int], hit: bool, hit_path: bool, fixed_hit: bool, width: float) -> None:
+        for table, value in ((self.covered, hit), (self.covered_path, hit_path), (self.fixed_covered, fixed_hit),
+                             (self.cells, 1)):
+            table[key] = table.get(key, 0) + int(value)
+        self.width[key] = self.width.get(key, 0.0) + width
+
+
+def active_pi(judge: np.ndarray, difficulty_weight: np.ndarray) -> np.ndarray:
+    """An active draw's inclusion probabilities: higher where the judge is least sure (mid-scale) and on hard cases.
+
+    Zrnic & Candès' rule π ∝ √(expected residual variance), with a proxy: 0.25 + ŷ(1 − ŷ) times the difficulty
+    weight, scaled to (0, 1]; only ratios matter. Ranges over about 1:8.
+    """
+    score = (0.25 + judge * (1 - judge)) * difficulty_weight
+    return score / score.max()
+
+
+def anytime_cells(rng: np.random.Generator, bench: Benchmark, design: Design, tally: AnytimeTally) -> None:
+    """One repetition: every model × dimension cell, each budget, uniform (without replacement) and active draws.
+
+    The cell's truth is the difficulty-weighted mean of its responses' truths (composite / 100). Uniform draws
+    are without replacement (as a cycle draws); active draws are with replacement in proportion to π, the design
+    the IPW pseudo-outcomes assume (each draw a new panel label).
+    """
+    world = responses_draw(rng, bench, design)
+    truth, judge = world.truth / 100, world.judge / 100
+    case = bench.response_case
+    for m in range(MODELS):
+        for d in range(len(DIMENSIONS)):
+            members = np.flatnonzero((bench.response_model == m) & (bench.dimension[case] == d))
+            w_all = bench.weight[members]
+            cell_truth = float(np.average(truth[members], weights=w_all))
+            pi_all = active_pi(judge[members], w_all)
+            biggest = max(ANYTIME_BUDGETS)
+            picks = {"uniform": rng.permutation(members.size)[:biggest],
+                     "active": rng.choice(members.size, biggest, p=pi_all / pi_all.sum())}
+            for draw, pick in picks.items():
+                items = members[pick]
+                y = panel_label(rng, world.latent[items], world.weights[items]) / 100
+                pi = pi_all[pick] if draw == "active" else None
+                pi_u = pi_all if draw == "active" else None
+                for budget in ANYTIME_BUDGETS:
+                    k = slice(0, budget)
+                    lower, upper = mean_cs_path(y[k], judge[items][k], judge[members], w=w_all[pick][k],
+                                                w_unlabeled=w_all, pi=None if pi is None else pi[k],
+                                                pi_unlabeled=pi_u, horizon=budget, max_labels=ANYTIME_MAX_LABELS)
+                    hit = bool(lower[-1] <= cell_truth <= upper[-1])
+                    hit_path = bool(np.all((lower <= cell_truth) & (cell_truth <= upper)))
+                    # the fixed-n PPI++ interval on the same labels (issue 22's estimator, λ tuned), for context
+                    fixed_w = w_all[pick][k] / (pi[k] if pi is not None else 1.0)
+                    fixed = ppi_mean(y[k], judge[items][k], judge[members], w=fixed_w, w_unlabeled=w_all) \
+                        if budget >= 2 else None
+                    fixed_hit = fixed is not None and fixed.lower <= cell_truth <= fixed.upper
+                    tally.add((draw, budget), hit, hit_path, fixed_hit, float(upper[-1] - lower[-1]))
+
+
+@dataclass
+class Pair:
+    """Two models' responses to the same cases: truths, judges and latents (for panel labels)."""
+
+    truth: tuple[np.ndarray, np.ndarray]
+    judge: tuple[np.ndarray, np.ndarray]
+    latent: tuple[np.ndarray, np.ndarray]
+    weights: np.ndarray
+
+
+def judged(rng: np.random.Generator, bench: Benchmark, design: Design, latent: np.ndarray, members: np.ndarray,
+           bias: float) -> np.ndarray:
+    """The judge's composite (0–1) of these responses with an extra bias (points of 0–3)."""
+    sd = np.asarray(design.judge_sd)[bench.dimension[bench.response_case[members]]]
+    raw = np.clip(np.rint(latent + bias + rng.normal(size=latent.shape) * sd[:, None]), 0, 3)
+    return (raw * bench.sub_weight[bench.response_case[members]] / 3.0).sum(axis=1) / 100
+
+
+def pair_draw(rng: np.random.Generator, bench: Benchmark, design: Design, gap: float) -> Pair:
+    """Model a and b on one model's cases: equal truth (gap 0, the judge over-scores a by 0.3 of 3) or a true
+    gap ≈ ``gap`` of 1 (b's latent shifted down until the truths differ by it; judge unbiased)."""
+    world = responses_draw(rng, bench, design)
+    members = np.flatnonzero(bench.response_model == MONITOR_MODEL)
+    latent_a = world.latent[members]
+    weights = world.weights[members]
+
+    def truth_of(latent: np.ndarray) -> np.ndarray:
+        return (expected_score(latent) * weights).sum(axis=1) / 100
+
+    truth_a = truth_of(latent_a)
+    if gap == 0:
+        latent_b = latent_a
+        bias_a = 0.3
+    else:
+        low, high = 0.0, 1.5  # shift of b's latent: bisection on the mean truth gap
+        for _ in range(30):
+            mid = (low + high) / 2
+            low, high = (mid, high) if truth_a.mean() - truth_of(latent_a - mid).mean() < gap else (low, mid)
+        latent_b = latent_a - (low + high) / 2
+        bias_a = 0.0
+    return Pair((truth_a, truth_of(latent_b)),
+                (judged(rng, bench, design, latent_a, members, bias_a), judged(rng, bench, design, latent_b, members, 0.0)),
+                (latent_a, latent_b), weights)
+
+
+def monitored(rng: np.random.Generator, pair: Pair, *, paired: bool, horizon: int) -> tuple[int | None, str, float]:
+    """Label both models one response at a time (uniform, without replacement), look after every pair, stop at
+    the first verdict. Returns (looks to the verdict or None, the verdict, the pair's true gap)."""
+    size = pair.truth[0].size
+    pick_a = rng.permutation(size)[:ANYTIME_MAX_LABELS]
+    pick_b = pick_a if paired else rng.permutation(size)[:ANYTIME_MAX_LABELS]
+    samples = []
+    for side, pick in ((0, pick_a), (1, pick_b)):
+        y = panel_label(rng, pair.latent[side][pick], pair.weights[pick]) / 100
+        samples.append(LabelledSample(y, pair.judge[side][pick], pair.judge[side]))
+    lower, upper = difference_cs_path(samples[0], samples[1], paired=paired, horizon=horizon,
+                                      max_labels=ANYTIME_MAX_LABELS)
+    true_gap = float(pair.truth[0].mean() - pair.truth[1].mean())
+    separated = (lower > 0) | (upper < 0)
+    equivalent = (lower > -ANYTIME_MARGIN) & (upper < ANYTIME_MARGIN)
+    stop = np.flatnonzero(separated | equivalent)
+    if not stop.size:
+        return None, "continue", true_gap
+    t = int(stop[0])
+    return t + 1, ("separated" if separated[t] else "equivalent"), true_gap
+
+
+def step_sd(rng: np.random.Generator, pair: Pair, *, paired: bool) -> float:
+    """sd of one step of the difference with the population's optimal λ (what a pilot would estimate)."""
+    residuals = []
+    for side in (0, 1):
+        y = panel_label(rng, pair.latent[side], pair.weights) / 100
+        yhat = pair.judge[side]
+        lam = float(np.clip(np.cov(y, yhat)[0, 1] / np.var(yhat, ddof=1), 0, 1))
+        residuals.append(y - lam * yhat)
+    if paired:
+        return float(np.std(residuals[0] - residuals[1], ddof=1))
+    return math.sqrt(float(np.var(residuals[0], ddof=1) + np.var(residuals[1], ddof=1)))
+
+
+def anytime_width(rng: np.random.Generator, bench: Benchmark, design: Design) -> tuple[float, float, float]:
+    """Widths at 100 labels per model (uniform, no weights): anytime boundary, betting, fixed-n PPI++ (tuned λ)."""
+    world = responses_draw(rng, bench, design)
+    members = np.flatnonzero(bench.response_model == MONITOR_MODEL)
+    pick = members[rng.permutation(members.size)[:ANYTIME_WIDTH_N]]
+    y = panel_label(rng, world.latent[pick], world.weights[pick]) / 100
+    yhat, yhat_all = world.judge[pick] / 100, world.judge[members] / 100
+    ours = mean_cs(y, yhat, yhat_all, horizon=ANYTIME_WIDTH_N, max_labels=ANYTIME_MAX_LABELS)
+    betting = mean_cs(y, yhat, yhat_all, method="betting", horizon=ANYTIME_WIDTH_N)
+    fixed = ppi_mean(y, yhat, yhat_all)
+    return ours.width, betting.width, fixed.upper - fixed.lower
+
+
+def normal_mixture_ratio(n: int, alpha: float) -> float:
+    """The textbook two-sided normal-mixture sequence tuned at n (Howard et al. 2021 eq. 14) over z at n."""
+    rho2 = (-2 * math.log(alpha) + math.log(-2 * math.log(alpha) + 1)) / n
+    half = math.sqrt(2 * (n * rho2 + 1) / (n * n * rho2) * math.log(math.sqrt(n * rho2 + 1) / alpha))
+    return half * math.sqrt(n) / 1.959963984540054
+
+
+def run_anytime(bench: Benchmark, *, cell_reps: int, monitor_reps: int, seed: int) -> str:
+    """Every issue-31 figure; returns the last line."""
+    started = time.perf_counter()
+    design = DESIGNS[0]  # "uniform" judge error (corr ≈ 0.86); the cells also run on "moderate" (≈ 0.73)
+    print()
+    print(f"anytime (issue 31): cells = model × dimension, budgets {ANYTIME_BUDGETS} labels, {cell_reps} repetitions "
+          f"per judge design × {MODELS * len(DIMENSIONS)} cells; every sequence valid for {ANYTIME_MAX_LABELS} looks")
+    print(f"{'judge':9} {'draw':8} {'budget':>6} {'cover':>6} {'every look':>10} {'fixed-n PPI++':>13} {'width':>6}")
+    coverages = []
+    for j, cell_design in enumerate((DESIGNS[0], DESIGNS[2])):
+        rng = np.random.default_rng([seed, 31, j])
+        tally = AnytimeTally()
+        for _ in range(cell_reps):
+            anytime_cells(rng, bench, cell_design, tally)
+        for key in sorted(tally.cells, key=lambda k: (k[0] != "uniform", k[1])):
+            cells = tally.cells[key]
+            coverage = tally.covered[key] / cells
+            coverages.append(coverage)
+            print(f"{cell_design.name:9} {key[0]:8} {key[1]:6d} {coverage:6.3f} {tally.covered_path[key] / cells:10.3f} "
+                  f"{tally.fixed_covered[key] / cells:13.3f} {tally.width[key] / cells:6.3f}", flush=True)
+    rng = np.random.default_rng([seed, 31, 9])
+    widths = np.array([anytime_width(rng, bench, design) for _ in range(max(monitor_reps // 4, 50))])
+    w = float(widths[:, 0].mean() / widths[:, 2].mean())
+    w_betting = float(widths[:, 1].mean() / widths[:, 2].mean())
+    print(f"width at {ANYTIME_WIDTH_N} labels over fixed-n PPI++: boundary {w:.3f}, betting (distribution-free) "
+          f"{w_betting:.3f}, textbook normal mixture tuned at {ANYTIME_WIDTH_N} {normal_mixture_ratio(ANYTIME_WIDTH_N, ALPHA):.3f}")
+    results: dict[tuple[float, bool], dict[str, float]] = {}
+    for gap in (0.0, ANYTIME_GAP):
+        for paired in (False, True):
+            rng = np.random.default_rng([seed, 31, 10 + int(gap * 10), int(paired)])
+            sd = float(np.mean([step_sd(rng, pair_draw(rng, bench, design, ANYTIME_GAP), paired=paired)
+                                for _ in range(5)]))
+            z = 1.959963984540054
+            horizon = max(2, min(ANYTIME_MAX_LABELS, math.ceil(((z + 0.8416) * sd / ANYTIME_GAP) ** 2)))
+            looks, verdicts, gaps = [], [], []
+            for _ in range(monitor_reps):
+                steps, verdict, true_gap = monitored(rng, pair_draw(rng, bench, design, gap), paired=paired,
+                                                     horizon=horizon)
+                looks.append(steps if steps is not None else ANYTIME_MAX_LABELS)
+                verdicts.append(verdict)
+                gaps.append(true_gap)
+            separated = float(np.mean([v == "separated" for v in verdicts]))
+            power = min(max(separated, 0.5), 0.99)
+            planned = ((z + float(scipy_stats.norm.isf(1 - power))) * sd / ANYTIME_GAP) ** 2
+            forecast = labels_to_verdict(gap=ANYTIME_GAP, sd=sd, horizon=horizon, max_labels=ANYTIME_MAX_LABELS)
+            results[(gap, paired)] = {"separated": separated, "looks": float(np.mean(looks)), "planned": planned,
+                                      "power": separated, "sd": sd, "gap": float(np.mean(gaps)), "horizon": horizon,
+                                      "forecast": float(forecast.labels or math.nan),
+                                      "median": float(np.median(looks))}
+    for (gap, paired), r in results.items():
+        kind = "paired" if paired else "independent"
+        if gap == 0:
+            print(f"equal models ({kind}), judge over-scores a by 0.3 of 3, a look after every label up to "
+                  f"{ANYTIME_MAX_LABELS}: false 'separated' {r['separated']:.3f}")
+        else:
+            print(f"gap {r['gap']:.3f} ({kind}): separated {r['separated']:.3f} within {ANYTIME_MAX_LABELS} looks, "
+                  f"mean labels to a verdict {r['looks']:.1f} (median {r['median']:.0f}, forecast {r['forecast']:.0f}); "
+                  f"fixed-n plan at that power {r['planned']:.1f} (step sd {r['sd']:.3f}, horizon {r['horizon']:.0f})")
+    c = min(coverages)
+    e = results[(0.0, False)]["separated"]
+    independent = results[(ANYTIME_GAP, False)]
+    ell = independent["looks"] / independent["planned"]
+    print(f"goals: C ≥ 0.94 ({'met' if c >= 0.94 else 'NOT met'}); E ≤ 0.05 ({'met' if e <= 0.05 else 'NOT met'}); "
+          f"W ≤ 1.35 ({'met' if w <= 1.35 else 'NOT met'}); L ≤ 0.80 ({'met' if ell <= 0.80 else 'NOT met'})")
+    print(f"anytime wall time {time.perf_counter() - started:.1f} s")
+    return f"anytime: coverage_min={c:.3f} peeking_error={e:.3f} width_vs_fixed_n={w:.3f} labels_to_verdict_vs_fixed_n={ell:.3f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a reduced run (fewer repetitions, 250 cases each)")
     parser.add_argument("--reps", type=int, default=None, help="repetitions per design (quick 300, full 1,000)")
     parser.add_argument("--cases-per-dimension", type=int, default=None, help="quick 250, full 500")
     parser.add_argument("--seed", type=int, default=20261126)
+    parser.add_argument("--anytime-only", action="store_true", help="only the issue-31 part (its line is last either way)")
+    parser.add_argument("--anytime-reps", type=int, default=None, help="cell repetitions (quick 60, full 200)")
     args = parser.parse_args()
     reps = args.reps or (300 if args.quick else 1000)
     cases = args.cases_per_dimension or (250 if args.quick else 500)
     started = time.perf_counter()
     bench = benchmark_build(np.random.default_rng(args.seed), cases)
+    cell_reps = args.anytime_reps or (60 if args.quick else 200)
+    monitor_reps = 400 if args.quick else 1000
+    if args.anytime_only:
+        print(run_anytime(bench, cell_reps=cell_reps, monitor_reps=monitor_reps, seed=args.seed))
+        return
     print(f"calibrated leaderboard: {MODELS} models × {cases} cases × {len(DIMENSIONS)} dimensions "
           f"({bench.response_case.size:,} responses), {len(TRADITIONS)} traditions, {reps} repetitions per design, "
           f"{BUDGET} expert labels ({BUDGET // MODELS} per model, 4 difficulty strata), {RATERS}-expert panel, "
@@ -349,6 +636,7 @@ def main() -> None:
           f"({'met' if results['uniform'][4] >= -0.05 else 'NOT met'})")
     print(f"wall time {time.perf_counter() - started:.1f} s")
     print(f"calibrated: coverage={c:.3f} judge_only_coverage={j:.3f} width_vs_experts_only={w:.3f} active_savings={s:.3f}")
+    print(run_anytime(bench, cell_reps=cell_reps, monitor_reps=monitor_reps, seed=args.seed))
 
 
 if __name__ == "__main__":

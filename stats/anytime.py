@@ -280,8 +280,12 @@ def _shown(bounds: tuple[float, float]) -> tuple[float, float]:
     return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) and lo < hi else (0.0, 1.0)
 
 
-def _stream(sample: LabelledSample, *, bounds: tuple[float, float], lam: float | None) -> _Stream:
-    """Pseudo-outcomes Zₜ with predictable λₜ and their bounds [Lₜ, Uₜ] (module doc), or a reason."""
+def _stream(sample: LabelledSample, *, bounds: tuple[float, float], lam: float | None,
+            with_bounds: bool = True) -> _Stream:
+    """Pseudo-outcomes Zₜ with predictable λₜ and their bounds [Lₜ, Uₜ] (module doc), or a reason.
+
+    with_bounds=False skips [Lₜ, Uₜ] (zeros): only the betting method uses them.
+    """
     arrays: dict[str, np.ndarray | None] = {}
     for name in ("Y", "Yhat", "Yhat_unlabeled", "w", "w_unlabeled", "pi", "pi_unlabeled"):
         arrays[name], problem = _array(name, getattr(sample, name))
@@ -353,11 +357,11 @@ def _stream(sample: LabelledSample, *, bounds: tuple[float, float], lam: float |
             tuned = np.clip(np.nan_to_num(ratio), 0.0, 1.0)
             lams[LAM_WARMUP:] = tuned[LAM_WARMUP - 1:n - 1]
             lams = np.round(np.round(lams / LAM_STEP) * LAM_STEP, 10)
+    low = np.zeros(n)
+    high = np.zeros(n)
     r_all = np.concatenate([r_u, r])
     yhat_all = np.concatenate([yhat_u, yhat])
-    low = np.empty(n)
-    high = np.empty(n)
-    for value in np.unique(lams):
+    for value in np.unique(lams) if with_bounds else ():
         mask = lams == value
         low[mask] = value * mu_f + float(np.min(r_all * (a - value * yhat_all)))
         high[mask] = value * mu_f + float(np.max(r_all * (b - value * yhat_all)))
@@ -589,7 +593,8 @@ def mean_cs(Y: ArrayLike, Yhat: ArrayLike, Yhat_unlabeled: ArrayLike, *, alpha: 
     bounds = (float(bounds[0]), float(bounds[1]))
     problem = _check_common(alpha, bounds, method, horizon, max_labels)
     sample = LabelledSample(Y, Yhat, Yhat_unlabeled, w, w_unlabeled, pi, pi_unlabeled)
-    stream = _failed(problem) if problem else _stream(sample, bounds=bounds, lam=lam)
+    stream = _failed(problem) if problem else _stream(sample, bounds=bounds, lam=lam,
+                                                      with_bounds=method == "betting")
     label = METHOD_LABELS.get(method, str(method))
     if stream.status in ("invalid", "no_labels"):
         shown = _shown(bounds)
@@ -616,7 +621,7 @@ def mean_cs_path(Y: ArrayLike, Yhat: ArrayLike, Yhat_unlabeled: ArrayLike, *, al
     if problem:
         raise ValueError(problem)
     stream = _stream(LabelledSample(Y, Yhat, Yhat_unlabeled, w, w_unlabeled, pi, pi_unlabeled), bounds=bounds,
-                     lam=lam)
+                     lam=lam, with_bounds=method == "betting")
     if stream.status == "invalid":
         raise ValueError(stream.reason)
     if stream.n == 0:
@@ -636,10 +641,10 @@ def _length(values: ArrayLike | None) -> int:
 
 
 def _difference_stream(a: LabelledSample, b: LabelledSample, *, bounds: tuple[float, float],
-                       lam: float | None) -> _Stream:
+                       lam: float | None, with_bounds: bool) -> _Stream:
     """Z^a_t − Z^b_t over the first min(n_a, n_b) labels of each, with bounds [L^a − U^b, U^a − L^b]."""
-    sa = _stream(a, bounds=bounds, lam=lam)
-    sb = _stream(b, bounds=bounds, lam=lam)
+    sa = _stream(a, bounds=bounds, lam=lam, with_bounds=with_bounds)
+    sb = _stream(b, bounds=bounds, lam=lam, with_bounds=with_bounds)
     for name, s in (("a", sa), ("b", sb)):
         if s.status == "invalid":
             return _failed(f"model {name}: {s.reason}")
@@ -692,14 +697,14 @@ def _difference(stream: _Stream, *, space: tuple[float, float], s: _Settings, pa
 
 
 def _pair_stream(a: LabelledSample, b: LabelledSample, *, bounds: tuple[float, float], paired: bool,
-                 lam: float | None) -> _Stream:
+                 lam: float | None, with_bounds: bool) -> _Stream:
     space = (bounds[0] - bounds[1], bounds[1] - bounds[0])
     if not paired:
-        return _difference_stream(a, b, bounds=bounds, lam=lam)
+        return _difference_stream(a, b, bounds=bounds, lam=lam, with_bounds=with_bounds)
     sample, problem = _paired_sample(a, b)
     if sample is None:
         return _failed(problem)
-    return _stream(sample, bounds=space, lam=lam)
+    return _stream(sample, bounds=space, lam=lam, with_bounds=with_bounds)
 
 
 def difference_cs(a: LabelledSample, b: LabelledSample, *, alpha: float = 0.05,
@@ -734,7 +739,8 @@ def _two(a: LabelledSample, b: LabelledSample, *, alpha: float, bounds: tuple[fl
     bounds = (float(bounds[0]), float(bounds[1]))
     space = (bounds[0] - bounds[1], bounds[1] - bounds[0])
     problem = _check_common(alpha, bounds, method, horizon, max_labels)
-    stream = _failed(problem) if problem else _pair_stream(a, b, bounds=bounds, paired=paired, lam=lam)
+    stream = _failed(problem) if problem else _pair_stream(a, b, bounds=bounds, paired=paired, lam=lam,
+                                                                 with_bounds=method == "betting")
     return _difference(stream, space=space, s=_Settings(alpha, method, horizon, max_labels), paired=paired,
                        n_a=_length(a.Y), n_b=_length(b.Y))
 
@@ -752,7 +758,7 @@ def difference_cs_path(a: LabelledSample, b: LabelledSample, *, alpha: float = 0
     problem = _check_common(alpha, bounds, method, horizon, max_labels)
     if problem:
         raise ValueError(problem)
-    stream = _pair_stream(a, b, bounds=bounds, paired=paired, lam=lam)
+    stream = _pair_stream(a, b, bounds=bounds, paired=paired, lam=lam, with_bounds=method == "betting")
     if stream.status == "invalid":
         raise ValueError(stream.reason)
     if stream.n == 0:
@@ -813,11 +819,11 @@ def labels_to_verdict(*, gap: float, sd: float, n_so_far: int = 0, margin: float
                       horizon: int | None = None, max_labels: int | None = None, scale: float = 1.0) -> Forecast:
     """Further steps until the (boundary) difference sequence gives a verdict, if the gap and sd are as estimated.
 
-    The mean path crosses the line: separation at the first t with |gap|·t ≥ sd·(a + bt), i.e.
-    t = a·sd / (|gap| − b·sd); equivalence when |gap| + sd(a + bt)/t < margin, t = a·sd / (margin − |gap| − b·sd)
-    ((a, b) from ``boundary_line``, Howard et al. 2021 / Siegmund 1985). sd is one step's standard deviation
+    The mean path against the sequence's half-width sd·mₜ (mₜ = the studentised line over √t, see
+    ``_multipliers``; Howard et al. 2021 / Siegmund 1985): separation at the first t with |gap| > sd·mₜ,
+    equivalence at the first t with |gap| + sd·mₜ < margin. sd is one step's standard deviation
     (``DifferenceEstimate.sd``). A forecast of the typical (median-like) count, not a guarantee; the benchmark
-    compares it with simulated runs.
+    compares it with simulated runs. Searched up to max_labels (None: 10,000).
     """
     problem = _check_margin(margin, scale)
     if problem:
@@ -828,18 +834,16 @@ def labels_to_verdict(*, gap: float, sd: float, n_so_far: int = 0, margin: float
     problem = _check_common(alpha, (0.0, 1.0), "boundary", horizon, max_labels)
     if problem:
         return Forecast(None, "none", problem)
-    a, b = boundary_line(float(alpha), int(horizon or DEFAULT_HORIZON), max_labels)
-    sd = max(sd, 1e-9)
+    reach = max_labels or 10_000
+    half = max(sd, 1e-9) * _multipliers(float(alpha), int(horizon or DEFAULT_HORIZON), max_labels, reach)
     options: list[tuple[int, str]] = []
-    for distance, target in ((abs(gap), "separated"), (margin - abs(gap), "equivalent")):
-        room = distance - b * sd
-        if room > 0:
-            steps = max(1, math.ceil(a * sd / room))
-            if max_labels is None or steps <= max_labels:
-                options.append((steps, target))
+    for room, target in ((abs(gap) - half, "separated"), (margin - abs(gap) - half, "equivalent")):
+        hits = np.flatnonzero(room > 0)
+        if hits.size:
+            options.append((int(hits[0]) + 1, target))
     if not options:
-        reach = f"within the design's {max_labels} labels" if max_labels else "at this gap"
-        return Forecast(None, "none", f"no verdict in reach {reach}: a gap of {gap:+.3f} with sd {sd:.3f} per step "
+        where = f"within the design's {max_labels} labels" if max_labels else f"within {reach:,} labels"
+        return Forecast(None, "none", f"no verdict in reach {where}: a gap of {gap:+.3f} with sd {sd:.3f} per step "
                                       f"sits too close to 0 and to the margin ±{margin:g}")
     steps, target = min(options)
     further = max(steps - n_so_far, 0)
