@@ -36,7 +36,25 @@ The last line, ``calibrated: coverage=C judge_only_coverage=J width_vs_experts_o
 C = the lowest calibrated coverage over every design and both allocations; J = the judge-only coverage pooled
 over designs; W = the largest width ratio among designs whose judge correlates ≥ 0.7 with the truth; S = the
 savings on the design whose judge error differs across strata ("varying").
-Run: ``python benchmarks/calibrated_leaderboard.py [--quick] [--reps N] [--seed S]``.
+
+Issue 31 (anytime-valid intervals, ``stats/anytime.py``), after the ``calibrated:`` line:
+
+- cells = model × dimension (difficulty-weighted truth, composites on 0–1), budgets of 5, 10, 20 and 40 labels per
+  cell, uniform draws (without replacement) and active draws (π ∝ (0.25 + ŷ(1 − ŷ)) × difficulty weight, drawn
+  with replacement in proportion to π), on the "uniform" and "moderate" judges: the coverage of ``mean_cs``
+  (horizon = the budget, valid for 200 looks) against the truth, beside issue 22's fixed-n PPI++ on the same labels;
+- width at 100 labels per model over the fixed-n PPI++ normal interval (and the betting method's, and the textbook
+  normal mixture's ratio);
+- a monitored design: two models labelled one response each at a time, a look after every pair, stop at the first
+  verdict (separated / equivalent within ±0.05) or at 200 looks; equal truth with a judge over-scoring a by 0.3 of 3
+  (false "separated"), and a true gap of 0.1 (labels to a verdict, against the fixed-n labels planned for the same
+  power, power clipped to 0.5–0.99).
+
+The last line, ``anytime: coverage_min=C peeking_error=E width_vs_fixed_n=W labels_to_verdict_vs_fixed_n=L``:
+C = the lowest cell coverage over budgets, draws and judges; E = false separations of equal models (independent
+samples); W = the mean width ratio at 100 labels; L = mean labels to a verdict (independent samples) over the
+fixed-n plan. Goals: C ≥ 0.94, E ≤ 0.05, W ≤ 1.35, L ≤ 0.80.
+Run: ``python benchmarks/calibrated_leaderboard.py [--quick] [--reps N] [--seed S] [--anytime-only]``.
 """
 from __future__ import annotations
 
@@ -354,17 +372,17 @@ MONITOR_MODEL = 6  # ability 0.0: the model whose cases the monitored pairs reus
 
 @dataclass
 class AnytimeTally:
-    """Coverage of the cell intervals by (draw, budget): final interval and every prefix (optional stopping)."""
+    """Coverage of the cell intervals by (draw, budget). The intervals are running intersections (each inside
+    the one before), so covering after the last label means covering after every label: optional stopping
+    anywhere up to the budget is covered by the same figure."""
 
     covered: dict[tuple[str, int], int] = field(default_factory=dict)
-    covered_path: dict[tuple[str, int], int] = field(default_factory=dict)
     fixed_covered: dict[tuple[str, int], int] = field(default_factory=dict)
     width: dict[tuple[str, int], float] = field(default_factory=dict)
     cells: dict[tuple[str, int], int] = field(default_factory=dict)
 
-    def add(self, key: tuple[str, int], hit: bool, hit_path: bool, fixed_hit: bool, width: float) -> None:
-        for table, value in ((self.covered, hit), (self.covered_path, hit_path), (self.fixed_covered, fixed_hit),
-                             (self.cells, 1)):
+    def add(self, key: tuple[str, int], hit: bool, fixed_hit: bool, width: float) -> None:
+        for table, value in ((self.covered, hit), (self.fixed_covered, fixed_hit), (self.cells, 1)):
             table[key] = table.get(key, 0) + int(value)
         self.width[key] = self.width.get(key, 0.0) + width
 
@@ -408,14 +426,13 @@ def anytime_cells(rng: np.random.Generator, bench: Benchmark, design: Design, ta
                     lower, upper = mean_cs_path(y[k], judge[items][k], judge[members], w=w_all[pick][k],
                                                 w_unlabeled=w_all, pi=None if pi is None else pi[k],
                                                 pi_unlabeled=pi_u, horizon=budget, max_labels=ANYTIME_MAX_LABELS)
-                    hit = bool(lower[-1] <= cell_truth <= upper[-1])
-                    hit_path = bool(np.all((lower <= cell_truth) & (cell_truth <= upper)))
+                    hit = bool(np.all((lower <= cell_truth) & (cell_truth <= upper)))  # = at the last look
                     # the fixed-n PPI++ interval on the same labels (issue 22's estimator, λ tuned), for context
                     fixed_w = w_all[pick][k] / (pi[k] if pi is not None else 1.0)
                     fixed = ppi_mean(y[k], judge[items][k], judge[members], w=fixed_w, w_unlabeled=w_all) \
                         if budget >= 2 else None
                     fixed_hit = fixed is not None and fixed.lower <= cell_truth <= fixed.upper
-                    tally.add((draw, budget), hit, hit_path, fixed_hit, float(upper[-1] - lower[-1]))
+                    tally.add((draw, budget), hit, fixed_hit, float(upper[-1] - lower[-1]))
 
 
 @dataclass
@@ -436,13 +453,22 @@ def judged(rng: np.random.Generator, bench: Benchmark, design: Design, latent: n
     return (raw * bench.sub_weight[bench.response_case[members]] / 3.0).sum(axis=1) / 100
 
 
+def model_latent(rng: np.random.Generator, bench: Benchmark, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One model's responses only (the latent model of ``responses_draw``): (response indices, latent, weights)."""
+    members = np.flatnonzero(bench.response_model == m)
+    case = bench.response_case[members]
+    case_effect = rng.normal(0, 0.45, bench.dimension.size)
+    tradition_effect = rng.normal(0, 0.15, len(TRADITIONS))
+    mean = (1.5 + ABILITY[m] + case_effect[case] + DIFFICULTY_SHIFT[bench.difficulty[case]]
+            + tradition_effect[bench.tradition[case]] + rng.normal(0, 0.35, case.size))
+    latent = mean[:, None] + rng.normal(0, 0.3, (case.size, 4))
+    return members, latent, bench.sub_weight[case] / 3.0
+
+
 def pair_draw(rng: np.random.Generator, bench: Benchmark, design: Design, gap: float) -> Pair:
     """Model a and b on one model's cases: equal truth (gap 0, the judge over-scores a by 0.3 of 3) or a true
     gap ≈ ``gap`` of 1 (b's latent shifted down until the truths differ by it; judge unbiased)."""
-    world = responses_draw(rng, bench, design)
-    members = np.flatnonzero(bench.response_model == MONITOR_MODEL)
-    latent_a = world.latent[members]
-    weights = world.weights[members]
+    members, latent_a, weights = model_latent(rng, bench, MONITOR_MODEL)
 
     def truth_of(latent: np.ndarray) -> np.ndarray:
         return (expected_score(latent) * weights).sum(axis=1) / 100
@@ -452,8 +478,8 @@ def pair_draw(rng: np.random.Generator, bench: Benchmark, design: Design, gap: f
         latent_b = latent_a
         bias_a = 0.3
     else:
-        low, high = 0.0, 1.5  # shift of b's latent: bisection on the mean truth gap
-        for _ in range(30):
+        low, high = 0.0, 1.5  # shift of b's latent: bisection on the mean truth gap (to ~1e-4 of the shift)
+        for _ in range(14):
             mid = (low + high) / 2
             low, high = (mid, high) if truth_a.mean() - truth_of(latent_a - mid).mean() < gap else (low, mid)
         latent_b = latent_a - (low + high) / 2
@@ -500,14 +526,13 @@ def step_sd(rng: np.random.Generator, pair: Pair, *, paired: bool) -> float:
 
 def anytime_width(rng: np.random.Generator, bench: Benchmark, design: Design) -> tuple[float, float, float]:
     """Widths at 100 labels per model (uniform, no weights): anytime boundary, betting, fixed-n PPI++ (tuned λ)."""
-    world = responses_draw(rng, bench, design)
-    members = np.flatnonzero(bench.response_model == MONITOR_MODEL)
-    pick = members[rng.permutation(members.size)[:ANYTIME_WIDTH_N]]
-    y = panel_label(rng, world.latent[pick], world.weights[pick]) / 100
-    yhat, yhat_all = world.judge[pick] / 100, world.judge[members] / 100
-    ours = mean_cs(y, yhat, yhat_all, horizon=ANYTIME_WIDTH_N, max_labels=ANYTIME_MAX_LABELS)
-    betting = mean_cs(y, yhat, yhat_all, method="betting", horizon=ANYTIME_WIDTH_N)
-    fixed = ppi_mean(y, yhat, yhat_all)
+    members, latent, weights = model_latent(rng, bench, MONITOR_MODEL)
+    judge = judged(rng, bench, design, latent, members, float(MODEL_BIAS[MONITOR_MODEL]))
+    pick = rng.permutation(members.size)[:ANYTIME_WIDTH_N]
+    y = panel_label(rng, latent[pick], weights[pick]) / 100
+    ours = mean_cs(y, judge[pick], judge, horizon=ANYTIME_WIDTH_N, max_labels=ANYTIME_MAX_LABELS)
+    betting = mean_cs(y, judge[pick], judge, method="betting", horizon=ANYTIME_WIDTH_N)
+    fixed = ppi_mean(y, judge[pick], judge)
     return ours.width, betting.width, fixed.upper - fixed.lower
 
 
@@ -525,7 +550,8 @@ def run_anytime(bench: Benchmark, *, cell_reps: int, monitor_reps: int, seed: in
     print()
     print(f"anytime (issue 31): cells = model × dimension, budgets {ANYTIME_BUDGETS} labels, {cell_reps} repetitions "
           f"per judge design × {MODELS * len(DIMENSIONS)} cells; every sequence valid for {ANYTIME_MAX_LABELS} looks")
-    print(f"{'judge':9} {'draw':8} {'budget':>6} {'cover':>6} {'every look':>10} {'fixed-n PPI++':>13} {'width':>6}")
+    print(f"{'judge':9} {'draw':8} {'budget':>6} {'cover':>6} {'fixed-n PPI++':>13} {'width':>6}  "
+          "(cover: at every look up to the budget; fixed-n: issue 22's interval on the same labels)")
     coverages = []
     for j, cell_design in enumerate((DESIGNS[0], DESIGNS[2])):
         rng = np.random.default_rng([seed, 31, j])
@@ -536,7 +562,7 @@ def run_anytime(bench: Benchmark, *, cell_reps: int, monitor_reps: int, seed: in
             cells = tally.cells[key]
             coverage = tally.covered[key] / cells
             coverages.append(coverage)
-            print(f"{cell_design.name:9} {key[0]:8} {key[1]:6d} {coverage:6.3f} {tally.covered_path[key] / cells:10.3f} "
+            print(f"{cell_design.name:9} {key[0]:8} {key[1]:6d} {coverage:6.3f} "
                   f"{tally.fixed_covered[key] / cells:13.3f} {tally.width[key] / cells:6.3f}", flush=True)
     rng = np.random.default_rng([seed, 31, 9])
     widths = np.array([anytime_width(rng, bench, design) for _ in range(max(monitor_reps // 4, 50))])
@@ -593,13 +619,13 @@ def main() -> None:
     parser.add_argument("--cases-per-dimension", type=int, default=None, help="quick 250, full 500")
     parser.add_argument("--seed", type=int, default=20261126)
     parser.add_argument("--anytime-only", action="store_true", help="only the issue-31 part (its line is last either way)")
-    parser.add_argument("--anytime-reps", type=int, default=None, help="cell repetitions (quick 60, full 200)")
+    parser.add_argument("--anytime-reps", type=int, default=None, help="cell repetitions per judge design (quick 40, full 200)")
     args = parser.parse_args()
     reps = args.reps or (300 if args.quick else 1000)
     cases = args.cases_per_dimension or (250 if args.quick else 500)
     started = time.perf_counter()
     bench = benchmark_build(np.random.default_rng(args.seed), cases)
-    cell_reps = args.anytime_reps or (60 if args.quick else 200)
+    cell_reps = args.anytime_reps or (40 if args.quick else 200)
     monitor_reps = 400 if args.quick else 1000
     if args.anytime_only:
         print(run_anytime(bench, cell_reps=cell_reps, monitor_reps=monitor_reps, seed=args.seed))
