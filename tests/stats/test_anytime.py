@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stats.anytime import (
     LabelledSample,
@@ -368,6 +370,26 @@ def test_anytime_margin_outside_the_scale_is_invalid_in_words(margin: float) -> 
     assert math.isfinite(verdict.margin)
     forecast = labels_to_verdict(gap=0.1, sd=0.1, margin=margin)
     assert forecast.labels is None and "margin" in forecast.reason
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    labels=st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1), st.floats(0.01, 1)), min_size=0, max_size=12),
+    population=st.lists(st.tuples(st.floats(0, 1), st.floats(0.01, 1)), min_size=1, max_size=15),
+    method=st.sampled_from(["boundary", "betting"]),
+)
+def test_anytime_small_sample_any_input_gives_a_bounded_interval_never_nan(labels: list, population: list,
+                                                                            method: str) -> None:
+    y = [x[0] for x in labels]
+    yhat = [x[1] for x in labels]
+    pi = [x[2] for x in labels]
+    est = mean_cs(y, yhat, [p[0] for p in population], pi=pi, pi_unlabeled=[p[1] for p in population],
+                  method=method)
+    _no_nan(est)
+    assert 0.0 <= est.lower <= est.upper <= 1.0
+    assert est.status in ("ok", "few_labels", "no_labels")
+    if est.status != "no_labels":
+        assert est.width > 0
 
 
 def test_paired_difference_bad_input_and_no_labels() -> None:
