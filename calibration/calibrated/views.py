@@ -27,12 +27,18 @@ from .forms import CalibratedRequestForm
 from .history import History, score_history, score_history_csv
 from .render import board_rows, budget_rows, cell_rows, interval_axis, pair_rows
 from .schema import CalibratedReport
-from .selectors import calibrated_snapshot_for, calibrated_snapshots, variance_budget_stored
+from .selectors import (
+    calibrated_runs,
+    calibrated_runs_finished,
+    calibrated_snapshot_for,
+    calibrated_snapshots,
+    variance_budget_stored,
+)
 from .tasks import calibrated_snapshot_start
 
 
 def _run(run_id: int) -> JudgeRun:
-    return get_object_or_404(JudgeRun.objects.select_related("rubric"), pk=run_id)
+    return get_object_or_404(calibrated_runs(), pk=run_id)
 
 
 @policy_required(Action.VIEW_CALIBRATED)
@@ -59,7 +65,7 @@ def _context(request: AuthedRequest, run: JudgeRun, snapshot: Snapshot | None,
         "run": run, "snapshot": snapshot, "versions": versions, "pending": pending,
         "pending_stale": bool(pending and snapshot_is_stale(snapshot=pending)),
         "progress_url": reverse("calibrated:progress", args=[run.pk, pending.version]) if pending else "",
-        "runs": JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED).order_by("-pk")[:50],
+        "runs": calibrated_runs_finished(limit=50),
         "form": form if allowed(request.user, Action.MANAGE_CALIBRATION) else None,
     }
     if snapshot is not None and snapshot.is_ready:
