@@ -24,22 +24,20 @@ without one leaves judge error out (and the page says so).
 from __future__ import annotations
 
 from evaluations.models import JudgeRun
-from evidence.models import Snapshot
 from stats.variance_budget import GROUP_LABELS
 
 from .budget import BudgetPage, BudgetRow, ModelBudget, budget_compute, report_shifts
 from .budget_files import budget_inputs_csv, budget_inputs_parse, variance_budget_csv
 from .render import budget_rows
 from .schema import CalibratedReport
-from .selectors import BudgetInputs, budget_inputs_read
+from .selectors import BudgetInputs, budget_inputs_read, calibrated_snapshot_for
 
 
 def variance_budget_page(*, run: JudgeRun) -> BudgetPage:
     """Every model's variance budget over the run's series computed now, judge error from the newest ready
     calibrated version (the pages read the stored one instead: `selectors.variance_budget_stored`)."""
     inputs = budget_inputs_read(run=run)
-    snapshot = (Snapshot.objects.of(Snapshot.Kind.CALIBRATED, run.pk).ready()
-                .order_by("-version").first())
+    snapshot = calibrated_snapshot_for(run=run)  # the newest ready version
     report = CalibratedReport.from_json(snapshot.payload) if snapshot and snapshot.payload else None
     models = budget_compute(inputs.rows, shifts=report_shifts(report),
                             left_out=inputs.left_out, route_labels=inputs.routes)
