@@ -347,9 +347,8 @@ class _ModelBoard:
     candidates: list[tuple[str, str, Estimate]]  # (model, facet, shift) cells that may be put into words
 
 
-def _cell(rows: list[InputRow], options: Options, raters: float, judge_only: Span) -> Cell:
+def _cell(group: _Group, options: Options, raters: float, judge_only: Span) -> Cell:
     """One model's cell in one dimension or tradition: calibrated (PPI++), shift and the evidence meter."""
-    group = _Group.of(rows, "panel")
     calibrated = _stratified(group, options)
     plan = _planning(group, calibrated)
     more = _more_labels(plan, options.target_half_width, options.alpha)
@@ -364,12 +363,12 @@ def _cells(model: str, mine: list[InputRow], options: Options, raters: float,
     """(by dimension, by tradition): every cell of one model, each facet's values in sorted order."""
     by_dimension, by_tradition = {}, {}
     for value in sorted({r.dimension for r in mine}):
-        by_dimension[value] = _cell([r for r in mine if r.dimension == value], options, raters,
-                                    judge_by_dimension[value])
+        group = _Group.of([r for r in mine if r.dimension == value], "panel")
+        by_dimension[value] = _cell(group, options, raters, judge_by_dimension[value])
     for value in sorted({r.tradition for r in mine}):
-        cell_rows = [r for r in mine if r.tradition == value]
-        judge_only = _judge_only(_Group.of(cell_rows, "panel"), options, f"judge:{model}:tradition:{value}")
-        by_tradition[value] = _cell(cell_rows, options, raters, judge_only)
+        group = _Group.of([r for r in mine if r.tradition == value], "panel")
+        judge_only = _judge_only(group, options, f"judge:{model}:tradition:{value}")
+        by_tradition[value] = _cell(group, options, raters, judge_only)
     return by_dimension, by_tradition
 
 
