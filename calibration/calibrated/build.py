@@ -35,6 +35,7 @@ from scipy.stats import norm
 from stats.bootstrap import named_seed
 from stats.means import bootstrap_weighted_mean_ci, bootstrap_weighted_mean_ci_with_strata, weighted_mean
 from stats.ppi import (
+    Difference,
     MeanEstimate,
     StratifiedEstimate,
     Stratum,
@@ -306,19 +307,19 @@ def _statements(candidates: list[tuple[str, str, Estimate]], alpha: float) -> li
     return out
 
 
-def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> CalibratedReport:
-    """The calibrated leaderboard tree (deterministic for the same rows and options; `to_json()` is its JSON)."""
-    rows = sorted(rows, key=lambda r: r.response_id)
-    by_model: dict[str, list[InputRow]] = defaultdict(list)
-    for row in rows:
-        by_model[row.model].append(row)
-    labelled = [r for r in rows if r.expert is not None]
+def _excluded(labelled: list[InputRow]) -> dict[str, int]:
+    """Expert-labelled rows the estimate cannot use, counted by why."""
     excluded: dict[str, int] = defaultdict(int)
     for r in labelled:
         if r.judge is None:
             excluded["not_scored_by_the_judge"] += 1
         elif r.inclusion_basis not in USABLE_BASES or not r.inclusion_probability:
             excluded["unknown_inclusion_probability"] += 1
+    return excluded
+
+
+def _warnings(labelled: list[InputRow], excluded: dict[str, int]) -> list[str]:
+    """What the board says above its tables: edge cases, labels left out, no labels at all."""
     warnings: list[str] = []
     edge_cases = sum(1 for r in labelled if r.judge is not None and r.inclusion_basis == "edge_case")
     if edge_cases:
@@ -333,120 +334,163 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
                         "judge run (failed or not judged): they are outside the leaderboard's population.")
     if not labelled:
         warnings.append("No expert-labelled response in this cycle yet: every calibrated score is missing.")
+    return warnings
 
-    alpha = options.alpha
-    models_out: list[ModelEntry] = []
-    plans: dict[str, Plan] = {}
-    estimates: dict[str, StratifiedEstimate] = {}
-    candidates: list[tuple[str, str, Estimate]] = []
-    judge_families = set(options.judge_families)
-    for model in sorted(by_model):
-        mine = by_model[model]
-        family = mine[0].family
-        group = _Group.of(mine, "panel")
-        calibrated = _stratified(group, options)
-        shift = _stratified(group, options, residual=True)
-        gold = _stratified(_Group.of(mine, "gold"), options)
-        plan = _planning(group, calibrated)
-        plans[model] = plan
-        judge_overall, judge_by_dimension = _judge_only_with_dimensions(group, options, f"judge:{model}:overall")
-        if calibrated is not None and calibrated.estimate is not None:
-            estimates[model] = calibrated
-        more = _more_labels(plan, options.target_half_width, alpha)
-        raters = float(np.median([r.n_raters for r in mine if r.expert is not None] or [0])) or 1.0
-        entry = ModelEntry(
-            model=model, family=family, judged=int(group.judge.size),
-            not_scored=sum(1 for r in mine if r.judge is None),
-            self_preference=family in judge_families,
-            judge_only=judge_overall,
-            calibrated=_estimate(calibrated),
-            shift=_estimate(shift),
-            gold_only=_estimate(gold),
-            evidence=Evidence(more_labels=more, expert_hours=_hours(more, options, raters),
-                              note=_evidence_note(plan, more),
-                              raters_per_item=raters, target_half_width=options.target_half_width),
-            by_dimension={}, by_tradition={},
-        )
-        if calibrated is None or calibrated.estimate is None:
-            entry.calibrated.note = "No expert-labelled response of this model can be used: no calibrated score."
-        candidates.append((model, "overall", entry.shift))
-        for facet, attribute in (("by_dimension", "dimension"), ("by_tradition", "tradition")):
-            for value in sorted({getattr(r, attribute) for r in mine}):
-                cell_rows = [r for r in mine if getattr(r, attribute) == value]
-                cell = _Group.of(cell_rows, "panel")
-                cell_cal = _stratified(cell, options)
-                cell_shift = _stratified(cell, options, residual=True)
-                cell_plan = _planning(cell, cell_cal)
-                cell_more = _more_labels(cell_plan, options.target_half_width, alpha)
-                cells = entry.by_dimension if facet == "by_dimension" else entry.by_tradition
-                cells[value] = Cell(
-                    judge_only=judge_by_dimension[value] if attribute == "dimension" else
-                    _judge_only(cell, options, f"judge:{model}:{attribute}:{value}"),
-                    calibrated=_estimate(cell_cal),
-                    shift=_estimate(cell_shift),
-                    evidence=Evidence(more_labels=cell_more, expert_hours=_hours(cell_more, options, raters),
-                                      note=_evidence_note(cell_plan, cell_more)),
-                )
-                if attribute == "dimension":
-                    candidates.append((model, value, cells[value].shift))
-        models_out.append(entry)
 
-    # Rank sets from Bonferroni-simultaneous intervals on every pairwise difference of calibrated scores.
+@dataclass
+class _ModelBoard:
+    """One model's entry, with what the rank sets and the statements need of it."""
+
+    entry: ModelEntry
+    plan: Plan
+    calibrated: StratifiedEstimate | None  # its PPI++ overall estimate (None: no usable expert label)
+    candidates: list[tuple[str, str, Estimate]]  # (model, facet, shift) cells that may be put into words
+
+
+def _cell(group: _Group, options: Options, raters: float, judge_only: Span) -> Cell:
+    """One model's cell in one dimension or tradition: calibrated (PPI++), shift and the evidence meter."""
+    calibrated = _stratified(group, options)
+    plan = _planning(group, calibrated)
+    more = _more_labels(plan, options.target_half_width, options.alpha)
+    return Cell(judge_only=judge_only, calibrated=_estimate(calibrated),
+                shift=_estimate(_stratified(group, options, residual=True)),
+                evidence=Evidence(more_labels=more, expert_hours=_hours(more, options, raters),
+                                  note=_evidence_note(plan, more)))
+
+
+def _cells(model: str, mine: list[InputRow], options: Options, raters: float,
+           judge_by_dimension: dict[str, Span]) -> tuple[dict[str, Cell], dict[str, Cell]]:
+    """(by dimension, by tradition): every cell of one model, each facet's values in sorted order."""
+    by_dimension, by_tradition = {}, {}
+    for value in sorted({r.dimension for r in mine}):
+        group = _Group.of([r for r in mine if r.dimension == value], "panel")
+        by_dimension[value] = _cell(group, options, raters, judge_by_dimension[value])
+    for value in sorted({r.tradition for r in mine}):
+        group = _Group.of([r for r in mine if r.tradition == value], "panel")
+        judge_only = _judge_only(group, options, f"judge:{model}:tradition:{value}")
+        by_tradition[value] = _cell(group, options, raters, judge_only)
+    return by_dimension, by_tradition
+
+
+def _model_board(model: str, mine: list[InputRow], options: Options) -> _ModelBoard:
+    """One model overall (judge-only, calibrated, shift, gold-only, meter) and its cells."""
+    group = _Group.of(mine, "panel")
+    calibrated = _stratified(group, options)
+    plan = _planning(group, calibrated)
+    judge_overall, judge_by_dimension = _judge_only_with_dimensions(group, options, f"judge:{model}:overall")
+    more = _more_labels(plan, options.target_half_width, options.alpha)
+    raters = float(np.median([r.n_raters for r in mine if r.expert is not None] or [0])) or 1.0
+    by_dimension, by_tradition = _cells(model, mine, options, raters, judge_by_dimension)
+    entry = ModelEntry(
+        model=model, family=mine[0].family, judged=int(group.judge.size),
+        not_scored=sum(1 for r in mine if r.judge is None),
+        self_preference=mine[0].family in set(options.judge_families),
+        judge_only=judge_overall,
+        calibrated=_estimate(calibrated),
+        shift=_estimate(_stratified(group, options, residual=True)),
+        gold_only=_estimate(_stratified(_Group.of(mine, "gold"), options)),
+        evidence=Evidence(more_labels=more, expert_hours=_hours(more, options, raters),
+                          note=_evidence_note(plan, more),
+                          raters_per_item=raters, target_half_width=options.target_half_width),
+        by_dimension=by_dimension, by_tradition=by_tradition,
+    )
+    if calibrated is None or calibrated.estimate is None:
+        entry.calibrated.note = "No expert-labelled response of this model can be used: no calibrated score."
+        calibrated = None
+    candidates = [(model, "overall", entry.shift), *((model, key, cell.shift) for key, cell in by_dimension.items())]
+    return _ModelBoard(entry=entry, plan=plan, calibrated=calibrated, candidates=candidates)
+
+
+@dataclass
+class _Ranking:
+    """Rank sets and pairs: the pairwise intervals and how many models are clearly above and below each."""
+
+    pairs: list[Pair]
+    above: dict[str, int]
+    below: dict[str, int]
+    count: int
+
+
+def _pair(a: str, b: str, diff: Difference, boards: dict[str, _ModelBoard], ranked: list[str], z: float,
+          raters: float, options: Options) -> Pair:
+    """Two models' calibrated difference with its simultaneous interval and the labels each needs to separate."""
+    separated = diff.lower > 0 or diff.upper < 0
+    more = None if separated else _to_separate(boards[a].plan, boards[b].plan, diff.estimate, z)
+    return Pair(
+        model_a=a, model_b=b, adjacent=ranked.index(b) == ranked.index(a) + 1, separated=separated,
+        estimate=_r(diff.estimate), lower=_r(diff.lower), upper=_r(diff.upper), more_labels_each=more,
+        expert_hours=_hours(None if more is None else 2 * more, options, raters),
+    )
+
+
+def _ranking(boards: dict[str, _ModelBoard], labelled: list[InputRow], options: Options) -> _Ranking:
+    """Bonferroni-simultaneous intervals on every pairwise difference of calibrated scores, and the rank counts."""
+    estimates = {m: b.calibrated for m, b in boards.items() if b.calibrated is not None}
     ranked = sorted(estimates, key=lambda m: (-(estimates[m].estimate or 0.0), m))
     pairs = list(combinations(ranked, 2))
-    simultaneous = alpha / len(pairs) if pairs else alpha
+    simultaneous = options.alpha / len(pairs) if pairs else options.alpha
     z = float(norm.ppf(1 - simultaneous / 2))
+    raters = 1.0 if not labelled else float(np.median([r.n_raters for r in labelled]))
     above: dict[str, int] = defaultdict(int)
     below: dict[str, int] = defaultdict(int)
     pairs_out = []
     for a, b in pairs:
         diff = mean_difference(_as_estimate(estimates[a]), _as_estimate(estimates[b]), alpha=simultaneous)
-        separated = diff.lower > 0 or diff.upper < 0
         if diff.lower > 0:
             above[b] += 1
             below[a] += 1
         elif diff.upper < 0:
             above[a] += 1
             below[b] += 1
-        adjacent = ranked.index(b) == ranked.index(a) + 1
-        more = None if separated else _to_separate(plans[a], plans[b], diff.estimate, z)
-        pairs_out.append(Pair(
-            model_a=a, model_b=b, adjacent=adjacent, separated=separated,
-            estimate=_r(diff.estimate), lower=_r(diff.lower), upper=_r(diff.upper),
-            more_labels_each=more,
-            expert_hours=_hours(None if more is None else 2 * more, options, 1.0 if not labelled else float(
-                np.median([r.n_raters for r in labelled]))),
-        ))
-    count = len(ranked)
-    for entry in models_out:
-        model = entry.model
-        entry.rank_set = [1 + above[model], count - below[model]] if model in estimates else None
+        pairs_out.append(_pair(a, b, diff, boards, ranked, z, raters, options))
+    return _Ranking(pairs=pairs_out, above=above, below=below, count=len(ranked))
 
-    models_out.sort(key=lambda e: (e.calibrated.estimate is None, -(e.calibrated.estimate or 0.0), e.model))
+
+def _meta(options: Options, n_pairs: int) -> CalibratedMeta:
+    alpha = options.alpha
+    return CalibratedMeta(
+        alpha=alpha, confidence=1 - alpha, seed=options.seed, n_resamples=options.n_resamples,
+        target_half_width=options.target_half_width, seconds_per_item=options.seconds_per_item,
+        judge_families=sorted(set(options.judge_families)),
+        truth="per response and sub-dimension: the adjudicated gold score where there is one, else the mean "
+                 "of the panel's submitted scores; composite Σ score/3 × weight/100 (methodology §5.4.1)",
+        estimator="PPI++ (power-tuned λ in [0, 1]), stratified by dimension, difficulty-weighted "
+                  "(§5.4.2), labelled responses weighted by 1 / inclusion probability; normal intervals",
+        judge_only="difficulty-weighted mean of the judge's composites, stratified percentile bootstrap",
+        rank_method=f"Bonferroni-simultaneous {1 - alpha:.0%} normal intervals on all {n_pairs} pairwise "
+                    "differences of calibrated scores; a model's rank set runs from 1 + the models clearly "
+                    "above it to K − the models clearly below it",
+    )
+
+
+def _counts(rows: list[InputRow], labelled: list[InputRow], excluded: dict[str, int]) -> Counts:
+    return Counts(
+        judged=sum(1 for r in rows if r.judge is not None), responses=len(rows),
+        expert_labelled=len(labelled),
+        used=sum(1 for r in labelled if r.judge is not None and r.inclusion_basis in USABLE_BASES
+                 and r.inclusion_probability),
+        excluded={k: v for k, v in sorted(excluded.items()) if v},
+    )
+
+
+def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> CalibratedReport:
+    """The calibrated leaderboard tree (deterministic for the same rows and options; `to_json()` is its JSON)."""
+    rows = sorted(rows, key=lambda r: r.response_id)
+    by_model: dict[str, list[InputRow]] = defaultdict(list)
+    for row in rows:
+        by_model[row.model].append(row)
+    labelled = [r for r in rows if r.expert is not None]
+    excluded = _excluded(labelled)
+    boards = {model: _model_board(model, by_model[model], options) for model in sorted(by_model)}
+    ranking = _ranking(boards, labelled, options)
+    for model, board in boards.items():
+        board.entry.rank_set = ([1 + ranking.above[model], ranking.count - ranking.below[model]]
+                                if board.calibrated is not None else None)
+    models = sorted((b.entry for b in boards.values()),
+                    key=lambda e: (e.calibrated.estimate is None, -(e.calibrated.estimate or 0.0), e.model))
     return CalibratedReport(
-        schema=SCHEMA_VERSION,
-        meta=CalibratedMeta(
-            alpha=alpha, confidence=1 - alpha, seed=options.seed, n_resamples=options.n_resamples,
-            target_half_width=options.target_half_width, seconds_per_item=options.seconds_per_item,
-            judge_families=sorted(judge_families),
-            truth="per response and sub-dimension: the adjudicated gold score where there is one, else the mean "
-                     "of the panel's submitted scores; composite Σ score/3 × weight/100 (methodology §5.4.1)",
-            estimator="PPI++ (power-tuned λ in [0, 1]), stratified by dimension, difficulty-weighted "
-                      "(§5.4.2), labelled responses weighted by 1 / inclusion probability; normal intervals",
-            judge_only="difficulty-weighted mean of the judge's composites, stratified percentile bootstrap",
-            rank_method=f"Bonferroni-simultaneous {1 - alpha:.0%} normal intervals on all {len(pairs)} pairwise "
-                        "differences of calibrated scores; a model's rank set runs from 1 + the models clearly "
-                        "above it to K − the models clearly below it",
-        ),
-        counts=Counts(
-            judged=sum(1 for r in rows if r.judge is not None), responses=len(rows),
-            expert_labelled=len(labelled),
-            used=sum(1 for r in labelled if r.judge is not None and r.inclusion_basis in USABLE_BASES
-                     and r.inclusion_probability),
-            excluded={k: v for k, v in sorted(excluded.items()) if v},
-        ),
-        warnings=warnings,
-        statements=_statements(candidates, alpha),
-        models=models_out,
-        pairs=pairs_out,
+        schema=SCHEMA_VERSION, meta=_meta(options, len(ranking.pairs)),
+        counts=_counts(rows, labelled, excluded), warnings=_warnings(labelled, excluded),
+        statements=_statements([c for b in boards.values() for c in b.candidates], options.alpha),
+        models=models, pairs=ranking.pairs,
     )

@@ -1,4 +1,5 @@
-"""Rows and interval bars for the calibrated leaderboard page, from a stored snapshot's tree (no statistics here).
+"""Rows and interval bars for the calibrated leaderboard page, from a stored snapshot's tree, and the variance budget
+page's rows from its stored figures (no statistics here).
 
 The bars are small inline SVGs (no style attributes: the CSP allows none); every number in them is also in the
 table's text, so a screen reader or a phone loses nothing."""
@@ -9,6 +10,10 @@ from dataclasses import dataclass
 
 from django.utils.safestring import SafeString, mark_safe
 
+from stats.variance_budget import GROUP_LABELS, GROUPS, VarianceBudget
+
+from .budget import BudgetPage, ModelBudget
+from .charts import stacked_bar
 from .schema import CalibratedReport, Estimate, Pair, Skipped, Span
 
 BAR_WIDTH = 220
@@ -192,4 +197,42 @@ def pair_rows(report: CalibratedReport) -> list[PairRow]:
         rows.append(PairRow(a=pair.model_a, b=pair.model_b, difference=_fmt(pair.estimate).replace("-", "−"),
                             ci=_ci(pair), separated=pair.separated, more=pair.more_labels_each,
                             hours=pair.expert_hours))
+    return rows
+
+
+@dataclass(frozen=True)
+class BudgetLine:
+    """One source of variance on the budget page: its term of Var(score), its share in % and its SD."""
+
+    key: str
+    label: str
+    term: float | None
+    share: float | None
+    sd: float | None
+
+
+@dataclass(frozen=True)
+class BudgetPageRow:
+    """One model on the budget page: its budget (`m`, `b`), the lines per source and the stacked bar."""
+
+    m: ModelBudget
+    b: VarianceBudget | None
+    lines: list[BudgetLine]
+    bar: str
+
+
+def budget_rows(page: BudgetPage) -> list[BudgetPageRow]:
+    """Per model, what the page shows: the budget, its stacked bar and one line per source (share in %, SD)."""
+    rows = []
+    for m in page.models:
+        b = m.budget
+        lines = []
+        if b is not None:
+            for g in GROUPS:
+                term, share = b.terms[g], b.shares[g]
+                lines.append(BudgetLine(key=g, label=GROUP_LABELS[g], term=term,
+                                        share=None if share is None else round(100 * share, 1),
+                                        sd=None if term is None else term ** 0.5))
+        rows.append(BudgetPageRow(m=m, b=b, lines=lines,
+                                  bar=stacked_bar(b.shares, f"Variance shares of {m.model}") if b is not None else ""))
     return rows

@@ -1,18 +1,22 @@
-"""Rows for the calibrated leaderboard: every response a judge run judged, with its expert truth where the cycle
-labelled it (the selector step; `build` computes, `snapshots` stores)."""
+"""The calibrated snapshot's reads (the selector steps; `build` and `budget` compute, `snapshots` stores): the
+leaderboard's rows — every response a judge run judged, with its expert truth where the cycle labelled it —, the
+variance budget's rows, the stored versions, and the stored variance budget a page shows."""
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
 from annotations.models import CalibrationCycle
 from evaluations.judge.config import judge_family
-from evaluations.judge.selectors import judge_decisive_scored
-from evaluations.models import JudgeResult, JudgeRun, ModelResponse
+from evaluations.judge.selectors import judge_decisive_scored, judge_run_series
+from evaluations.models import Difficulty, GenerationCondition, JudgeResult, JudgeRun, ModelResponse
+from evaluations.selectors import difficulty_weight
 from evidence.models import Snapshot
 
 from ..cycles.truth import median_seconds_per_item, response_truths
+from .budget import BudgetFigures, BudgetPage, BudgetRow
 from .build import InputRow
 from .schema import CalibratedReport, Pair
 
@@ -55,6 +59,21 @@ def calibrated_inputs(*, run: JudgeRun, cycle: CalibrationCycle) -> CalibratedIn
     # self-preference is the primary judge's (methodology §8.2); the fallback answers only on its errors
     families = tuple(f for f in (judge_family(run.primary_model),) if f)
     return CalibratedInputs(rows=rows, seconds_per_item=median_seconds_per_item(cycle=cycle), judge_families=families)
+
+
+def calibrated_runs() -> QuerySet[JudgeRun]:
+    """Judge runs with their rubric (a page's run, found by id)."""
+    return JudgeRun.objects.select_related("rubric")
+
+
+def calibrated_runs_finished(*, limit: int = 50) -> QuerySet[JudgeRun]:
+    """The newest finished judge runs (the page's run picker)."""
+    return JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED).order_by("-pk")[:limit]
+
+
+def calibrated_label_cycle(*, pk: int) -> CalibrationCycle | None:
+    """A calibration cycle by id (the API's `cycle` field), None when there is none."""
+    return CalibrationCycle.objects.filter(pk=pk).first()
 
 
 def calibrated_label_cycles(*, run: JudgeRun) -> QuerySet[CalibrationCycle]:
@@ -109,3 +128,62 @@ def calibrated_evidence_for_cycle(*, cycle: CalibrationCycle) -> EvidenceSummary
                           hours=e.evidence.expert_hours) for e in report.models]
     pairs = [p for p in report.pairs if p.adjacent and not p.separated]
     return EvidenceSummary(snapshot=snapshot, models=models, pairs=pairs)
+
+
+SUMMARY_BUDGET_KEY = "variance_budget"  # where a calibrated snapshot stores its budget figures (Snapshot.summary)
+
+
+@dataclass(frozen=True)
+class BudgetInputs:
+    series: list[JudgeRun]
+    rows: list[BudgetRow]
+    routes: list[str]  # condition names, each with its route: "standard (default routing)", "route-b (provider-b)"
+    left_out: list[str]  # conditions that differ in more than the route
+
+
+def _route_conditions(condition_ids: set[int]) -> tuple[list[GenerationCondition], list[GenerationCondition]]:
+    """(the conditions used as routes, the ones left out): grouped by every setting but the route."""
+    conditions = list(GenerationCondition.objects.filter(pk__in=condition_ids).order_by("name"))
+    groups: dict[tuple, list[GenerationCondition]] = defaultdict(list)
+    for c in conditions:
+        settings = {axis: value for axis, value in c.settings_dict().items() if axis != "route"}
+        groups[tuple(sorted(settings.items()))].append(c)
+    if not groups:
+        return [], []
+    chosen = max(groups.values(), key=lambda g: (any(c.is_standard for c in g), len(g)))
+    return chosen, [c for c in conditions if c not in chosen]
+
+
+def budget_inputs_read(*, run: JudgeRun) -> BudgetInputs:
+    """The rows of the run's series for the budget (`variance.py`'s docstring): one query per judge run plus three."""
+    series = judge_run_series(run=run)
+    if run not in series:
+        series = [run, *series]
+    judged = set(JudgeResult.objects.filter(run=run).values_list("response_id", flat=True))
+    responses = list(ModelResponse.objects.filter(pk__in=judged).order_by("pk").values_list(
+        "pk", "model__name", "test_case_id", "test_case__difficulty", "condition_id", "repetition"))
+    routes, left_out = _route_conditions({r[4] for r in responses})
+    name_of = {c.pk: c.name for c in routes}
+    weight_of = {d: float(difficulty_weight(d)) for d in Difficulty.values}
+    rows = []
+    for member in series:
+        scores = judge_decisive_scored(run=member, response_ids=judged)
+        for pk, model, case, difficulty, condition, repetition in responses:
+            result = scores.get(pk)
+            if condition in name_of and result is not None and result.composite is not None:
+                rows.append(BudgetRow(model, case, weight_of[difficulty], name_of[condition], repetition, member.pk,
+                                      round(float(result.composite), 6)))
+    return BudgetInputs(series, rows, [f"{c.name} ({c.route or 'default routing'})" for c in routes],
+                        [c.name for c in left_out])
+
+
+def variance_budget_stored(*, run: JudgeRun) -> BudgetPage | None:
+    """The variance budget stored with the run's newest ready calibrated version that has one (one query, no
+    payload read); None when no version stored one."""
+    snapshot = (Snapshot.objects.of(Snapshot.Kind.CALIBRATED, run.pk).ready()
+                .filter(summary__has_key=SUMMARY_BUDGET_KEY).only("pk", "version", "summary")
+                .order_by("-version").first())
+    if snapshot is None:
+        return None
+    figures = BudgetFigures.from_json(snapshot.summary[SUMMARY_BUDGET_KEY])
+    return BudgetPage(run=run, series=figures.series, calibrated_version=snapshot.version, models=figures.models)

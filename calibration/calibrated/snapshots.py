@@ -1,10 +1,16 @@
 """The calibrated leaderboard as a snapshot, through the report machinery: versions per judge run in request order,
 computed by the worker from one read of the rows, stored with its input hash, seed, software and files, never
-edited. A run with a version queued or computing cannot queue another."""
+edited. A run with a version queued or computing cannot queue another.
+
+One compute, three steps, each from its own inputs: the leaderboard (inputs.csv → report.json and its files), the
+variance budget (variance_budget_inputs.csv and the leaderboard's shifts → variance_budget.csv, and the figures the
+budget page reads, stored in the snapshot's `summary`), and the per-condition tables (the run's judge results →
+conditions.csv)."""
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -20,16 +26,17 @@ from evidence.registry import KindSpec, Progress, kind_register
 from evidence.services import bootstrap_option_errors, snapshot_request, snapshot_run, snapshot_store
 
 from ..reports.selectors import software_versions
+from .budget import BudgetFigures, budget_compute, report_shifts
+from .budget_files import budget_inputs_csv, variance_budget_csv
 from .build import DEFAULT_TARGET_HALF_WIDTH, Options, calibrated_leaderboard_build
 from .files import files_render, inputs_csv
-from .schema import SnapshotRef
-from .selectors import calibrated_inputs
-from .variance import (
-    budget_compute,
-    budget_inputs_csv,
+from .schema import CalibratedReport, SnapshotRef
+from .selectors import (
+    SUMMARY_BUDGET_KEY,
+    BudgetInputs,
+    CalibratedInputs,
     budget_inputs_read,
-    report_shifts,
-    variance_budget_csv,
+    calibrated_inputs,
 )
 
 DEFAULT_SEED = 20260101
@@ -74,35 +81,66 @@ def options_for(snapshot: Snapshot, *, seconds_per_item: float | None,
                    seconds_per_item=seconds_per_item, judge_families=judge_families)
 
 
+@dataclass(frozen=True)
+class _Leaderboard:
+    """The leaderboard step's result: the tree, its inputs.csv bytes and their hash, the options it ran with."""
+
+    report: CalibratedReport
+    inputs: bytes
+    input_hash: str
+    options: Options
+
+
+def _leaderboard_step(snapshot: Snapshot, inputs: CalibratedInputs) -> _Leaderboard:
+    """inputs.csv → the calibrated leaderboard, stamped with the snapshot it belongs to."""
+    run, cycle = snapshot.judge_run, snapshot.label_cycle
+    assert run is not None and cycle is not None, "a calibrated leaderboard snapshot"
+    data = inputs_csv(inputs.rows)
+    input_hash = hashlib.sha256(data).hexdigest()
+    options = options_for(snapshot, seconds_per_item=inputs.seconds_per_item, judge_families=inputs.judge_families)
+    report = calibrated_leaderboard_build(inputs.rows, options)
+    report.meta.snapshot = SnapshotRef(version=snapshot.version, input_hash=input_hash, input_file="inputs.csv",
+                                       judge_run=run.pk, judge=run.primary_model, cycle=cycle.name, cycle_id=cycle.pk)
+    return _Leaderboard(report=report, inputs=data, input_hash=input_hash, options=options)
+
+
+def _budget_step(report: CalibratedReport, inputs: BudgetInputs) -> tuple[BudgetFigures, dict[str, bytes]]:
+    """variance_budget_inputs.csv and this version's shifts → the budget: (the figures stored for the page, the
+    bundle's two files)."""
+    models = budget_compute(inputs.rows, shifts=report_shifts(report), left_out=inputs.left_out,
+                            route_labels=inputs.routes)
+    figures = BudgetFigures(series=[member.pk for member in inputs.series], models=models)
+    return figures, {"variance_budget.csv": variance_budget_csv(models),
+                     "variance_budget_inputs.csv": budget_inputs_csv(inputs.rows)}
+
+
+def _conditions_step(snapshot: Snapshot, run: JudgeRun) -> dict[str, bytes]:
+    """The per-condition leaderboards and deltas of the run, with the version's seed and resamples."""
+    conditions = condition_report_build(run=run, n_resamples=snapshot.n_resamples, seed=snapshot.seed)
+    return {"conditions.csv": condition_report_csv(conditions).encode("utf-8")}
+
+
 def _compute(snapshot: Snapshot, reporter: Progress) -> None:
     run, cycle = snapshot.judge_run, snapshot.label_cycle
     assert run is not None and cycle is not None, "a calibrated leaderboard snapshot"
     with transaction.atomic():  # one consistent read of the run and the cycle
         inputs = calibrated_inputs(run=run, cycle=cycle)
         budget_inputs = budget_inputs_read(run=run)
-    data = inputs_csv(inputs.rows)
-    input_hash = hashlib.sha256(data).hexdigest()
     reporter(20, "estimating the calibrated scores", force=True)
-    options = options_for(snapshot, seconds_per_item=inputs.seconds_per_item, judge_families=inputs.judge_families)
-    report = calibrated_leaderboard_build(inputs.rows, options)
-    report.meta.snapshot = SnapshotRef(version=snapshot.version, input_hash=input_hash, input_file="inputs.csv",
-                                       judge_run=run.pk, judge=run.primary_model, cycle=cycle.name, cycle_id=cycle.pk)
-    budget = budget_compute(budget_inputs.rows, shifts=report_shifts(report), left_out=budget_inputs.left_out,
-                            route_labels=budget_inputs.routes)
+    board = _leaderboard_step(snapshot, inputs)
+    budget, budget_files = _budget_step(board.report, budget_inputs)
     reporter(80, "per-condition leaderboards and deltas", force=True)
-    conditions = condition_report_build(run=run, n_resamples=snapshot.n_resamples, seed=snapshot.seed)
+    conditions_files = _conditions_step(snapshot, run)
     reporter(85, "rendering the files", force=True)
-    title = f"judge run #{run.pk}, cycle {cycle.name}"
-    files = files_render(report=report, inputs=data, title=title, version=snapshot.version, input_hash=input_hash,
+    files = files_render(report=board.report, inputs=board.inputs, title=f"judge run #{run.pk}, cycle {cycle.name}",
+                         version=snapshot.version, input_hash=board.input_hash,
                          context={"run": run.pk, "judge": run.primary_model, "cycle": cycle.name,
                                   "cycle_id": cycle.pk},
-                         bundle_only={"variance_budget.csv": variance_budget_csv(budget),
-                                      "variance_budget_inputs.csv": budget_inputs_csv(budget_inputs.rows),
-                                      "conditions.csv": condition_report_csv(conditions).encode("utf-8")})
-    payload = report.to_json()  # the one handoff to storage: the typed tree's JSON
-    counts: dict[str, Any] = {**payload["counts"], "target_half_width": options.target_half_width}
-    snapshot_store(snapshot=snapshot, files=files, payload=payload, input_hash=input_hash, input_counts=counts,
-                   software=software_versions())
+                         bundle_only={**budget_files, **conditions_files})
+    payload = board.report.to_json()  # the one handoff to storage: the typed tree's JSON
+    counts: dict[str, Any] = {**payload["counts"], "target_half_width": board.options.target_half_width}
+    snapshot_store(snapshot=snapshot, files=files, payload=payload, input_hash=board.input_hash, input_counts=counts,
+                   software=software_versions(), summary={SUMMARY_BUDGET_KEY: budget.to_json()})
 
 
 def calibrated_file_name(snapshot: Snapshot, fmt: str) -> str:

@@ -19,19 +19,26 @@ from evaluations.models import JudgeRun
 from evidence.models import Snapshot
 from evidence.selectors import snapshot_is_stale, snapshot_versions
 from evidence.views import snapshot_download_response, snapshot_page_response, snapshot_progress_response
+from stats.variance_budget import GROUP_LABELS
 
+from .budget_files import variance_budget_csv
 from .charts import GROUP_COLOURS, history_chart
 from .forms import CalibratedRequestForm
 from .history import History, score_history, score_history_csv
-from .render import board_rows, cell_rows, interval_axis, pair_rows
+from .render import board_rows, budget_rows, cell_rows, interval_axis, pair_rows
 from .schema import CalibratedReport
-from .selectors import calibrated_snapshot_for, calibrated_snapshots
+from .selectors import (
+    calibrated_runs,
+    calibrated_runs_finished,
+    calibrated_snapshot_for,
+    calibrated_snapshots,
+    variance_budget_stored,
+)
 from .tasks import calibrated_snapshot_start
-from .variance import GROUP_LABELS, budget_rows, variance_budget_csv, variance_budget_page
 
 
 def _run(run_id: int) -> JudgeRun:
-    return get_object_or_404(JudgeRun.objects.select_related("rubric"), pk=run_id)
+    return get_object_or_404(calibrated_runs(), pk=run_id)
 
 
 @policy_required(Action.VIEW_CALIBRATED)
@@ -58,7 +65,7 @@ def _context(request: AuthedRequest, run: JudgeRun, snapshot: Snapshot | None,
         "run": run, "snapshot": snapshot, "versions": versions, "pending": pending,
         "pending_stale": bool(pending and snapshot_is_stale(snapshot=pending)),
         "progress_url": reverse("calibrated:progress", args=[run.pk, pending.version]) if pending else "",
-        "runs": JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED).order_by("-pk")[:50],
+        "runs": calibrated_runs_finished(limit=50),
         "form": form if allowed(request.user, Action.MANAGE_CALIBRATION) else None,
     }
     if snapshot is not None and snapshot.is_ready:
@@ -124,19 +131,25 @@ def download(request: AuthedRequest, run_id: int, fmt: str) -> HttpResponse:
 @policy_required(Action.VIEW_CALIBRATED)
 @require_GET
 def budget(request: AuthedRequest, run_id: int) -> HttpResponse:
-    """Each model's variance budget over the run's series (case, route, generation, judge run, judge error)."""
-    page = variance_budget_page(run=_run(run_id))
-    rows = budget_rows(page)
+    """Each model's variance budget over the run's series (case, route, generation, judge run, judge error), as
+    stored with the run's newest calibrated version that has one."""
+    run = _run(run_id)
+    page = variance_budget_stored(run=run)
+    rows = budget_rows(page) if page is not None else []
     legend = [{"label": GROUP_LABELS[g], "key": g} for g in GROUP_LABELS]
     return render(request, "calibration/calibrated/budget.html",
-                  {"page": page, "run": page.run, "rows": rows, "legend": legend, "colours": GROUP_COLOURS})
+                  {"page": page, "run": run, "rows": rows, "legend": legend, "colours": GROUP_COLOURS})
 
 
 @policy_required(Action.VIEW_CALIBRATED)
 @require_GET
 def budget_export(request: AuthedRequest, run_id: int) -> HttpResponse:
-    response = HttpResponse(variance_budget_csv(variance_budget_page(run=_run(run_id)).models),
-                            content_type="text/csv; charset=utf-8")
+    """The stored variance budget as CSV (the bundle's variance_budget.csv); none stored: back to the page."""
+    page = variance_budget_stored(run=_run(run_id))
+    if page is None:
+        messages.info(request, "No calibrated leaderboard version of this run has stored a variance budget yet.")
+        return redirect("calibrated:budget", run_id=run_id)
+    response = HttpResponse(variance_budget_csv(page.models), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="variance-budget-run-{run_id}.csv"'
     return response
 

@@ -14,6 +14,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialize
 
 
 def _world() -> tuple[Any, Any]:
+    from annotations.models import CalibrationCycle
+    from calibration.calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
     from evaluations.models import GenerationCondition, RubricVersion
     from evaluations.services import reference_data_ensure
     from tests.annotations.factories import CaseFactory, EvaluatedModelFactory, ModelResponseFactory, person
@@ -37,6 +39,10 @@ def _world() -> tuple[Any, Any]:
                     response = ModelResponseFactory(test_case=case, model=model, condition=condition, repetition=rep)
                     for run in (first, second):
                         judge_score_add(run, response, float(np.clip(0.4 + 0.05 * c + rng.normal(0, 0.05), 0, 1)))
+    # the budget page shows what a calibrated version stored (here one on a cycle without labels yet)
+    cycle = CalibrationCycle.objects.create(name="No labels yet", rubric=rubric, seed=1)
+    calibrated_snapshot_compute(snapshot_id=calibrated_snapshot_request(
+        run=first, cycle=cycle, requested_by=None, n_resamples=20).pk)
     return first, person("admin", name="Budget Pages Admin")
 
 

@@ -14,7 +14,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
+from annotations.models import CalibrationCycle
 from calibration.calibrated.history import score_history
+from calibration.calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
 from calibration.calibrated.variance import variance_budget_page
 from evaluations.models import GenerationCondition, JudgeResult, JudgeRun, RubricVersion
 from stats.variance_budget import variance_budget
@@ -75,9 +77,13 @@ def test_variance_budget_page_builds_the_case_route_repetition_run_table(client,
     assert budget.budget.total.se == pytest.approx(reference.total.se, rel=1e-9)
     assert budget.budget.mean == pytest.approx(expected.mean(), rel=1e-9)
 
+    # the page reads the budget stored with a calibrated version (here one on a cycle without labels: no judge error)
+    cycle = CalibrationCycle.objects.create(name="No labels yet", rubric=rubric_v1, seed=1)
+    calibrated_snapshot_compute(snapshot_id=calibrated_snapshot_request(
+        run=first, cycle=cycle, requested_by=None, n_resamples=20).pk)
     lead = person(User.Role.ADJUDICATOR)
     client.force_login(lead)
-    with django_assert_max_num_queries(14):  # session, user, run, series, judged ids, responses, conditions, one per run
+    with django_assert_max_num_queries(14):  # session, user, run, the stored version
         html = client.get(reverse("calibrated:budget", args=[first.pk])).content.decode()
     assert "vendor/budget-model" in html and 'data-testid="total-interval"' in html
     assert "Provider route" in html and "budget-bar" in html
@@ -222,3 +228,29 @@ def test_variance_budget_of_a_model_served_by_one_route_keeps_its_cases_when_ano
     assert one.budget is not None and one.budget.shares["route"] is None  # one route: not estimable
     assert two.cases_used == 8 and two.routes == ["route-b (provider-b)", "standard (default routing)"]
     assert two.budget is not None and two.budget.shares["route"] is not None
+
+
+def test_variance_budget_page_shows_the_figures_stored_with_the_newest_version_and_computes_nothing(client) -> None:  # type: ignore[no-untyped-def]
+    # The page and its CSV read what the worker stored: the CSV download is the bundle's variance_budget.csv byte
+    # for byte, and new judge results after the version change nothing on the page until a new version is computed.
+    import zipfile
+
+    from calibration.calibrated import selectors
+    from tests.calibration.calibrated.test_calibrated_leaderboard import judged_world
+
+    world, run = judged_world()
+    client.force_login(world.admin)
+    empty = client.get(reverse("calibrated:budget", args=[run.pk]))
+    assert 'data-testid="no-budget"' in empty.content.decode()
+    assert client.get(reverse("calibrated:budget_export", args=[run.pk])).status_code == 302
+    snapshot = calibrated_snapshot_compute(snapshot_id=calibrated_snapshot_request(
+        run=run, cycle=world.cycle, requested_by=world.admin, n_resamples=50).pk)
+    bundle = zipfile.ZipFile(io.BytesIO(bytes(snapshot.files.get(format="bundle").content)))
+    stored = next(bundle.read(n) for n in bundle.namelist() if n.endswith("/variance_budget.csv"))
+    assert client.get(reverse("calibrated:budget_export", args=[run.pk])).content == stored
+    JudgeResult.objects.filter(run=run).update(composite=Decimal("0.5"))  # would change every budget if recomputed
+    assert client.get(reverse("calibrated:budget_export", args=[run.pk])).content == stored
+    page = selectors.variance_budget_stored(run=run)
+    assert page is not None and page.calibrated_version == snapshot.version and page.series == [run.pk]
+    html = client.get(reverse("calibrated:budget", args=[run.pk])).content.decode()
+    assert f"leaderboard version {snapshot.version}, whose shift is the judge error" in " ".join(html.split())
