@@ -245,7 +245,11 @@ def facets_fit(data: RaterData, *, max_iterations: int = 200, tolerance: float =
         severity_se = np.where(info_sigma > 0, 1.0 / np.sqrt(np.maximum(info_sigma, 1e-300)), np.inf)
     rows = np.arange(data.n)
     log_likelihood = float(np.log(state.probs[rows, data.score]).sum())
-    infit, outfit, infit_z, outfit_z = _fit_statistics(data, state.probs, data.rater, n_raters)
+    # Leverage of each rating on its own fitted values (θ of its response, σ of its rater): JMLE residuals are
+    # smaller than the model's by about this share, so the mean squares divide it out (studentised residuals).
+    leverage = np.clip(state.info * (1.0 / info_theta[data.item] + 1.0 / np.maximum(info_sigma[data.rater], 1e-9)),
+                       0.0, 0.9)
+    infit, outfit, infit_z, outfit_z = _fit_statistics(data, state.probs, data.rater, n_raters, leverage)
     used = np.zeros((n_raters, k), dtype=bool)
     used[data.rater, data.score] = True
     categories_used = used.sum(axis=1)
@@ -257,14 +261,15 @@ def facets_fit(data: RaterData, *, max_iterations: int = 200, tolerance: float =
                      converged=converged, reported=reported)
 
 
-def _fit_statistics(data: RaterData, probs: Array, group: IntArray, n_groups: int) -> tuple[Array, Array, Array, Array]:
+def _fit_statistics(data: RaterData, probs: Array, group: IntArray, n_groups: int,
+                    leverage: Array) -> tuple[Array, Array, Array, Array]:
     """Infit and outfit mean squares per group with their Wilson–Hilferty standardised values (ZSTD)."""
     c = np.arange(data.categories, dtype=np.float64)
     expected = probs @ c
     dev = c[None, :] - expected[:, None]
     variance = np.maximum((probs * dev**2).sum(axis=1), 1e-9)
     kurt = (probs * dev**4).sum(axis=1)
-    resid2 = (data.score - expected) ** 2
+    resid2 = (data.score - expected) ** 2 / (1.0 - leverage)
     n = np.bincount(group, minlength=n_groups).astype(np.float64)
     sum_w = np.bincount(group, variance, n_groups)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -567,8 +572,7 @@ def classical_figures(data: RaterData, gold: ArrayLike | None = None) -> Classic
     matrix = matrix[:, used]
     cats = list(range(data.categories))
     try:
-        alpha_all = krippendorff_alpha(matrix, level="ordinal", categories=cats) if used.any() else None
-        alpha_all = None if alpha_all is None or not np.isfinite(alpha_all) else float(alpha_all)
+        alpha_all = krippendorff_alpha(matrix, level="ordinal", categories=cats).alpha if used.any() else None
     except ValueError:
         alpha_all = None
     if used.any():
