@@ -134,6 +134,12 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("annotations:next", reverse("annotations:next"), signed_in),
         Case("annotations:lead", reverse("annotations:lead"),
              roles("login", "403", "403", "allow", "allow", panel_lead="allow")),
+        # panel health: admins and the panel's own lead (anyone else: 404); my calibration: one's own feedback
+        Case("calibration:panel_health_index", reverse("calibration:panel_health_index"),
+             roles("login", "403", "403", "allow", "allow", panel_lead="allow")),
+        Case("calibration:panel_health", reverse("calibration:panel_health", args=[world.catholic.pk]),
+             roles("login", "404", "404", "allow", "allow")),
+        Case("calibration:my_calibration", reverse("calibration:my_calibration"), signed_in),
         Case("annotations:item", a("item"), own_item),
         Case("annotations:item", a("item"), own_item, htmx=True),
         Case("annotations:draft", a("draft"), own_item, method="post", data={"score-doctrinalAccuracy": "2"}),
