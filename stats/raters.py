@@ -225,9 +225,9 @@ def facets_fit(data: RaterData, *, max_iterations: int = 200, tolerance: float =
         state = _pass(data, theta, sigma, steps)
         # σ and τ from the same pass: the σ step is centred (it only moves raters against each other), so the
         # overall level is left to τ and the two steps do not both correct it.
-        g = -np.bincount(data.rater, state.d_eta, n_raters)
+        g_sigma = -np.bincount(data.rater, state.d_eta, n_raters)
         info_sigma = np.maximum(np.bincount(data.rater, state.info, n_raters), 1e-9)
-        d_sigma = np.clip(g / info_sigma, -1.0, 1.0)
+        d_sigma = np.clip(g_sigma / info_sigma, -1.0, 1.0)
         d_sigma -= d_sigma.mean()
         sigma = sigma + d_sigma
         new_steps = _step_update(data, state, steps)
@@ -392,7 +392,7 @@ def period_severity(data: RaterData, fit: FacetsFit, period: IntArray, n_periods
     group = data.rater * n_periods + np.asarray(period, dtype=np.int64)
     size = n_raters * n_periods
     sev = np.repeat(fit.severity, n_periods)
-    info = np.zeros(size)
+    info: Array = np.zeros(size)
     for _ in range(iterations):
         star = expit(fit.quality[data.item][:, None] - sev[group][:, None] - fit.steps[data.sub])
         n = star.shape[0]
@@ -403,7 +403,7 @@ def period_severity(data: RaterData, fit: FacetsFit, period: IntArray, n_periods
         dp = fpad[:, :-1] - fpad[:, 1:]
         rows = np.arange(n)
         d_eta = dp[rows, data.score] / probs[rows, data.score]
-        info = np.bincount(group, (dp**2 / probs).sum(axis=1), size) + 1.0 / 9.0  # weak N(σ_r, 3²) prior
+        info = np.asarray(np.bincount(group, (dp**2 / probs).sum(axis=1), size) + 1.0 / 9.0, dtype=np.float64)  # weak N(σ_r, 3²) prior
         grad = -np.bincount(group, d_eta, size) - (sev - np.repeat(fit.severity, n_periods)) / 9.0
         step = np.clip(grad / info, -1.0, 1.0)
         sev = sev + step

@@ -179,8 +179,8 @@ def panel_health(*, panel: Panel, cycle: CalibrationCycle | None = None) -> Pane
     # The classical figures need no model.
     classical = classical_figures(data, gold_per_rating)
     result.alpha_all = fmt(classical.alpha_all, 3)
-    for idx, e in enumerate(data.raters):
-        row = rows[int(e)]  # type: ignore[call-overload]
+    for idx, label in enumerate(data.raters):
+        row = rows[int(label)]  # type: ignore[call-overload]
         row.gold_n = int(classical.gold_n[idx])
         row.gold_agreement = fmt(classical.gold_agreement[idx])
         row.gold_interval = fmt_interval(classical.gold_interval[idx])
@@ -216,8 +216,8 @@ def panel_health(*, panel: Panel, cycle: CalibrationCycle | None = None) -> Pane
     drift: list[DriftResult] = rater_drift(data, fit, periods, simulations=2000)
     flags = rater_flags(fit, drift)
     fatigue = _fatigue(ratings, gold)
-    for idx, e in enumerate(data.raters):
-        row = rows[int(e)]  # type: ignore[call-overload]
+    for idx, label in enumerate(data.raters):
+        row = rows[int(label)]  # type: ignore[call-overload]
         if not fit.reported[idx]:
             row.notes.append(f"Too few ratings for a severity ({row.n_ratings}; at least {MIN_RATINGS}) or only one "
                              "category used.")
@@ -234,7 +234,7 @@ def panel_health(*, panel: Panel, cycle: CalibrationCycle | None = None) -> Pane
             if d.p_value is None:
                 row.notes.append("Drift not tested: fewer than two periods with at least 10 ratings.")
         row.flags = flags[idx]
-        row.fatigue = fatigue.get(int(e), [])  # type: ignore[call-overload]
+        row.fatigue = fatigue.get(int(label), [])  # type: ignore[call-overload]
     result.rows = [rows[e] for e in experts]
     return result
 
@@ -249,9 +249,9 @@ def _fatigue(ratings: list[Rating], gold: dict[tuple[int, str], int]) -> dict[in
     by_expert: dict[int, dict[int, list[Rating]]] = defaultdict(lambda: defaultdict(list))
     for r in ratings:
         by_expert[r.expert_id][r.annotation_id].append(r)
-    for expert, annotations in by_expert.items():
-        items = sorted(annotations.values(), key=lambda rs: (rs[0].submitted_at or datetime.min, rs[0].annotation_id))
-        items = [rs for rs in items if rs[0].submitted_at is not None]
+    for expert, sheets in by_expert.items():
+        items = sorted((rs for rs in sheets.values() if rs[0].submitted_at is not None),
+                       key=lambda rs: (rs[0].submitted_at, rs[0].annotation_id))
         if not items:
             continue
         times = [rs[0].submitted_at.timestamp() for rs in items]  # type: ignore[union-attr]
