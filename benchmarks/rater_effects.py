@@ -111,7 +111,7 @@ def replication(rng: np.random.Generator) -> dict[str, object]:
         if e in CARELESS or e in DRIFTING:
             continue
         first, second, r_item = retest_rows[e]
-        result = test_retest(first, second, r_item, categories=K, resamples=400)
+        result = test_retest(first, second, r_item, categories=K)
         exact, kappa = _population_retest(severity[e], steps)
         if result.exact_interval is not None:
             cover_exact.append(result.exact_interval[0] <= exact <= result.exact_interval[1])

@@ -228,7 +228,7 @@ def test_retest_quadratic_kappa_matches_scikit_learn():
     rng = np.random.default_rng(41)
     first = rng.integers(0, 4, 60)
     second = np.clip(first + rng.integers(-1, 2, 60), 0, 3)
-    result = test_retest(first, second, np.repeat(np.arange(15), 4), resamples=300)
+    result = test_retest(first, second, np.repeat(np.arange(15), 4))
     assert result.kappa == pytest.approx(cohen_kappa_score(first, second, weights="quadratic"), abs=1e-12)
     assert result.exact == pytest.approx(np.mean(first == second))
     lo, hi = result.kappa_interval
@@ -241,3 +241,30 @@ def test_retest_too_few_pairs_and_one_category_give_words_not_numbers():
     assert few.exact is None and few.kappa is None and "at least 10" in few.note
     flat = test_retest([2] * 12, [2] * 12, list(range(12)))
     assert flat.exact == 1.0 and flat.kappa is None and "one category" in flat.note
+
+
+def test_retest_kappa_interval_covers_the_population_kappa_in_simulation():
+    # One stable expert re-scores 15 responses × 4 sub-dimensions; both scorings from the model given the same θ.
+    # Population quadratic κ of two such scorings = 1 − E[Var(X | θ, d)] / Var(X), by quadrature over θ ~ N(0, 1).
+    rng = np.random.default_rng(43)
+    steps = STEPS[None, :] + np.array([[-0.3], [-0.1], [0.1], [0.3]])
+    nodes = np.linspace(-6, 6, 241)
+    w = np.exp(-0.5 * nodes**2)
+    w /= w.sum()
+    star = expit(nodes[:, None, None] - steps[None])
+    probs = np.concatenate([1 - star[..., :1], star[..., :-1] - star[..., 1:], star[..., -1:]], axis=2)
+    c = np.arange(4)
+    mean, second = (probs * c).sum(2), (probs * c**2).sum(2)
+    weight = w[:, None] / 4
+    truth = 1 - (weight * (second - mean**2)).sum() / ((weight * second).sum() - (weight * mean).sum() ** 2)
+    item = np.repeat(np.arange(15), 4)
+    sub = np.tile(np.arange(4), 15)
+    hits = 0
+    for _ in range(200):
+        theta = rng.normal(0, 1, 15)
+        p = expit(theta[item][:, None] - steps[sub])
+        a = (rng.random(60)[:, None] < p).sum(1)
+        b = (rng.random(60)[:, None] < p).sum(1)
+        lo, hi = test_retest(a, b, item).kappa_interval
+        hits += lo <= truth <= hi
+    assert hits / 200 >= 0.92
