@@ -428,6 +428,7 @@ URL_ACTIONS: dict[str, Action] = {
     "calibration:progress": A.MANAGE_CALIBRATION,
     "calibration:panel_health_index": A.LEAD,
     "calibration:panel_health": A.MANAGE_PANEL_WORK,  # object: the panel — its lead and admins (404 for anyone else)
+    "calibration:panel_health_export": A.MANAGE_PANEL_WORK,
     "calibration:my_calibration": A.USE_ACCOUNT,  # one's own feedback only, closed cycles only
     "calibration:adjudication_queue": A.ADJUDICATE,
     "calibration:adjudication_item": A.ADJUDICATE,

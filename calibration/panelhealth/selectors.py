@@ -124,6 +124,23 @@ class PanelHealth:
     actions: list[tuple[str, str]]
 
 
+def panels_readable(*, led: set[int] | None) -> list[Panel]:
+    """The panels whose health a user may read: `led` from access.policy.panels_led (None: every panel)."""
+    panels = Panel.objects.order_by("name")
+    return list(panels if led is None else panels.filter(pk__in=led))
+
+
+def panel_get(panel_id: int) -> Panel | None:
+    return Panel.objects.filter(pk=panel_id).first()
+
+
+def panel_cycle_get(*, panel: Panel, raw: str) -> CalibrationCycle | None:
+    """The cycle named by a query parameter, if it is a cycle of the panel (None for anything else)."""
+    if not raw.isdigit():
+        return None
+    return CalibrationCycle.objects.filter(pk=int(raw), assignments__panel=panel).distinct().first()
+
+
 def panel_cycles(*, panel: Panel) -> list[CalibrationCycle]:
     """The cycles in which the panel has assignments, newest first."""
     return list(CalibrationCycle.objects.filter(assignments__panel=panel).distinct().order_by("-created_at", "-id"))
@@ -426,3 +443,31 @@ def _examples(rows: list[Rating], gold: dict[tuple[int, str], int], expert: Any,
             question=question, scores=mine, my_rationale=notes_by_item[item_id].get(expert.pk, ""),
             gold_note=redact(decision.note, secrets) if decision is not None else "", other_rationales=others))
     return examples
+
+
+PANEL_HEALTH_COLUMNS = (
+    "expert", "responses", "sub_scores", "severity_logits", "severity_95ci", "infit", "outfit", "gold_agreement",
+    "gold_agreement_95ci", "gold_n", "deviation_from_panel", "deviation_from_panel_95ci", "alpha_without",
+    "alpha_change", "drift_p", "flags", "notes",
+)
+
+
+def panel_health_csv(health: PanelHealth) -> str:
+    """The page's table as CSV: the same formatted figures ('—' where undefined, with the reason in `notes`)."""
+    import io
+
+    from evaluations.spreadsheet import csv_writer
+
+    out = io.StringIO()
+    writer = csv_writer(out)
+    writer.writerow(["# scope", health.scope, "panel alpha", health.alpha_all, "drift by", health.drift_basis or "—"])
+    for note in health.notes:
+        writer.writerow(["# note", note])
+    writer.writerow(["# test-retest", health.retest_note])
+    writer.writerow(PANEL_HEALTH_COLUMNS)
+    for r in health.rows:
+        writer.writerow([r.name, r.n_items, r.n_ratings, r.severity, r.severity_interval, r.infit, r.outfit,
+                         r.gold_agreement, r.gold_interval, r.gold_n, r.panel_deviation, r.panel_deviation_interval,
+                         r.alpha_without, r.alpha_change, r.drift_p,
+                         "; ".join(f"{f.code}: {f.reason}" for f in r.flags), "; ".join(r.notes)])
+    return out.getvalue()

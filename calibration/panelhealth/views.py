@@ -9,7 +9,6 @@ from django.views.decorators.http import require_GET
 
 from access.policy import Action, allowed, panels_led, policy_required
 from accounts.http import AuthedRequest
-from annotations.models import CalibrationCycle, Panel
 
 from . import selectors
 
@@ -19,9 +18,24 @@ from . import selectors
 @policy_required(Action.LEAD)
 def index(request: AuthedRequest) -> HttpResponse:
     """The panels whose health the user may read: the ones they lead (admins: every panel)."""
-    led = panels_led(request.user)
-    panels = Panel.objects.order_by("name") if led is None else Panel.objects.filter(pk__in=led).order_by("name")
-    return render(request, "calibration/panelhealth/index.html", {"panels": list(panels)})
+    return render(request, "calibration/panelhealth/index.html",
+                  {"panels": selectors.panels_readable(led=panels_led(request.user))})
+
+
+def _health(request: AuthedRequest, panel_id: int) -> selectors.PanelHealth:
+    panel_ = selectors.panel_get(panel_id)
+    if panel_ is None or not allowed(request.user, Action.MANAGE_PANEL_WORK, panel_):
+        raise Http404("No such panel.")
+    cycle = None
+    raw = request.GET.get("cycle", "")
+    notes = []
+    if raw:
+        cycle = selectors.panel_cycle_get(panel=panel_, raw=raw)
+        if cycle is None:
+            notes.append(f"“{raw[:40]}” is not a cycle of this panel: showing all its cycles.")
+    health = selectors.panel_health(panel=panel_, cycle=cycle)
+    health.notes[:0] = notes
+    return health
 
 
 @never_cache
@@ -29,19 +43,18 @@ def index(request: AuthedRequest) -> HttpResponse:
 @require_GET
 def panel(request: AuthedRequest, panel_id: int) -> HttpResponse:
     """One panel's health (404 unless its lead or an admin: the page does not confirm the panel exists)."""
-    panel_ = Panel.objects.filter(pk=panel_id).first()
-    if panel_ is None or not allowed(request.user, Action.MANAGE_PANEL_WORK, panel_):
-        raise Http404("No such panel.")
-    cycle = None
-    raw = request.GET.get("cycle", "")
-    notes = []
-    if raw:
-        cycle = CalibrationCycle.objects.filter(pk=int(raw), assignments__panel=panel_).first() if raw.isdigit() else None
-        if cycle is None:
-            notes.append(f"“{raw[:40]}” is not a cycle of this panel: showing all its cycles.")
-    health = selectors.panel_health(panel=panel_, cycle=cycle)
-    health.notes[:0] = notes
-    return render(request, "calibration/panelhealth/panel.html", {"health": health})
+    return render(request, "calibration/panelhealth/panel.html", {"health": _health(request, panel_id)})
+
+
+@never_cache
+@login_required
+@require_GET
+def export(request: AuthedRequest, panel_id: int) -> HttpResponse:
+    """The same table as CSV (same rule as the page)."""
+    health = _health(request, panel_id)
+    response = HttpResponse(selectors.panel_health_csv(health), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="panel-health-{panel_id}.csv"'
+    return response
 
 
 @never_cache

@@ -139,6 +139,8 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
              roles("login", "403", "403", "allow", "allow", panel_lead="allow")),
         Case("calibration:panel_health", reverse("calibration:panel_health", args=[world.catholic.pk]),
              roles("login", "404", "404", "allow", "allow")),
+        Case("calibration:panel_health_export", reverse("calibration:panel_health_export", args=[world.catholic.pk]),
+             roles("login", "404", "404", "allow", "allow")),
         Case("calibration:my_calibration", reverse("calibration:my_calibration"), signed_in),
         Case("annotations:item", a("item"), own_item),
         Case("annotations:item", a("item"), own_item, htmx=True),

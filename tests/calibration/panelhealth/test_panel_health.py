@@ -109,6 +109,11 @@ def test_rater_severity_panel_health_page_for_the_lead_says_why_in_words(scored,
     assert 'data-testid="rules"' in body and "CUSUM" in body  # every flag's rule and false-positive rate
     bad = client.get(url + "?cycle=xyz")
     assert bad.status_code == 200 and "is not a cycle of this panel" in bad.content.decode()
+    export = client.get(reverse("calibration:panel_health_export", args=[scored.catholic.pk]))
+    text = export.content.decode()
+    assert export.status_code == 200 and export["Content-Type"].startswith("text/csv")
+    assert "Too few ratings for a severity" in text and "nan" not in text.lower()
+    assert text.count("\n") >= 3 + len(scored.catholic.members.all())  # header lines, columns, one row per expert
 
 
 def test_rater_severity_panel_health_other_lead_and_experts_get_404(scored) -> None:  # type: ignore[no-untyped-def]
