@@ -45,7 +45,7 @@ PRIOR_STEP_SD = 4.0
 MIN_RATINGS = 20  # fewer ratings than this and a rater's severity and fit are not reported
 MISFIT_MNSQ, MISFIT_Z = 1.2, 3.0  # erratic: mean square above Wright & Linacre's (1994) 1.2 for judges, ZSTD above 3
 MUTED_MNSQ, MUTED_Z = 0.7, -3.0  # too predictable (central tendency / halo): below 0.7 and ZSTD below −3
-SEVERITY_FLAG = 0.5  # logits; severe / lenient when the 95 % interval lies wholly beyond ±0.5 … or past 0 and |σ| ≥ 0.5
+SEVERITY_FLAG = 0.5  # logits: severe / lenient when |σ| ≥ 0.5 and the 95 % interval is clear of 0
 DRIFT_ALPHA = 0.01  # false-alarm rate of the drift rule per rater and test
 
 
@@ -307,9 +307,9 @@ class RaterFlag:
 
 FLAG_RULES: dict[str, tuple[str, str]] = {
     "severe": (f"severity ≥ +{SEVERITY_FLAG} logits and its 95 % interval above 0",
-               "≤ 2.5 % for a rater of severity 0 (normal interval); 0 in the benchmark"),
+               "≤ 2.5 % for a rater of severity 0 (normal interval); benchmark: 1 of 210 raters with |severity| < 0.25"),
     "lenient": (f"severity ≤ −{SEVERITY_FLAG} logits and its 95 % interval below 0",
-                "≤ 2.5 % for a rater of severity 0 (normal interval); 0 in the benchmark"),
+                 "≤ 2.5 % for a rater of severity 0 (normal interval); benchmark: as for severe"),
     "erratic": (f"infit or outfit mean square > {MISFIT_MNSQ} and its ZSTD > {MISFIT_Z:g}",
                 "≈ 0.1 % under the model (one-sided z > 3); see benchmarks/README.md for the simulated rate"),
     "muted": (f"infit mean square < {MUTED_MNSQ} and its ZSTD < {MUTED_Z:g}",

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from annotations.models import Annotation, Assignment, CalibrationCycle, GoldScore, Panel, SubScore
+from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, GoldScore, Panel, SubScore
 from stats.raters import (
     FLAG_RULES,
     MIN_RATINGS,
@@ -169,6 +169,9 @@ def panel_health(*, panel: Panel, cycle: CalibrationCycle | None = None) -> Pane
         rows[e] = ExpertRow(name=names.get(e, "expert"), n_ratings=sum(1 for r in ratings if r.expert_id == e),
                             n_items=len(per_expert_items[e]))
     scope = cycle.name if cycle is not None else "all cycles of this panel"
+    if cycle is not None and not CycleItem.objects.filter(cycle=cycle, is_anchor=True).exists():
+        notes.append("This cycle has no anchor items, so its severities are on its own scale: compare experts within "
+                     "it, not with another cycle's figures.")
     if cycle is None and len(chosen) > 1:
         by_cycle: dict[int, set[int]] = defaultdict(set)
         for r in ratings:
@@ -414,7 +417,7 @@ def my_calibration(*, expert: Any) -> list[CycleFeedback]:
 def _examples(rows: list[Rating], gold: dict[tuple[int, str], int], expert: Any,
               secrets: list[str], limit: int = 3) -> list[WorkedExample]:
     """Up to `limit` adjudicated items where the expert differed most from gold, texts redacted."""
-    from annotations.models import AdjudicationDecision, CycleItem
+    from annotations.models import AdjudicationDecision
 
     gap: dict[int, int] = defaultdict(int)
     for r in rows:
