@@ -4,8 +4,8 @@ Each replication simulates 12 experts × 300 responses × 4 sub-dimensions (0–
 (response quality θ ~ N(0, 1); severities ~ N(0, 0.4²); step difficulties ≈ −1.5, 0, 1.5 shifted per
 sub-dimension). Every expert scores every response, in their own shuffled order over six weeks. Expert 0 is
 careless (half of their scores uniformly random); experts 1 and 2 drift (their severity rises linearly by 1 logit
-across their queue). 5 % of each expert's responses (15) are re-served at the end, blind, and re-scored; the
-re-scorings are left out of the fit (never counted twice).
+across their queue). 5 % of each expert's responses (15) are re-served at the end, blind, and re-scored (five independent re-serve
+samples per expert, for a steadier coverage figure); the re-scorings are left out of the fit (never counted twice).
 
 Printed: the correlation of estimated with true severities (mean over replications; true severity of a drifting
 expert = the mean over their queue), the flags' detection rate (careless → "erratic", drifting → "drift") and
@@ -38,6 +38,7 @@ CARELESS, DRIFTING = (0,), (1, 2)
 DRIFT_LOGITS = 1.0
 CARELESS_SHARE = 0.5
 RETEST_SHARE = 0.05
+RETEST_DRAWS = 5  # re-serve samples per expert and replication (the fit never sees them)
 WEEKS = 6
 GOALS = {"severity_r": 0.95, "flag_recall": 0.9, "false_alarm": 0.05, "retest_coverage": 0.93}
 
@@ -88,16 +89,19 @@ def replication(rng: np.random.Generator) -> dict[str, object]:
             score[random] = rng.integers(0, K, random.sum())
         week = np.minimum((np.repeat(position, SUBS) * WEEKS).astype(int), WEEKS - 1)
         rows.append((item, np.full(item.size, e), sub, score, week))
-        again = rng.choice(ITEMS, int(round(RETEST_SHARE * ITEMS)), replace=False)
         sev_end = severity[e] + (DRIFT_LOGITS * 0.5 if e in DRIFTING else 0.0)
-        r_item = np.repeat(again, SUBS)
-        r_sub = np.tile(np.arange(SUBS), again.size)
-        first = score.reshape(ITEMS, SUBS)[again].ravel()
-        second = _scores(rng, theta[r_item] - sev_end, steps[r_sub])
-        if e in CARELESS:
-            random = rng.random(second.size) < CARELESS_SHARE
-            second[random] = rng.integers(0, K, random.sum())
-        retest_rows.append((first, second, r_item))
+        draws = []
+        for _ in range(RETEST_DRAWS):  # independent re-serve samples: more intervals for the coverage figure
+            again = rng.choice(ITEMS, int(round(RETEST_SHARE * ITEMS)), replace=False)
+            r_item = np.repeat(again, SUBS)
+            r_sub = np.tile(np.arange(SUBS), again.size)
+            first = score.reshape(ITEMS, SUBS)[again].ravel()
+            second = _scores(rng, theta[r_item] - sev_end, steps[r_sub])
+            if e in CARELESS:
+                random = rng.random(second.size) < CARELESS_SHARE
+                second[random] = rng.integers(0, K, random.sum())
+            draws.append((first, second, r_item))
+        retest_rows.append(draws)
     item, rater, sub, score, week = (np.concatenate(x) for x in zip(*rows, strict=True))
     data = rater_data(item, rater, sub, score, categories=K)
     fit = facets_fit(data)
@@ -110,13 +114,13 @@ def replication(rng: np.random.Generator) -> dict[str, object]:
     for e in range(EXPERTS):
         if e in CARELESS or e in DRIFTING:
             continue
-        first, second, r_item = retest_rows[e]
-        result = test_retest(first, second, r_item, categories=K)
         exact, kappa = _population_retest(severity[e], steps)
-        if result.exact_interval is not None:
-            cover_exact.append(result.exact_interval[0] <= exact <= result.exact_interval[1])
-        if result.kappa_interval is not None:
-            cover_kappa.append(result.kappa_interval[0] <= kappa <= result.kappa_interval[1])
+        for first, second, r_item in retest_rows[e]:
+            result = test_retest(first, second, r_item, categories=K)
+            if result.exact_interval is not None:
+                cover_exact.append(result.exact_interval[0] <= exact <= result.exact_interval[1])
+            if result.kappa_interval is not None:
+                cover_kappa.append(result.kappa_interval[0] <= kappa <= result.kappa_interval[1])
     return {"r": float(np.corrcoef(est, true_mean)[0, 1]), "codes": codes_by_expert, "true": severity,
             "cover_exact": cover_exact, "cover_kappa": cover_kappa}
 
@@ -146,7 +150,7 @@ def main() -> None:
     reps = args.reps or (10 if args.quick else 50)
     print(f"rater effects: {reps} replications of {EXPERTS} experts × {ITEMS} responses × {SUBS} sub-dimensions, "
           f"severity sd {SEVERITY_SD}, careless {CARELESS} ({CARELESS_SHARE:.0%} random), drifting {DRIFTING} "
-          f"(+{DRIFT_LOGITS} logit over the queue), re-served {RETEST_SHARE:.0%}")
+          f"(+{DRIFT_LOGITS} logit over the queue), re-served {RETEST_SHARE:.0%} ({RETEST_DRAWS} samples per expert)")
     seeds = np.random.SeedSequence(args.seed).spawn(reps + 1)
     rs, hits, aberrant, alarms, normal, sev_fp, sev_small = [], 0, 0, 0, 0, 0, 0
     cover_exact: list[bool] = []
