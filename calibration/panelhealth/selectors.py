@@ -136,7 +136,7 @@ def panel_get(panel_id: int) -> Panel | None:
 
 def panel_cycle_get(*, panel: Panel, raw: str) -> CalibrationCycle | None:
     """The cycle named by a query parameter, if it is a cycle of the panel (None for anything else)."""
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:  # past a 64-bit id: no such cycle, no overflow
         return None
     return CalibrationCycle.objects.filter(pk=int(raw), assignments__panel=panel).distinct().first()
 

@@ -109,8 +109,9 @@ def test_rater_severity_panel_health_page_for_the_lead_says_why_in_words(scored,
     assert 'data-testid="rules"' in body and "CUSUM" in body  # every flag's rule and false-positive rate
     one = client.get(url + f"?cycle={scored.cycle.pk}")
     assert one.status_code == 200 and "no anchor items" in one.content.decode()
-    bad = client.get(url + "?cycle=xyz")
-    assert bad.status_code == 200 and "is not a cycle of this panel" in bad.content.decode()
+    for junk in ("xyz", "²", "9" * 30, str(2**63), "-1"):
+        bad = client.get(url, {"cycle": junk})
+        assert bad.status_code == 200 and "is not a cycle of this panel" in bad.content.decode(), junk
     export = client.get(reverse("calibration:panel_health_export", args=[scored.catholic.pk]))
     text = export.content.decode()
     assert export.status_code == 200 and export["Content-Type"].startswith("text/csv")
