@@ -27,6 +27,8 @@ from stats.raters import (
     test_retest,
 )
 
+pytestmark = pytest.mark.simulation  # no database: .ci/run runs it once, in the SQLite pass
+
 STEPS = np.array([-1.5, 0.0, 1.5])
 
 
