@@ -141,6 +141,7 @@ bench: install
 	$(BIN)/python benchmarks/judge_throughput.py
 	$(BIN)/python benchmarks/pages.py
 	$(BIN)/python benchmarks/report_snapshot.py
+	$(BIN)/python benchmarks/rater_effects.py --quick
 	$(BIN)/python benchmarks/calibrated_snapshot.py
 	$(BIN)/python benchmarks/calibrated_leaderboard.py --quick   # --full figures: benchmarks/README.md
 	$(BIN)/python benchmarks/api_tokens.py

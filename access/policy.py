@@ -426,6 +426,10 @@ URL_ACTIONS: dict[str, Action] = {
     "calibration:pairwise_retry": A.VIEW_JUDGE_OUTPUT,
     "calibration:study_judge_cancel": A.MANAGE_CALIBRATION,
     "calibration:progress": A.MANAGE_CALIBRATION,
+    "calibration:panel_health_index": A.LEAD,
+    "calibration:panel_health": A.MANAGE_PANEL_WORK,  # object: the panel — its lead and admins (404 for anyone else)
+    "calibration:panel_health_export": A.MANAGE_PANEL_WORK,
+    "calibration:my_calibration": A.USE_ACCOUNT,  # one's own feedback only, closed cycles only
     "calibration:adjudication_queue": A.ADJUDICATE,
     "calibration:adjudication_item": A.ADJUDICATE,
     "calibration:adjudication_reopen": A.ADJUDICATE,

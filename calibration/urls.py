@@ -9,4 +9,5 @@ urlpatterns = [
     path("", include("calibration.reports.urls")),
     path("", include("calibration.studies.urls")),
     path("", include("calibration.validation.urls")),
+    path("", include("calibration.panelhealth.urls")),
 ]

@@ -64,6 +64,9 @@ def pages(base: Base) -> dict[str, PageCheck]:
             reverse("calibration:adjudication_item", args=[_a_disputed_item()]))),
         "lead reopen list": PageCheck(_admin, lambda c: c.get(reverse("annotations:lead")),
                                       lambda r: len(r.context["rows"])),
+        "panel health of a panel lead": PageCheck(_busiest_lead, lambda c: c.get(reverse(
+            "calibration:panel_health", args=[_busiest_lead(base).led_panels.get().pk])),
+            lambda r: r.context["health"].n_ratings),
     }
 
 
@@ -74,7 +77,7 @@ def measured(django_db_setup, django_db_blocker, tmp_path_factory):  # type: ign
 
 PAGES = ["overview", "panels", "cycle", "progress", "draw page", "draw preview", "report", "gold export",
          "adjudication queue", "adjudication queue, decided too", "adjudication queue of a panel lead",
-         "adjudication item", "lead reopen list"]
+         "adjudication item", "lead reopen list", "panel health of a panel lead"]
 
 
 @pytest.mark.parametrize("page", PAGES)
