@@ -14,8 +14,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from access.policy import Action, require
+from access.web import query_whole_number
 from accounts.http import AuthedRequest
-from evaluations.domain import query_whole_number
 
 from .adapter import INVITATION_SESSION_KEY
 from .forms import ApiTokenCreateForm, ProfileForm

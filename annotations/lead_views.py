@@ -13,8 +13,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
 from access.policy import Action, allowed, require
+from access.web import query_page
 from accounts.http import AuthedRequest
-from evaluations.domain import query_page
 
 from .forms import ReassignForm
 from .lifecycle import assignment_reassign, reassign_candidates

@@ -23,8 +23,8 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
 from access.policy import Action, allowed, require
+from access.web import query_page
 from accounts.http import AuthedRequest
-from evaluations.domain import query_page
 
 from .forms import HeartbeatForm, ReopenForm, ScoringForm, SkipForm
 from .lifecycle import REFUSAL_CODES

@@ -115,8 +115,8 @@ def main() -> None:
 
 def run(args: argparse.Namespace) -> None:
     """The timings; the database is the throwaway SQLite file set up by main."""
+    from calibration.cycles.ratings import judge_run_for_cycle, report_inputs
     from calibration.reports import build
-    from calibration.reports.selectors import judge_run_for_cycle, report_inputs
     from tests.calibration.synthetic import synthetic_cycle
 
     def cycle_report(*, cycle, n_resamples):

@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported for real inside the functions, once Django is set up
     from annotations.models import CalibrationCycle
+    from calibration.cycles.ratings import ReportInputs
     from calibration.reports.schema import Report
-    from calibration.reports.selectors import ReportInputs
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -65,15 +65,16 @@ def _recompute(pk: int) -> tuple[CalibrationCycle, Report, ReportInputs]:
     from django.shortcuts import get_object_or_404
 
     from annotations.models import CalibrationCycle
+    from calibration.cycles.ratings import judge_run_for_cycle, report_inputs
     from calibration.cycles.selectors import cycle_assignment_completeness
     from calibration.reports.build import calibration_report_build
-    from calibration.reports.selectors import judge_run_for_cycle, report_inputs, software_versions
-    from calibration.reports.snapshots import DEFAULT_SEED
+    from evidence.kit.meta import DEFAULT_SEED, software_versions
 
     cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
     run = judge_run_for_cycle(cycle=cycle)
     inputs = report_inputs(cycle=cycle, run=run)
-    from calibration.reports.schema import Completeness, JudgeModels, Provenance, tree_from_json
+    from calibration.reports.schema import Completeness, JudgeModels, Provenance
+    from evidence.kit.trees import tree_from_json
 
     meta = Provenance(
         cycle=cycle.name, cycle_id=cycle.pk, rubric_version=cycle.rubric.version,

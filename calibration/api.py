@@ -20,12 +20,14 @@ from evidence.api import (
     SubjectSnapshotBundleAPIView,
     SubjectSnapshotVersionsAPIView,
 )
+from evidence.kit.meta import DEFAULT_RESAMPLES, DEFAULT_SEED
+from evidence.kit.serializers import WITH_BODY, SnapshotSerializer
+from evidence.kit.trees import JsonObject
 from evidence.models import Snapshot
 from evidence.services import MAX_RESAMPLES, snapshot_pending_error
 
 from .models import Study
 from .reports.schema import Report, report_from_dict
-from .reports.snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .reports.tasks import report_snapshot_start
 from .studies.snapshots import DEFAULT_STUDY_SEED
 from .studies.tasks import study_snapshot_start
@@ -59,30 +61,22 @@ class ReportSerializer(DataclassSerializer):
         dataclass = Report
 
 
-class SnapshotSerializer(serializers.Serializer):
-    """A stored report version: what it was computed from, and (when ready) the report itself."""
+class ReportSnapshotSerializer(SnapshotSerializer):
+    """A stored version of a cycle's or a study's report: the counts of its input rows (ratings.csv) too."""
+
+    input_counts = serializers.DictField(child=serializers.IntegerField())
+
+
+class CycleSnapshotSerializer(ReportSnapshotSerializer):
+    """A stored version of a cycle's report: the cycle and judge run it read, and (when ready) the typed report."""
 
     cycle = serializers.IntegerField(source="cycle_id")
-    version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=Snapshot.Status.choices)
-    progress = serializers.IntegerField(help_text="Percent done while computing.")
-    error = serializers.CharField(allow_blank=True)
     judge_run = serializers.IntegerField(source="judge_run_id", allow_null=True)
-    seed = serializers.IntegerField()
-    n_resamples = serializers.IntegerField()
-    input_hash = serializers.CharField(allow_blank=True, help_text="SHA-256 of the snapshot's ratings.csv.")
-    input_counts = serializers.DictField(child=serializers.IntegerField())
-    software = serializers.DictField(child=serializers.CharField())
-    requested_at = serializers.DateTimeField()
-    finished_at = serializers.DateTimeField(allow_null=True)
-    report = ReportSerializer(source="typed_report", allow_null=True, read_only=True,
+    report = ReportSerializer(source="body", allow_null=True, read_only=True,
                               help_text="The report (null until the version is ready, and in version lists).")
 
-    def to_representation(self, instance: Snapshot) -> dict:
-        """The typed report of a ready version, when the view asks for bodies (context `with_report`)."""
-        payload = instance.payload if self.context.get("with_report") else None  # deferred in lists: not read
-        instance.typed_report = report_from_dict(payload) if payload else None  # type: ignore[attr-defined]
-        return super().to_representation(instance)
+    def body_of(self, payload: JsonObject) -> Report:
+        return report_from_dict(payload)
 
 
 class SnapshotRequestSerializer(serializers.Serializer):
@@ -96,7 +90,7 @@ class SnapshotRequestSerializer(serializers.Serializer):
 class ReportAPIView(SubjectSnapshotAPIView):
     """A cycle's IRR report: a stored snapshot (?version=N, default the newest ready one); never computed here."""
 
-    subject_model, kind, serializer = CalibrationCycle, CYCLE, SnapshotSerializer
+    subject_model, kind, serializer = CalibrationCycle, CYCLE, CycleSnapshotSerializer
     subject_name, not_computed = "cycle {pk}", NOT_COMPUTED
 
 
@@ -105,9 +99,9 @@ class ReportVersionsAPIView(SubjectSnapshotVersionsAPIView):
 
     # Queuing a version writes a snapshot row and takes worker time: a write.
     token_scope = {"GET": ApiToken.Scope.REPORTS_READ, "POST": ApiToken.Scope.DATA_WRITE}
-    subject_model, kind, serializer = CalibrationCycle, CYCLE, SnapshotSerializer
+    subject_model, kind, serializer = CalibrationCycle, CYCLE, CycleSnapshotSerializer
 
-    @extend_schema(request=SnapshotRequestSerializer, responses={202: SnapshotSerializer, 409: PENDING_RESPONSE})
+    @extend_schema(request=SnapshotRequestSerializer, responses={202: CycleSnapshotSerializer, 409: PENDING_RESPONSE})
     def post(self, request: Request, pk: int) -> Response:
         cycle = get_object_or_404(CalibrationCycle, pk=pk)
         incoming = SnapshotRequestSerializer(data=request.data)
@@ -120,7 +114,7 @@ class ReportVersionsAPIView(SubjectSnapshotVersionsAPIView):
         except DjangoValidationError as exc:
             raise snapshot_service_error(exc) from exc
         snapshot.refresh_from_db()
-        return Response(SnapshotSerializer(snapshot, context={"with_report": True}).data, status=202)
+        return Response(CycleSnapshotSerializer(snapshot, context={WITH_BODY: True}).data, status=202)
 
 
 class ReportBundleAPIView(SubjectSnapshotBundleAPIView):
@@ -132,31 +126,14 @@ class ReportBundleAPIView(SubjectSnapshotBundleAPIView):
 
 # --- study reports, and one endpoint that requests a report of either ----------------------------------------
 
-class StudySnapshotSerializer(serializers.Serializer):
-    """A stored version of a study's report: what it was computed from, and (when ready) the report itself."""
+class StudySnapshotSerializer(ReportSnapshotSerializer):
+    """A stored version of a study's report: the study, and (when ready) the report itself."""
 
     study = serializers.IntegerField(source="study_id")
-    version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=Snapshot.Status.choices)
-    progress = serializers.IntegerField(help_text="Percent done while computing.")
-    error = serializers.CharField(allow_blank=True)
-    seed = serializers.IntegerField()
-    n_resamples = serializers.IntegerField()
-    input_hash = serializers.CharField(allow_blank=True, help_text="SHA-256 of the snapshot's ratings.csv.")
-    input_counts = serializers.DictField(child=serializers.IntegerField())
-    software = serializers.DictField(child=serializers.CharField())
-    requested_at = serializers.DateTimeField()
-    finished_at = serializers.DateTimeField(allow_null=True)
     report = serializers.JSONField(
-        source="payload", allow_null=True, read_only=True,
+        source="body", allow_null=True, read_only=True,
         help_text="The report: meta, and per dimension the humans' coefficients with intervals, each judge, each "
                   "rater group (see the bundle's README). Null until ready, and in version lists.")
-
-    def to_representation(self, instance: Snapshot) -> dict:
-        data = super().to_representation(instance)
-        if not self.context.get("with_report"):
-            data["report"] = None
-        return data
 
 
 class ReportRequestSerializer(serializers.Serializer):

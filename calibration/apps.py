@@ -12,15 +12,18 @@ class CalibrationConfig(AppConfig):
 
         assignment_finished.connect(on_assignment_finished, dispatch_uid="calibration-adjudication-notice")
 
-        # each kind of evidence.Snapshot that calibration computes registers its builder and renderers (on
-        # import); a study's snapshots name it by id, so deleting it is refused like a PROTECT
+        # each kind of evidence.Snapshot that calibration computes or records: its builder and renderers, one
+        # per room; a study's snapshots name it by id, so deleting it is refused like a PROTECT
         from evidence.models import Snapshot
+        from evidence.registry import kind_register
         from evidence.services import subject_protect
 
-        from .calibrated import snapshots as calibrated_snapshots  # noqa: F401
+        from .calibrated.snapshots import CALIBRATED_KIND
         from .models import Study
-        from .reports import snapshots as report_snapshots  # noqa: F401
-        from .studies import snapshots as study_snapshots  # noqa: F401
-        from .validation import store  # noqa: F401
+        from .reports.snapshots import CYCLE_REPORT_KIND
+        from .studies.snapshots import STUDY_REPORT_KIND
+        from .validation.store import BIAS_CHECK_KIND
 
+        for spec in (CYCLE_REPORT_KIND, STUDY_REPORT_KIND, CALIBRATED_KIND, BIAS_CHECK_KIND):
+            kind_register(spec)
         subject_protect(kind=Snapshot.Kind.STUDY_REPORT, sender=Study)

@@ -150,7 +150,7 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
     from annotations.services import AnnotationInput, annotation_skip, annotation_submit, sub_dimension_keys
     from calibration.adjudication.selectors import item_states
     from calibration.adjudication.services import adjudication_record
-    from calibration.reports.build import majority
+    from calibration.cycles.ratings import majority
     from evaluations.judge.config import judge_family as config_judge_family
     from evaluations.models import JudgeResult, JudgeRun, JudgeScore
 

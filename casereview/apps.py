@@ -10,9 +10,12 @@ class CaseReviewConfig(AppConfig):
         # case-review reports and IRT fits are evidence snapshots: register their kinds; a review cycle's reports
         # name it by id, so deleting it is refused like a PROTECT
         from evidence.models import Snapshot
+        from evidence.registry import kind_register
         from evidence.services import subject_protect
 
-        from . import reports  # noqa: F401 (its kinds register on import)
         from .models import CaseReviewCycle
+        from .reports import CASE_REVIEW_KIND, IRT_FIT_KIND
 
+        kind_register(CASE_REVIEW_KIND)
+        kind_register(IRT_FIT_KIND)
         subject_protect(kind=Snapshot.Kind.CASE_REVIEW, sender=CaseReviewCycle)

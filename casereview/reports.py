@@ -2,7 +2,8 @@
 both `evidence.Snapshot`s — a report of kind case_review (subject: the review cycle's id, versioned per cycle), a
 fit of kind irt_fit (subject "DIMENSION/rotation", versioned per dimension and rotation). Nothing else in
 `casereview` touches the snapshot model for them, so their storage can change here alone. A stored fit is never
-edited: equating one stores a new version."""
+edited: equating one stores a new version. Both record the software that computed them, as every snapshot does
+(`evidence.services.snapshot_record`); their kinds are registered by CaseReviewConfig.ready."""
 from __future__ import annotations
 
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from django.urls import reverse
 
 from evidence.models import Snapshot, SnapshotQuerySet
-from evidence.registry import KindSpec, kind_register
+from evidence.registry import KindSpec
 from evidence.services import snapshot_record
 
 from .models import CaseReviewCycle
@@ -66,6 +67,6 @@ def difficulty_fit_find(pk: int) -> Snapshot | None:
     return difficulty_fits().filter(pk=pk).first()
 
 
-kind_register(KindSpec(kind=Snapshot.Kind.CASE_REVIEW,
-                       page_url=lambda s: reverse("review:cycle", kwargs={"pk": int(s.subject)})))
-kind_register(KindSpec(kind=Snapshot.Kind.IRT_FIT, page_url=lambda s: f"{reverse('review:difficulty')}?fit={s.pk}"))
+CASE_REVIEW_KIND = KindSpec(kind=Snapshot.Kind.CASE_REVIEW,
+                            page_url=lambda s: reverse("review:cycle", kwargs={"pk": int(s.subject)}))
+IRT_FIT_KIND = KindSpec(kind=Snapshot.Kind.IRT_FIT, page_url=lambda s: f"{reverse('review:difficulty')}?fit={s.pk}")

@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 from accounts.models import ApiToken
 
 from .downloads import snapshot_file_response
+from .kit.serializers import WITH_BODY, SnapshotSerializer
 from .models import Snapshot, SnapshotFile
 from .selectors import snapshot_file_name, snapshot_for, snapshot_versions, version_param
 
@@ -49,15 +50,15 @@ VERSION_PARAMETER = OpenApiParameter("version", int, required=False,
 class SubjectSnapshotAPIView(APIView):
     """One stored version of a subject's snapshot (?version=N, default the newest ready one) with its body, never
     computed here. A subclass declares what differs: the subject's model, the snapshot kind, the serializer, the
-    404 texts and (optionally) the schema's operation id; `find` can be overridden to read more with it."""
+    404 texts and (optionally) the schema's operation id; `find` can be overridden to read more with it. The
+    serializer is a subclass of the evidence kit's `SnapshotSerializer`."""
 
     token_scope: ClassVar[object] = ApiToken.Scope.REPORTS_READ
     subject_model: ClassVar[type[Model]]
     kind: ClassVar[str]
-    serializer: ClassVar[type[serializers.Serializer]]
+    serializer: ClassVar[type[SnapshotSerializer]]
     operation_id: ClassVar[str | None] = None
     version_parameter: ClassVar[OpenApiParameter] = VERSION_PARAMETER
-    body_context: ClassVar[str] = "with_report"  # the serializer's context flag for "with the body"
     subject_name: ClassVar[str]  # "cycle {pk}": the 404s name the subject so
     not_found: ClassVar[str] = "{subject} has no report version {version}"
     not_computed: ClassVar[str]  # "{subject} has no computed report yet: …"
@@ -85,7 +86,7 @@ class SubjectSnapshotAPIView(APIView):
             name = self.subject_name.format(pk=pk)
             raise NotFound(self.not_found.format(subject=name, version=version) if version else
                            self.not_computed.format(subject=name))
-        return Response(self.serializer(snapshot, context={self.body_context: True}).data)
+        return Response(self.serializer(snapshot, context={WITH_BODY: True}).data)
 
 
 class SubjectSnapshotVersionsAPIView(APIView):
@@ -95,7 +96,7 @@ class SubjectSnapshotVersionsAPIView(APIView):
     token_scope: ClassVar[object] = ApiToken.Scope.REPORTS_READ
     subject_model: ClassVar[type[Model]]
     kind: ClassVar[str]
-    serializer: ClassVar[type[serializers.Serializer]]
+    serializer: ClassVar[type[SnapshotSerializer]]
     operation_id: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: object) -> None:

@@ -1,5 +1,6 @@
-"""What each kind of snapshot supplies: how a queued version is computed, which page shows it and what its downloads
-are called. The apps above register their kinds (from their AppConfig.ready); evidence never imports them."""
+"""What each kind of snapshot supplies: how a queued version is computed (and what it reads with the snapshot), which
+page shows it and what its downloads are called. The apps above register their kinds explicitly, from their
+AppConfig.ready (`kind_register(SPEC)`; importing a kind's module registers nothing); evidence never imports them."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -16,21 +17,23 @@ class Progress(Protocol):
 
 @dataclass(frozen=True)
 class KindSpec:
-    """One kind of snapshot: `compute` fills a claimed version (queued kinds only), `page_url` names the page showing
-    a version, `file_name` the download name of one of its stored files, `describe` the subject's name."""
+    """One kind of snapshot: `compute` fills a claimed version (queued kinds only) and `select_related` names the
+    relations it reads with the snapshot (loaded in the same query), `page_url` names the page showing a version,
+    `file_name` the download name of one of its stored files, `describe` the subject's name."""
 
     kind: str
     page_url: Callable[[Snapshot], str]
     compute: Callable[[Snapshot, Progress], None] | None = None
     file_name: Callable[[Snapshot, str], str] | None = None
     describe: Callable[[Snapshot], str] | None = None  # the subject as its notification names it
+    select_related: tuple[str, ...] = ()
 
 
 KINDS: dict[str, KindSpec] = {}
 
 
 def kind_register(spec: KindSpec) -> None:
-    """Register (or replace) a kind's builder and renderers."""
+    """Register (or replace) a kind's builder and renderers: called from the owning app's AppConfig.ready."""
     KINDS[spec.kind] = spec
 
 

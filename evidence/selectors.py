@@ -6,7 +6,7 @@ from typing import TypedDict
 
 from django.utils import timezone
 
-from evaluations.domain import query_whole_number
+from access.web import query_whole_number
 
 from .models import STALE_AFTER, Snapshot, SnapshotFile, SnapshotQuerySet
 from .registry import kind_spec

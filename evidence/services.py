@@ -1,14 +1,13 @@
 """Writing snapshots: queue a version (one pending per kind and subject), run it with progress, a heartbeat and the
 stale rule, store its files with their SHA-256 and mark it ready or failed; or record a small kind's version at once.
-The bundle every snapshot is cited by is built here too. Each kind's builder comes from the registry."""
+Every version stores the software that made it (the evidence kit's `software_versions`). Each kind's builder, and
+what it reads with the snapshot, come from the registry; the bundle and the other artefact pieces are in `kit/`."""
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import logging
 import time
-import zipfile
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -22,6 +21,7 @@ from django.utils import timezone
 from accounts.models import Notification, User
 from accounts.notifications import notify
 
+from .kit.meta import software_versions
 from .models import STALE_AFTER, Snapshot, SnapshotFile, SnapshotQuerySet, SnapshotSummary
 from .registry import Progress, kind_spec
 
@@ -29,7 +29,6 @@ logger = logging.getLogger(__name__)
 
 MAX_RESAMPLES = 10_000
 STALE_ERROR = "The worker stopped while computing (no progress for 5 minutes)."
-ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same snapshot always zips to the same bytes
 PENDING = "pending"  # the code of the refusal to queue a version while another is queued or running
 
 
@@ -93,7 +92,8 @@ def snapshot_record(
     summary: SnapshotSummary | None = None, seed: int = 0, n_resamples: int = 0, **inputs: Any,
 ) -> Snapshot:
     """Store a version computed at once (case-review reports, IRT fits, bias checks): ready as soon as it exists,
-    the next version of its subject, hashed by its inputs (else by its payload)."""
+    the next version of its subject, hashed by its inputs (else by its payload), with the software recording it."""
+    software = software_versions()
     for _attempt in range(3):
         try:
             with transaction.atomic():
@@ -103,7 +103,7 @@ def snapshot_record(
                     kind=kind, subject=subject, version=top + 1, status=Snapshot.Status.READY, payload=payload,
                     input_hash=input_hash or payload_hash(payload), summary=summary or {}, seed=seed,
                     n_resamples=n_resamples, requested_by=requested_by, started_at=now, finished_at=now,
-                    heartbeat_at=now, progress=100, **inputs)
+                    heartbeat_at=now, progress=100, software=software, **inputs)
         except IntegrityError:  # another version of the subject was stored meanwhile: take the next number
             continue
     raise RuntimeError(f"could not number a new version of {kind} {subject}")
@@ -119,10 +119,10 @@ def snapshot_run(
         status=Snapshot.Status.RUNNING, started_at=now, heartbeat_at=now, progress=1,
         progress_note="reading the scores",
     )
-    snapshot = Snapshot.objects.select_related("cycle__rubric", "judge_run", "label_cycle").get(pk=snapshot_id)
+    spec = kind_spec(Snapshot.objects.values_list("kind", flat=True).get(pk=snapshot_id))
+    snapshot = Snapshot.objects.select_related(*spec.select_related).get(pk=snapshot_id)  # what the kind reads
     if not claimed:
         return snapshot
-    spec = kind_spec(snapshot.kind)
     assert spec.compute is not None, f"{snapshot.kind} versions are recorded, not queued"
     reporter = ProgressReporter(snapshot_id, progress)
     try:
@@ -146,9 +146,12 @@ def snapshot_page_url(snapshot: Snapshot) -> str:
     return kind_spec(snapshot.kind).page_url(snapshot)
 
 
-def snapshot_store(*, snapshot: Snapshot, files: Mapping[str, bytes], **fields: Any) -> None:
+def snapshot_store(*, snapshot: Snapshot, files: Mapping[str, bytes], software: dict[str, str] | None = None,
+                   **fields: Any) -> None:
     """Write a computed snapshot's files and mark it ready, in one transaction (a snapshot cancelled or
-    abandoned meanwhile stays as it is: only a running one becomes ready)."""
+    abandoned meanwhile stays as it is: only a running one becomes ready). `software`: the versions its builder
+    named in its files (default: those running now)."""
+    software = software if software is not None else software_versions()
     with transaction.atomic():
         SnapshotFile.objects.bulk_create(
             SnapshotFile(snapshot_id=snapshot.pk, format=fmt, content=content,
@@ -157,31 +160,8 @@ def snapshot_store(*, snapshot: Snapshot, files: Mapping[str, bytes], **fields: 
         )
         Snapshot.objects.filter(pk=snapshot.pk, status=Snapshot.Status.RUNNING).update(
             status=Snapshot.Status.READY, progress=100, progress_note="", finished_at=timezone.now(),
-            heartbeat_at=timezone.now(), **fields,
+            heartbeat_at=timezone.now(), software=software, **fields,
         )
-
-
-def zip_bundle(*, folder: str, entries: list[tuple[str, bytes]]) -> bytes:
-    """A zip of `entries` under `folder`, with fixed timestamps and modes: the same entries, the same bytes."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, content in entries:
-            info = zipfile.ZipInfo(f"{folder}/{name}", date_time=ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, content)
-    return buffer.getvalue()
-
-
-def citable_bundle(*, files: Mapping[str, bytes], names: Mapping[SnapshotFile.Format, str] | Mapping[str, str],
-                   readme: str, folder: str,
-                   extra: Mapping[str, bytes] | None = None) -> bytes:
-    """The zip every snapshot is cited by: README.txt, each rendered file under its name (`names`: format → file
-    name, in bundle order), the `extra` files only the bundle carries, and SHA256SUMS of all of them."""
-    entries = [(name, files[fmt]) for fmt, name in names.items()] + list((extra or {}).items())
-    sums = "".join(f"{hashlib.sha256(content).hexdigest()}  {name}\n" for name, content in entries)
-    return zip_bundle(folder=folder, entries=[("README.txt", readme.encode("utf-8")), *entries,
-                                              ("SHA256SUMS", sums.encode("utf-8"))])
 
 
 class ProgressReporter(Progress):

@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.urls.converters import IntConverter
 
-from evaluations.domain import MAX_PAGE, query_page, query_whole_number
+from access.web import MAX_PAGE, query_page, query_whole_number
 from tests.annotations.factories import World, world_build
 
 pytestmark = pytest.mark.django_db

@@ -59,6 +59,12 @@ def plant(path: Path, line: str) -> None:
     ("calibration/cycles/views.py", "from calibration.reports import snapshots  # noqa", "Inside calibration"),
     # the draw reaching up to the calibrated leaderboard, which reads the draw's truth rule
     ("calibration/cycles/services.py", "from calibration.calibrated import selectors  # noqa", "Inside calibration"),
+    # calibration's rooms are independent siblings over evidence: none imports another (the kit is in evidence)
+    ("calibration/calibrated/snapshots.py", "from calibration.reports import schema  # noqa", "Inside calibration"),
+    ("calibration/validation/status.py", "from calibration.studies import selectors  # noqa", "Inside calibration"),
+    ("calibration/reports/cells.py", "from calibration.validation import headline  # noqa", "Inside calibration"),
+    # the evidence kit reaching up to the snapshot services that use it
+    ("evidence/kit/trees.py", "from evidence.services import snapshot_run  # noqa", "Inside evidence"),
     # Delphi's reads reaching up to its writes
     ("delphi/selectors.py", "from delphi.services import delphi_study_create  # noqa", "Inside delphi"),
     # two sibling modules importing each other

@@ -8,9 +8,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from access.web import query_whole_number
 from accounts.models import ApiToken
 from annotations.models import CalibrationCycle
-from evaluations.domain import query_whole_number
 
 from .selectors import gold_labels
 

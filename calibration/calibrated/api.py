@@ -2,7 +2,7 @@
 fetch the citable bundle. Always stored snapshots; nothing is computed in a request."""
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Model, QuerySet
@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from accounts.models import ApiToken
 from evaluations.models import JudgeRun
 from evidence.api import SubjectSnapshotAPIView, SubjectSnapshotBundleAPIView, SubjectSnapshotVersionsAPIView
+from evidence.kit.serializers import WITH_BODY, SnapshotSerializer
 from evidence.models import Snapshot
 from evidence.services import MAX_RESAMPLES
 
@@ -27,27 +28,14 @@ VERSION_PARAMETER = OpenApiParameter("version", int, required=False,
                                      description="Version (default: the newest ready one)")
 
 
-class CalibratedSnapshotSerializer(serializers.Serializer):
+class CalibratedSnapshotSerializer(SnapshotSerializer):
     """A stored version of a run's calibrated leaderboard, and (when ready and asked for) the leaderboard itself."""
 
     judge_run = serializers.IntegerField(source="judge_run_id")
     cycle = serializers.IntegerField(source="label_cycle_id", help_text="The cycle whose expert scores were used.")
-    version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=Snapshot.Status.choices)
-    progress = serializers.IntegerField(help_text="Percent done while computing.")
-    error = serializers.CharField(allow_blank=True)
-    seed = serializers.IntegerField()
-    n_resamples = serializers.IntegerField()
-    input_hash = serializers.CharField(allow_blank=True, help_text="SHA-256 of the snapshot's inputs.csv.")
-    requested_at = serializers.DateTimeField()
-    finished_at = serializers.DateTimeField(allow_null=True)
     leaderboard = serializers.JSONField(
         source="body", allow_null=True, read_only=True,
         help_text="The calibrated leaderboard (report.json of the bundle); null until ready, and in version lists.")
-
-    def to_representation(self, instance: Snapshot) -> dict[str, Any]:
-        instance.body = instance.payload if self.context.get("with_body") else None  # type: ignore[attr-defined]
-        return super().to_representation(instance)
 
 
 class CalibratedRequestSerializer(serializers.Serializer):
@@ -63,7 +51,7 @@ class CalibratedAPIView(SubjectSnapshotAPIView):
     """A run's calibrated leaderboard: a stored version (?version=N, default the newest ready one)."""
 
     subject_model, kind, serializer = JudgeRun, Snapshot.Kind.CALIBRATED, CalibratedSnapshotSerializer
-    version_parameter, body_context = VERSION_PARAMETER, "with_body"
+    version_parameter = VERSION_PARAMETER
     subject_name = "judge run {pk}"
     not_found = "{subject} has no calibrated leaderboard version {version}"
     not_computed = ("{subject} has no calibrated leaderboard yet: POST /api/v1/judge-runs/{{id}}/calibrated/versions/ "
@@ -99,7 +87,7 @@ class CalibratedVersionsAPIView(SubjectSnapshotVersionsAPIView):
             raise serializers.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else
                                               {"non_field_errors": exc.messages}) from exc
         snapshot.refresh_from_db()
-        return Response(CalibratedSnapshotSerializer(snapshot, context={"with_body": True}).data, status=202)
+        return Response(CalibratedSnapshotSerializer(snapshot, context={WITH_BODY: True}).data, status=202)
 
 
 class CalibratedBundleAPIView(SubjectSnapshotBundleAPIView):

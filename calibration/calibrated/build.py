@@ -32,6 +32,7 @@ from itertools import combinations
 import numpy as np
 from scipy.stats import norm
 
+from evaluations.methodology import DIFFICULTY_WEIGHTS
 from stats.bootstrap import named_seed
 from stats.means import bootstrap_weighted_mean_ci, bootstrap_weighted_mean_ci_with_strata, weighted_mean
 from stats.ppi import (
@@ -57,7 +58,6 @@ from .schema import (
     Span,
 )
 
-DIFFICULTY_WEIGHTS = {"easy": 1.0, "medium": 1.5, "hard": 2.0, "expert": 3.0}
 USABLE_BASES = ("drawn", "carried", "recomputed", "cross", "edge_case")
 DEFAULT_TARGET_HALF_WIDTH = 0.1
 MIN_LABELS_FOR_WORDS = 10  # a shift is put into words only on at least this many expert labels

@@ -12,10 +12,8 @@ from xml.sax.saxutils import escape
 from reportlab.platypus import Paragraph, SimpleDocTemplate
 
 from evaluations.spreadsheet import csv_row_unprotect, csv_writer
-from evidence.models import SnapshotFile
-from evidence.services import citable_bundle
-
-from ..reports.pdfkit import (
+from evidence.kit.files import citable_bundle
+from evidence.kit.pdfkit import (
     MARGIN_BOTTOM,
     MARGIN_TOP,
     MARGIN_X,
@@ -25,6 +23,8 @@ from ..reports.pdfkit import (
     report_fonts,
     table,
 )
+from evidence.models import SnapshotFile
+
 from .build import InputRow
 from .schema import CalibratedReport, Cell, Estimate, ModelEntry, Span
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..reports.schema import JsonObject, optional, tree_from_json, tree_to_json
+from evidence.kit.trees import JsonObject, optional, tree_from_json, tree_to_json
 
 
 @dataclass(kw_only=True)

@@ -21,11 +21,12 @@ from accounts.models import User
 from annotations.models import CalibrationCycle
 from evaluations.judge.conditions import condition_report_build, condition_report_csv
 from evaluations.models import JudgeRun
+from evidence.kit.files import download_name
+from evidence.kit.meta import software_versions
 from evidence.models import Snapshot
-from evidence.registry import KindSpec, Progress, kind_register
+from evidence.registry import KindSpec, Progress
 from evidence.services import bootstrap_option_errors, snapshot_request, snapshot_run, snapshot_store
 
-from ..reports.selectors import software_versions
 from .budget import BudgetFigures, budget_compute, report_shifts
 from .budget_files import budget_inputs_csv, variance_budget_csv
 from .build import DEFAULT_TARGET_HALF_WIDTH, Options, calibrated_leaderboard_build
@@ -145,11 +146,12 @@ def _compute(snapshot: Snapshot, reporter: Progress) -> None:
 
 def calibrated_file_name(snapshot: Snapshot, fmt: str) -> str:
     """The download's file name of a calibrated leaderboard's file: judge run, version and what it is."""
-    ext = {"bundle": "zip", "ratings": "csv"}.get(fmt, fmt)
-    stem = "inputs" if fmt == "ratings" else "calibrated-leaderboard"
-    return f"{stem}-run-{snapshot.judge_run_id}-v{snapshot.version}.{ext}"
+    return download_name(fmt=fmt, stem="calibrated-leaderboard", inputs_stem="inputs",
+                         subject=f"run-{snapshot.judge_run_id}", version=snapshot.version)
 
 
-kind_register(KindSpec(
+# Registered by CalibrationConfig.ready.
+CALIBRATED_KIND = KindSpec(
     kind=Snapshot.Kind.CALIBRATED, compute=_compute, file_name=calibrated_file_name,
-    page_url=lambda s: f"{reverse('calibrated:board', kwargs={'run_id': s.judge_run_id})}?version={s.version}"))
+    select_related=("judge_run", "label_cycle"),
+    page_url=lambda s: f"{reverse('calibrated:board', kwargs={'run_id': s.judge_run_id})}?version={s.version}")

@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from access.policy import Action, allowed, policy_required
+from access.web import query_whole_number
 from accounts.http import AuthedRequest
-from evaluations.domain import query_whole_number
 from evaluations.judge.selectors import judge_run_latest_finished
 from evaluations.models import JudgeRun
 from evidence.models import Snapshot

@@ -11,9 +11,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from access.policy import Action, policy_required
+from access.web import query_whole_number
 from accounts.http import AuthedRequest
 from annotations.models import CalibrationCycle
-from evaluations.domain import query_whole_number
 from evaluations.models import Dimension, Tradition
 
 from .forms import DrawForm, random_seed

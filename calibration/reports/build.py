@@ -23,8 +23,6 @@ import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -36,6 +34,7 @@ from stats.matrix import UndefinedCoefficientError, matrix_from_triples
 from stats.pairwise import cohen_kappa_from_confusion, pairwise_confusion
 from stats.reliability import reliability_summary
 
+from ..cycles.ratings import Rating, UnitInfo
 from .schema import (
     AgainstReference,
     BlandAltmanSummary,
@@ -59,34 +58,6 @@ REFERENCE_INTERVALS = ("krippendorff_alpha", "percent_agreement", "cohen_kappa_q
                        "kendall_tau_b")
 MAJORITY_RULE = "median of expert scores; lower middle score when the median falls between two"
 GROUP_KINDS = ("overall", "sub_dimension", "dimension", "tradition", "difficulty")
-
-
-@dataclass(frozen=True)
-class UnitInfo:
-    """What a unit is: an item (by its id) and one sub-dimension, with the item's facets."""
-
-    item: str
-    sub_dimension: str
-    dimension: str
-    tradition: str  # "none" for tradition-neutral cases
-    difficulty: str
-
-    @cached_property  # asked for tens of thousands of times per report; a frozen dataclass has a __dict__
-    def key(self) -> tuple[str, str]:
-        return (self.item, self.sub_dimension)
-
-
-@dataclass(frozen=True)
-class Rating:
-    unit: UnitInfo
-    rater: str
-    score: int
-
-
-def majority(scores: Sequence[int]) -> int:
-    """Median of the experts' scores; between two middle scores, the lower one (see module docstring)."""
-    ordered = sorted(scores)
-    return ordered[(len(ordered) - 1) // 2]
 
 
 def verdict(value: float | None, interval: Sequence[float] | None, target: float) -> str:
@@ -340,4 +311,4 @@ def overall(report: Report) -> Group:
 
 
 __all__ = ["Provenance", "Rating", "Report", "UnitInfo", "against_reference", "calibration_report_build", "expert_matrix",
-           "majority", "majority_row", "overall", "verdict"]
+           "majority_row", "overall", "verdict"]

@@ -12,8 +12,8 @@ from threadpoolctl import threadpool_limits
 
 from stats.bootstrap import named_seed
 
-from .build import TARGETS, Rating, UnitInfo, against_reference, expert_matrix, majority_row, ratings_collect
-from .schema import ValidationCell
+from ..cycles.ratings import Rating, UnitInfo, ValidationCell
+from .build import TARGETS, against_reference, expert_matrix, majority_row, ratings_collect
 
 VALIDATED = 0.80  # §6.4: α ≥ 0.80 for a judge to stand in for the panel; 0.67 is the acceptable minimum
 MIN_UNITS = 30  # fewer judged units than this: the interval of a handful of units says too little to validate

@@ -5,9 +5,8 @@ from django import forms
 
 from accounts.forms import ServiceErrorsForm
 from evaluations.judge.selectors import judge_runs_finished_choices
+from evidence.kit.meta import DEFAULT_RESAMPLES, DEFAULT_SEED
 from evidence.services import MAX_RESAMPLES
-
-from .snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 
 class SnapshotRequestForm(ServiceErrorsForm):

@@ -28,8 +28,7 @@ from reportlab.platypus import LongTable, Paragraph, SimpleDocTemplate, Spacer, 
 from reportlab.platypus.doctemplate import BaseDocTemplate
 from reportlab.platypus.flowables import Flowable
 
-from .build import TARGETS
-from .pdfkit import (
+from evidence.kit.pdfkit import (
     LABEL_PT,
     MARGIN_BOTTOM,
     MARGIN_TOP,
@@ -47,6 +46,8 @@ from .pdfkit import (
     sheets,
     table,
 )
+
+from .build import TARGETS
 from .render import ForestRow, diagnostic_rows, forest_rows, interval_rows
 from .schema import Group, Report
 

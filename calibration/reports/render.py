@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from django.utils.html import escape
 
 from evaluations.spreadsheet import csv_writer
+from evidence.kit.pdfkit import fmt
 
 from .build import TARGETS
-from .pdfkit import fmt
 from .schema import AgainstReference, Experts, Group, Interval, Report
 
 COMPARISONS = ("experts", "judge_vs_majority", "judge_vs_gold")

@@ -22,33 +22,22 @@ from accounts.models import User
 from annotations.models import AdjudicationDecision, AnnotationEvent, CalibrationCycle
 from evaluations.models import JudgeRun
 from evaluations.spreadsheet import csv_cell_unprotect, csv_writer
+from evidence.kit.files import FILE_NAMES, citable_bundle, download_name
+from evidence.kit.meta import DEFAULT_RESAMPLES, DEFAULT_SEED, SnapshotMeta, software_line, software_versions
+from evidence.kit.trees import tree_from_json
 from evidence.models import Snapshot, SnapshotFile
-from evidence.registry import KindSpec, Progress, kind_register
-from evidence.services import (
-    bootstrap_option_errors,
-    citable_bundle,
-    snapshot_request,
-    snapshot_run,
-    snapshot_store,
-)
+from evidence.registry import KindSpec, Progress
+from evidence.services import bootstrap_option_errors, snapshot_request, snapshot_run, snapshot_store
 
+from ..cycles.ratings import Rating, ReportInputs, UnitInfo, judge_run_for_cycle, report_inputs
 from ..cycles.selectors import cycle_assignment_completeness
-from .build import Rating, UnitInfo, calibration_report_build
+from .build import calibration_report_build
 from .cells import validation_cells
 from .exporting import REPORT_EXPORTERS
 from .pdf import report_pdf
-from .schema import Completeness, JudgeModels, Provenance, Report, SnapshotMeta, tree_from_json
-from .selectors import ReportInputs, judge_run_for_cycle, report_inputs, software_versions
+from .schema import Completeness, JudgeModels, Provenance, Report
 
-DEFAULT_SEED = 20260101
-DEFAULT_RESAMPLES = 1000
 RATINGS_FIELDS = ["item", "sub_dimension", "dimension", "tradition", "difficulty", "source", "rater", "score"]
-FILE_NAMES = {
-    SnapshotFile.Format.JSON: "report.json",
-    SnapshotFile.Format.CSV: "tables.csv",
-    SnapshotFile.Format.PDF: "report.pdf",
-    SnapshotFile.Format.RATINGS: "ratings.csv",
-}
 
 
 # --- the input rows -------------------------------------------------------------------------------
@@ -246,7 +235,7 @@ def snapshot_files_render(*, report: Report, ratings: bytes, snapshot: Snapshot,
         input_hash=input_hash, n_resamples=meta.n_resamples, seed=meta.seed,
         judge_run=f"#{meta.judge_run} ({meta.judge_models.primary if meta.judge_models else None})"
         if meta.judge_run else "none",
-        software=", ".join(f"{k} {v}" for k, v in sorted((meta.software or {}).items())),
+        software=software_line(meta.software),
     )
     files[SnapshotFile.Format.BUNDLE] = citable_bundle(
         files=files, names=FILE_NAMES, readme=readme,
@@ -293,13 +282,12 @@ def snapshot_changes(*, snapshot: Snapshot) -> Changes:
 
 
 def report_file_name(snapshot: Snapshot, fmt: str) -> str:
-    """The download's file name of a cycle's or a study's report: subject, version and what it is."""
-    ext = {"bundle": "zip", "ratings": "csv"}.get(fmt, fmt)
-    stem = "ratings" if fmt == "ratings" else "irr-report"
-    subject = f"study-{snapshot.subject}" if snapshot.kind == Snapshot.Kind.STUDY_REPORT else f"cycle-{snapshot.subject}"
-    return f"{stem}-{subject}-v{snapshot.version}.{ext}"
+    """The download's file name of a cycle's report: irr-report-cycle-3-v2.pdf, ratings-cycle-3-v2.csv, …"""
+    return download_name(fmt=fmt, stem="irr-report", subject=f"cycle-{snapshot.subject}", version=snapshot.version)
 
 
-kind_register(KindSpec(
+# Registered by CalibrationConfig.ready.
+CYCLE_REPORT_KIND = KindSpec(
     kind=Snapshot.Kind.CYCLE_REPORT, compute=_compute, file_name=report_file_name,
-    page_url=lambda s: f"{reverse('calibration:report', kwargs={'pk': s.cycle_id})}?version={s.version}"))
+    select_related=("cycle__rubric", "judge_run"),
+    page_url=lambda s: f"{reverse('calibration:report', kwargs={'pk': s.cycle_id})}?version={s.version}")

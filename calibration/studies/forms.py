@@ -8,10 +8,10 @@ from django import forms
 from django.conf import settings
 
 from accounts.forms import ServiceErrorsForm
+from evidence.kit.meta import DEFAULT_RESAMPLES
 from evidence.services import MAX_RESAMPLES
 from stats.ratingfile import DESCRIPTIONS
 
-from ..reports.snapshots import DEFAULT_RESAMPLES
 from .importing import DEFAULT_DIMENSION, LONG_REQUIRED
 from .snapshots import DEFAULT_STUDY_SEED
 

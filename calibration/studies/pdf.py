@@ -11,7 +11,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Table
 from reportlab.platypus.flowables import Flowable
 
-from ..reports.pdfkit import (
+from evidence.kit.pdfkit import (
     LABEL_PT,
     MARGIN_BOTTOM,
     MARGIN_TOP,
@@ -24,6 +24,7 @@ from ..reports.pdfkit import (
     report_fonts,
     table,
 )
+
 from .report import (
     HUMAN_METRICS,
     Confusion,

@@ -21,12 +21,12 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from evaluations.spreadsheet import csv_cell_unprotect, csv_writer
+from evidence.kit.meta import SnapshotMeta
+from evidence.kit.trees import JsonObject, optional, tree_from_json, tree_to_json
 from stats.alpha import check_level
 from stats.bootstrap import named_seed_sequence
 from stats.reliability import reliability_summary
 from stats.shapes import ReliabilitySummary
-
-from ..reports.schema import JsonObject, SnapshotMeta, optional, tree_from_json, tree_to_json
 
 RATINGS_FIELDS = ["study", "item", "dimension", "rater", "rater_kind", "score", "group"]
 MAX_CONFUSION_POINTS = 10  # a judge's confusion matrix is shown for scales of at most this many points

@@ -2,8 +2,9 @@
 coefficients and intervals of `manage.py irr`, from the same `stats.reliability.reliability_summary`)."""
 from __future__ import annotations
 
+from evidence.kit.trees import JsonObject
+
 from ..models import Study, StudyScore
-from ..reports.schema import JsonObject
 from .report import DimensionInfo, StudyProvenance, StudyRow, study_report_build
 
 

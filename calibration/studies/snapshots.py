@@ -11,20 +11,13 @@ from django.db import transaction
 from django.urls import reverse
 
 from accounts.models import User
+from evidence.kit.files import FILE_NAMES, citable_bundle, download_name
+from evidence.kit.meta import DEFAULT_RESAMPLES, SnapshotMeta, software_line, software_versions
 from evidence.models import Snapshot, SnapshotFile
-from evidence.registry import KindSpec, Progress, kind_register
-from evidence.services import (
-    bootstrap_option_errors,
-    citable_bundle,
-    snapshot_request,
-    snapshot_run,
-    snapshot_store,
-)
+from evidence.registry import KindSpec, Progress
+from evidence.services import bootstrap_option_errors, snapshot_request, snapshot_run, snapshot_store
 
 from ..models import Study
-from ..reports.schema import SnapshotMeta
-from ..reports.selectors import software_versions
-from ..reports.snapshots import DEFAULT_RESAMPLES, FILE_NAMES, report_file_name
 from .pdf import study_report_pdf
 from .report import (
     StudyDimensionMeta,
@@ -136,7 +129,7 @@ def study_files_render(*, report: StudyReport, ratings: bytes, snapshot: Snapsho
     readme = BUNDLE_README.format(
         study=meta.study, study_id=meta.study_id, source=meta.source or "—", version=snapshot.version,
         input_hash=input_hash, n_resamples=meta.n_resamples, seed=meta.seed,
-        software=", ".join(f"{k} {v}" for k, v in sorted((meta.software or {}).items())),
+        software=software_line(meta.software),
     )
     files[SnapshotFile.Format.BUNDLE] = citable_bundle(
         files=files, names=FILE_NAMES, readme=readme,
@@ -144,7 +137,13 @@ def study_files_render(*, report: StudyReport, ratings: bytes, snapshot: Snapsho
     return files
 
 
-kind_register(KindSpec(
-    kind=Snapshot.Kind.STUDY_REPORT, compute=_compute, file_name=report_file_name,
+def study_file_name(snapshot: Snapshot, fmt: str) -> str:
+    """The download's file name of a study's report: irr-report-study-4-v1.pdf, ratings-study-4-v1.csv, …"""
+    return download_name(fmt=fmt, stem="irr-report", subject=f"study-{snapshot.subject}", version=snapshot.version)
+
+
+# Registered by CalibrationConfig.ready.
+STUDY_REPORT_KIND = KindSpec(
+    kind=Snapshot.Kind.STUDY_REPORT, compute=_compute, file_name=study_file_name,
     describe=lambda s: str(Study.objects.get(pk=s.subject)),
-    page_url=lambda s: f"{reverse('calibration:study_report', kwargs={'pk': s.study_id})}?version={s.version}"))
+    page_url=lambda s: f"{reverse('calibration:study_report', kwargs={'pk': s.study_id})}?version={s.version}")

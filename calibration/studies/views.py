@@ -14,8 +14,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from access.policy import Action, policy_required
+from access.web import query_whole_number
 from accounts.http import AuthedRequest
-from evaluations.domain import query_whole_number
 from evidence.models import Snapshot
 from evidence.selectors import (
     snapshot_for,

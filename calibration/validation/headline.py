@@ -15,7 +15,7 @@ from evaluations.labels import rubric_label, tradition_label
 from evidence.models import Snapshot
 from stats.bias import PositionBiasJson
 
-from ..reports.schema import ValidationCell
+from ..cycles.ratings import ValidationCell
 from .payloads import (
     VerbosityGroup,
     agreement_payload,

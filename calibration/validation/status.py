@@ -9,13 +9,12 @@ from typing import TypedDict
 from annotations.models import CalibrationCycle
 from casereview.selectors import validated_cases
 from evaluations.models import TestCase
+from evidence.kit.trees import tree_from_json
 from evidence.models import Snapshot
 
-from ..reports.schema import ValidationCell, tree_from_json
+from ..cycles.ratings import NO_TRADITION, ValidationCell
 from .headline import Headline, validation_headline
 from .store import CheckKind, bias_checks
-
-NO_TRADITION = "none"  # the report cells' key for tradition-neutral cases (calibration.reports.selectors)
 
 # The checks of the methodology's programme, in order; those not built yet say so instead of "not run".
 CHECKS: list[tuple[str, str, bool]] = [

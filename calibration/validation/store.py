@@ -1,5 +1,6 @@
 """Bias checks as `evidence.Snapshot`s (kind bias_check): each check's kind, its subject (what it read), and the
-one function that stores a result. A check is computed at once, so its version is ready when stored."""
+one function that stores a result. A check is computed at once, so its version is ready when stored (with the
+software that computed it, as every snapshot records)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -11,7 +12,7 @@ from accounts.models import User
 from annotations.models import CalibrationCycle
 from evaluations.models import JudgeRun, PairwiseRun
 from evidence.models import Snapshot, SnapshotQuerySet
-from evidence.registry import KindSpec, kind_register
+from evidence.registry import KindSpec
 from evidence.services import snapshot_record
 
 if TYPE_CHECKING:
@@ -57,4 +58,5 @@ def bias_check_record(
         judge_run=judge_run, pairwise_run=pairwise_run, cycle=cycle)
 
 
-kind_register(KindSpec(kind=Snapshot.Kind.BIAS_CHECK, page_url=lambda s: reverse("calibration:validation")))
+# Registered by CalibrationConfig.ready.
+BIAS_CHECK_KIND = KindSpec(kind=Snapshot.Kind.BIAS_CHECK, page_url=lambda s: reverse("calibration:validation"))

@@ -13,8 +13,7 @@ from evaluations.models import JudgeRun, ModelResponse
 from evidence.models import Snapshot
 from stats.bias import FLAG_AT, length_bias, length_normalised
 
-from ..reports.build import majority
-from ..reports.selectors import report_inputs
+from ..cycles.ratings import majority, report_inputs
 from .payloads import VerbosityGroup, VerbosityPayload
 from .store import CheckKind, bias_check_record
 

@@ -11,9 +11,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from access.policy import Action, policy_required
+from access.web import query_whole_number
 from accounts.http import AuthedRequest
 from annotations.models import CalibrationCycle
-from evaluations.domain import query_whole_number
 from evaluations.judge.config import setting
 from evaluations.judge.estimate import pairwise_run_plan
 from evaluations.judge.pairwise import pairwise_run_retry

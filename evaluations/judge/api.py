@@ -9,7 +9,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..domain import query_whole_number
+from access.web import query_whole_number
+
 from ..models import JudgeRun
 from .conditions import condition_report_cached
 from .selectors import judge_run_latest_finished, leaderboard_cached

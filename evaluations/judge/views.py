@@ -12,8 +12,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from access.policy import Action, policy_required
+from access.web import query_page, query_whole_number
 
-from ..domain import query_page, query_whole_number
 from ..models import JudgeRun
 from .conditions import (
     ConditionReport,

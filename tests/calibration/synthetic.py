@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from calibration.reports.build import Rating, UnitInfo, calibration_report_build, majority
+from calibration.cycles.ratings import Rating, UnitInfo, majority
+from calibration.reports.build import calibration_report_build
 from calibration.reports.schema import Provenance, Report
 
 RUBRIC = {  # methodology v1.0: dimension → sub-dimensions

@@ -6,9 +6,9 @@ import csv
 import io
 
 from calibration.adjudication.exporting import GOLD_FIELDS, GoldLabelSet, gold_labels_csv
-from calibration.reports.build import Rating, UnitInfo, calibration_report_build
+from calibration.cycles.ratings import Rating, ReportInputs, UnitInfo
+from calibration.reports.build import calibration_report_build
 from calibration.reports.render import report_csv
-from calibration.reports.selectors import ReportInputs
 from calibration.reports.snapshots import ratings_csv, ratings_csv_parse
 from tests.evaluations.test_spreadsheet import dangerous
 

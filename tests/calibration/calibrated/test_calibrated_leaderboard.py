@@ -15,12 +15,13 @@ from django.urls import reverse
 
 from annotations.models import AdjudicationDecision, Assignment, CalibrationCycle, CycleItem, GoldScore
 from annotations.services import AnnotationInput, annotation_skip, annotation_submit, sub_dimension_keys
-from calibration.calibrated.build import DIFFICULTY_WEIGHTS, InputRow, Options
+from calibration.calibrated.build import InputRow, Options
 from calibration.calibrated.build import calibrated_leaderboard_build as leaderboard_build
 from calibration.calibrated.files import InputsError, inputs_csv, inputs_csv_parse, report_json
 from calibration.calibrated.schema import SnapshotRef
 from calibration.calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
 from calibration.cycles.truth import response_truths
+from evaluations.methodology import DIFFICULTY_WEIGHTS
 from evaluations.models import JudgeResult, JudgeRun
 from evidence.models import Snapshot
 from tests.annotations.factories import world_build
@@ -59,7 +60,7 @@ def population(seed: int = 3, *, models: int = 3, per_model: int = 800, bias: di
                 inclusion_probability=label_share if labelled else None,
                 inclusion_basis="drawn" if labelled else "", n_raters=3 if labelled else 0))
             values.append(round(truth, 6))
-            weights.append(DIFFICULTY_WEIGHTS[difficulty])
+            weights.append(float(DIFFICULTY_WEIGHTS[difficulty]))
         truths[f"model-{m}"] = float(np.average(values, weights=weights))
     return rows, truths
 

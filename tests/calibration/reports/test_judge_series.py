@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from calibration.reports.selectors import judge_scores_averaged, report_inputs
+from calibration.cycles.ratings import judge_scores_averaged, report_inputs
 from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
 from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_series
 from evaluations.models import JudgeRun

@@ -8,13 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from calibration.reports.build import (
-    Rating,
-    UnitInfo,
-    majority,
-    verdict,
-)
+from calibration.cycles.ratings import Rating, UnitInfo, majority
 from calibration.reports.build import calibration_report_build as report_build
+from calibration.reports.build import verdict
 from calibration.reports.schema import Provenance, Report
 from stats.alpha import krippendorff_alpha
 from stats.bootstrap import named_seed

@@ -18,9 +18,9 @@ import pytest
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
 
-from calibration.reports import pdfkit as pdf_module
 from calibration.reports.pdf import report_pdf as typed_report_pdf
 from calibration.reports.schema import Report
+from evidence.kit import pdfkit as pdf_module
 from tests.calibration.synthetic import synthetic_cycle
 
 

@@ -7,9 +7,11 @@ import typing
 import numpy as np
 import pytest
 
+from calibration.cycles.ratings import Rating, UnitInfo
 from calibration.reports import schema
-from calibration.reports.build import Rating, UnitInfo, calibration_report_build
-from calibration.reports.schema import Report, ReportShapeError, report_from_dict, report_to_dict
+from calibration.reports.build import calibration_report_build
+from calibration.reports.schema import Report, report_from_dict, report_to_dict
+from evidence.kit.trees import ReportShapeError
 
 
 def synthetic(n_items: int, n_raters: int, *, judge: bool = True, gold: bool = True, seed: int = 1):
@@ -82,5 +84,5 @@ def test_the_openapi_schema_lists_every_field_of_the_report() -> None:
         assert names <= all_properties, (cls.__name__, names - all_properties)
     assert {"groups", "meta", "n_experts"} <= listed["Report"]
     path = document["paths"]["/api/v1/reports/cycles/{id}/"]["get"]
-    assert path["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/Snapshot")
-    assert "report" in listed["Snapshot"] and schema.Experts.__name__ in components
+    assert path["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/CycleSnapshot")
+    assert "report" in listed["CycleSnapshot"] and schema.Experts.__name__ in components

@@ -114,7 +114,7 @@ def test_a_judge_that_scores_one_tradition_lower_is_flagged(shift: int, flagged:
 
     world, run = scored_world()
     from annotations.models import SubScore
-    from calibration.reports.build import majority
+    from calibration.cycles.ratings import majority
 
     given: dict = {}
     for response_id, key, score in SubScore.objects.filter(annotation__assignment__cycle=world.cycle).values_list(

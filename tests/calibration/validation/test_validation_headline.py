@@ -7,7 +7,7 @@ from html import unescape
 import pytest
 from django.urls import reverse
 
-from calibration.reports.schema import ValidationCell
+from calibration.cycles.ratings import ValidationCell
 from calibration.validation.headline import check_failure, validation_headline
 from calibration.validation.status import validation_status
 from calibration.validation.store import CheckKind

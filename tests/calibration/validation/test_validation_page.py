@@ -11,12 +11,12 @@ import pytest
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
 
+from calibration.cycles.ratings import report_inputs
 from calibration.reports.cells import validation_cells, validation_status_of
-from calibration.reports.schema import tree_to_json
-from calibration.reports.selectors import report_inputs
 from calibration.validation.store import bias_checks
 from calibration.validation.verbosity import verbosity_check
 from evaluations.models import TestCase
+from evidence.kit.trees import tree_to_json
 from tests.calibration.reports.test_report_views import compute, scored_world
 
 

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from calibration.reports.selectors import judge_run_for_cycle
+from calibration.cycles.ratings import judge_run_for_cycle
 from evaluations.judge.selectors import judge_run_latest_finished
 from evaluations.models import JudgeRun, RubricVersion
 from tests.annotations.factories import person

@@ -1,19 +1,64 @@
-"""Turn a cycle's stored scores into the plain records the report builder takes (the selector step)."""
+"""A cycle's ratings as the plain records every analysis of the cycle takes — the units (item × sub-dimension with
+its facets), the experts' submitted scores under pseudonyms, the judge's decisive scores (averaged over a series of
+repeated runs) and current gold — with the majority rule (the lower median) and the shape of the judge's validation
+cell a cycle's report stores. The report (`calibration/reports`) and the validation checks (`calibration/validation`)
+both read them here, so neither imports the other."""
 from __future__ import annotations
 
 import math
-import platform
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
+from functools import cached_property
 
 from annotations.models import Annotation, CalibrationCycle, CycleItem, GoldScore, SubScore
 from evaluations.judge.selectors import judge_decisive_raw_scores, judge_run_latest_finished, judge_run_series
 from evaluations.models import JudgeRun, RubricSubDimension
 
-from .build import Rating, UnitInfo
+NO_TRADITION = "none"  # the tradition of tradition-neutral cases in units and cells
 
-NO_TRADITION = "none"
+
+@dataclass(frozen=True)
+class UnitInfo:
+    """What a unit is: an item (by its id) and one sub-dimension, with the item's facets."""
+
+    item: str
+    sub_dimension: str
+    dimension: str
+    tradition: str  # "none" for tradition-neutral cases
+    difficulty: str
+
+    @cached_property  # asked for tens of thousands of times per report; a frozen dataclass has a __dict__
+    def key(self) -> tuple[str, str]:
+        return (self.item, self.sub_dimension)
+
+
+@dataclass(frozen=True)
+class Rating:
+    unit: UnitInfo
+    rater: str
+    score: int
+
+
+def majority(scores: Sequence[int]) -> int:
+    """Median of the experts' scores; between two middle scores, the lower one (see module docstring)."""
+    ordered = sorted(scores)
+    return ordered[(len(ordered) - 1) // 2]
+
+
+@dataclass
+class ValidationCell:
+    """The judge against the expert majority in one dimension × tradition (computed with the report by
+    calibration/reports/cells.py, read by the validation room)."""
+
+    dimension: str
+    tradition: str
+    n_units: int
+    n_items: int
+    n_experts: int
+    n_judged: int
+    alpha: float | None
+    alpha_ci: list[float] | None
+    status: str  # validated / acceptable / uncertain / not validated / no data
 
 
 @dataclass(frozen=True)
@@ -103,14 +148,3 @@ def report_inputs(*, cycle: CalibrationCycle, run: JudgeRun | None) -> ReportInp
     }
     return ReportInputs(units=units, ratings=ratings, judge=judge, gold=gold, rater_key=rater_key,
                         judge_runs=[r.pk for r in averaged])
-
-
-def software_versions() -> dict[str, str]:
-    """Versions of what computed the numbers, for the JSON export."""
-    versions = {"python": platform.python_version()}
-    for package in ("django", "numpy", "scipy", "krippendorff", "scikit-learn"):
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:  # pragma: no cover - all are in the lock file
-            versions[package] = "unknown"
-    return versions

@@ -1,7 +1,7 @@
-"""The PDF kit the calibration reports share (a cycle's report, a study's report, the calibrated leaderboard):
-page size and margins, fonts (DejaVu Sans when the system has it, else Helvetica with signs spelled out), visual
-order for right-to-left runs, paragraph styles, long tables, side-by-side sheets, text cut to fit, number and
-interval formats, and every page's header and footer.
+"""The PDF kit every artefact's printable summary shares (a cycle's report, a study's report, the calibrated
+leaderboard): page size and margins, fonts (DejaVu Sans when the system has it, else Helvetica with signs spelled
+out), visual order for right-to-left runs, paragraph styles, long tables, side-by-side sheets, text cut to fit,
+number and interval formats, and every page's header and footer.
 
 Text is set in DejaVu Sans when the system has it (Greek, Hebrew and the α/κ/≥ signs); otherwise in the
 builtin Helvetica, with those signs spelled out. reportlab draws characters in the order given, so
