@@ -311,3 +311,13 @@ def cycle_with_rubric(*, pk: int) -> CalibrationCycle:
     if found is None:
         raise Http404("No such calibration cycle.")
     return found
+
+
+def cycle_get(*, pk: int) -> CalibrationCycle | None:
+    """The calibration cycle with this id, or None."""
+    return CalibrationCycle.objects.filter(pk=pk).first()
+
+
+def cycles_by_id() -> QuerySet[CalibrationCycle]:
+    """Every calibration cycle, oldest first."""
+    return CalibrationCycle.objects.order_by("pk")

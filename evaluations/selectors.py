@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 from access.policy import Action, allowed
 
 from .methodology import DIFFICULTY_WEIGHTS
-from .models import RubricVersion, TestCase, Visibility
+from .models import EvaluatedModel, RubricVersion, TestCase, Tradition, Visibility
 
 
 def rubric_active() -> RubricVersion:
@@ -36,3 +36,18 @@ def cases_visible_to(user: object) -> QuerySet[TestCase]:
         return qs
     return qs.filter(visibility=Visibility.PUBLIC)
 
+
+
+def rubric_choices() -> QuerySet[RubricVersion]:
+    """Every rubric version, in the model's order, for a form's choice field."""
+    return RubricVersion.objects.all()
+
+
+def evaluated_model_choices() -> QuerySet[EvaluatedModel]:
+    """Every evaluated model by name, for a form's choice field."""
+    return EvaluatedModel.objects.order_by("name")
+
+
+def tradition_choices() -> QuerySet[Tradition]:
+    """Every tradition, in the model's order, for a form's choice field."""
+    return Tradition.objects.all()

@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.models import ApiToken
-from annotations.models import CalibrationCycle
+from annotations.selectors import cycle_get
 from evaluations.models import JudgeRun
 from evidence.api import SubjectSnapshotAPIView, SubjectSnapshotBundleAPIView, SubjectSnapshotVersionsAPIView
 from evidence.models import Snapshot
@@ -89,7 +89,7 @@ class CalibratedVersionsAPIView(SubjectSnapshotVersionsAPIView):
         incoming = CalibratedRequestSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data
-        cycle = CalibrationCycle.objects.filter(pk=data["cycle"]).first()
+        cycle = cycle_get(pk=data["cycle"])
         if cycle is None:
             raise serializers.ValidationError({"cycle": f"calibration cycle {data['cycle']} does not exist"})
         try:

@@ -6,7 +6,6 @@ from typing import Any
 from django import forms
 
 from accounts.forms import ServiceErrorsForm
-from annotations.models import CalibrationCycle
 from evaluations.models import JudgeRun
 from evidence.services import MAX_RESAMPLES
 
@@ -16,7 +15,7 @@ from .snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 
 class CalibratedRequestForm(ServiceErrorsForm):
-    cycle = forms.ModelChoiceField(queryset=CalibrationCycle.objects.none(), label="Expert labels from",
+    cycle = forms.ModelChoiceField(queryset=None, label="Expert labels from",
                                    help_text="The calibration cycle whose expert scores correct the judge's.")
     target_half_width = forms.FloatField(
         initial=DEFAULT_TARGET_HALF_WIDTH, min_value=0.001, max_value=1, label="Target half-width",

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from access.policy import Action, allowed, policy_required
 from accounts.http import AuthedRequest
 from evaluations.domain import query_whole_number
-from evaluations.judge.selectors import judge_run_latest_finished
+from evaluations.judge.selectors import judge_run_latest_finished, judge_run_or_404, judge_runs_finished
 from evaluations.models import JudgeRun
 from evidence.models import Snapshot
 from evidence.selectors import snapshot_is_stale, snapshot_versions
@@ -31,7 +31,7 @@ from .variance import GROUP_LABELS, budget_rows, variance_budget_csv, variance_b
 
 
 def _run(run_id: int) -> JudgeRun:
-    return get_object_or_404(JudgeRun.objects.select_related("rubric"), pk=run_id)
+    return judge_run_or_404(pk=run_id)
 
 
 @policy_required(Action.VIEW_CALIBRATED)
@@ -58,7 +58,7 @@ def _context(request: AuthedRequest, run: JudgeRun, snapshot: Snapshot | None,
         "run": run, "snapshot": snapshot, "versions": versions, "pending": pending,
         "pending_stale": bool(pending and snapshot_is_stale(snapshot=pending)),
         "progress_url": reverse("calibrated:progress", args=[run.pk, pending.version]) if pending else "",
-        "runs": JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED).order_by("-pk")[:50],
+        "runs": judge_runs_finished(limit=50),
         "form": form if allowed(request.user, Action.MANAGE_CALIBRATION) else None,
     }
     if snapshot is not None and snapshot.is_ready:
