@@ -46,3 +46,8 @@ def notifications_of(*, user: User) -> QuerySet[Notification]:
 def totp_authenticator_get(*, user: User) -> Authenticator | None:
     """The user's TOTP authenticator, or None."""
     return Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).first()
+
+
+def users_active_non_admin() -> QuerySet[User]:
+    """Active users other than admins, by name then email (a form's choice of experts)."""
+    return User.objects.filter(is_active=True).exclude(role=User.Role.ADMIN).order_by("display_name", "email")

@@ -20,7 +20,7 @@ from evaluations.methodology import SCALE, ScaleLevel
 from evaluations.models import Dimension, RubricSubDimension
 
 from .lifecycle import assignment_scoring_refusal
-from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignment, CalibrationCycle
+from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignment, CalibrationCycle, Panel
 from .rendering import markdown_to_safe_html
 
 QUEUE_PAGE_SIZE = 50
@@ -321,3 +321,13 @@ def cycle_get(*, pk: int) -> CalibrationCycle | None:
 def cycles_by_id() -> QuerySet[CalibrationCycle]:
     """Every calibration cycle, oldest first."""
     return CalibrationCycle.objects.order_by("pk")
+
+
+def cycle_choices() -> QuerySet[CalibrationCycle]:
+    """Every calibration cycle, in the model's order, for a form's choice field."""
+    return CalibrationCycle.objects.all()
+
+
+def panel_choices() -> QuerySet[Panel]:
+    """Every panel, in the model's order, for a form's choice field."""
+    return Panel.objects.all()

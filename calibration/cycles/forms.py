@@ -7,9 +7,10 @@ from typing import Any
 from django import forms
 
 from annotations.models import CalibrationCycle
+from annotations.selectors import cycle_choices, panel_choices
 
 from .sampling import DrawParams
-from .selectors import cycle_choices, cycle_name_taken, panel_choices
+from .selectors import cycle_name_taken
 
 
 def random_seed() -> int:

@@ -316,13 +316,3 @@ def cycles_recent(*, limit: int = 100) -> list[CalibrationCycle]:
 def cycle_name_taken(*, name: str) -> bool:
     """Whether a calibration cycle already has this name."""
     return CalibrationCycle.objects.filter(name=name).exists()
-
-
-def cycle_choices() -> QuerySet[CalibrationCycle]:
-    """Every calibration cycle, in the model's order, for a form's choice field."""
-    return CalibrationCycle.objects.all()
-
-
-def panel_choices() -> QuerySet[Panel]:
-    """Every panel, in the model's order, for a form's choice field."""
-    return Panel.objects.all()
