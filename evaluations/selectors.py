@@ -8,7 +8,15 @@ from django.db.models import QuerySet
 from access.policy import Action, allowed
 
 from .methodology import DIFFICULTY_WEIGHTS
-from .models import EvaluatedModel, RubricVersion, TestCase, Tradition, Visibility
+from .models import (
+    EvaluatedModel,
+    GenerationCondition,
+    RubricVersion,
+    TestCase,
+    TheoBertCase,
+    Tradition,
+    Visibility,
+)
 
 
 def rubric_active() -> RubricVersion:
@@ -51,3 +59,28 @@ def evaluated_model_choices() -> QuerySet[EvaluatedModel]:
 def tradition_choices() -> QuerySet[Tradition]:
     """Every tradition, in the model's order, for a form's choice field."""
     return Tradition.objects.all()
+
+
+def rubric_by_version(*, version: str) -> RubricVersion:
+    """The rubric version named `version`; raises RubricVersion.DoesNotExist when there is none."""
+    return RubricVersion.objects.get(version=version)
+
+
+def theobert_cases() -> QuerySet[TheoBertCase]:
+    """Every imported TheoBERT case (callers narrow it by case id)."""
+    return TheoBertCase.objects.all()
+
+
+def generation_condition_get(*, pk: int | None = None, name: str | None = None) -> GenerationCondition:
+    """The generation condition with this id or name; raises GenerationCondition.DoesNotExist when there is none."""
+    return GenerationCondition.objects.get(pk=pk) if pk is not None else GenerationCondition.objects.get(name=name)
+
+
+def generation_condition_names() -> list[str]:
+    """The names of every generation condition, in the model's order."""
+    return list(GenerationCondition.objects.values_list("name", flat=True))
+
+
+def evaluated_models_by_name() -> dict[str, EvaluatedModel]:
+    """Every evaluated model, by name."""
+    return {m.name: m for m in EvaluatedModel.objects.all()}
