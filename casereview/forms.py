@@ -5,6 +5,7 @@ from typing import Any
 
 from django import forms
 
+from annotations.models import Panel
 from annotations.selectors import panel_choices
 from evaluations.domain import Difficulty
 
@@ -24,7 +25,7 @@ class CaseReviewForm(forms.Form):
 
 
 class ReviewCycleForm(forms.Form):
-    panel = forms.ModelChoiceField(queryset=None)
+    panel: forms.ModelChoiceField[Panel] = forms.ModelChoiceField(queryset=None)  # set in __init__
     name = forms.CharField(max_length=160, required=False)
     reviewers = forms.IntegerField(label="Reviewers per case", min_value=3, max_value=20, initial=3)
     sample_size = forms.IntegerField(label="Stratified sample size (empty: every case)", min_value=1, required=False)

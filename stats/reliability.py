@@ -49,6 +49,7 @@ from stats.intervals import (
 from stats.kappa import fleiss_kappa_from_counts
 from stats.matrix import (
     FloatArray,
+    IntArray,
     UndefinedCoefficientError,
     as_reliability_matrix,
     level_warnings,
@@ -105,7 +106,7 @@ def _summary_head(data: FloatArray, rated_rows: npt.NDArray[np.bool_], level: Le
     }
 
 
-def _count_coefficients(summary: ReliabilitySummary, counts: FloatArray, cats: FloatArray,
+def _count_coefficients(summary: ReliabilitySummary, counts: IntArray, cats: FloatArray,
                         coefficient: Coefficient) -> None:
     """Agreement, Fleiss' κ and Gwet's AC1/AC2: the same functions as percent_agreement, fleiss_kappa and gwet_ac,
     on one table of value counts."""

@@ -6,6 +6,7 @@ from typing import Any
 from django import forms
 
 from accounts.forms import ServiceErrorsForm
+from annotations.models import CalibrationCycle
 from evaluations.models import JudgeRun
 from evidence.services import MAX_RESAMPLES
 
@@ -15,8 +16,9 @@ from .snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 
 class CalibratedRequestForm(ServiceErrorsForm):
-    cycle = forms.ModelChoiceField(queryset=None, label="Expert labels from",
-                                   help_text="The calibration cycle whose expert scores correct the judge's.")
+    cycle: forms.ModelChoiceField[CalibrationCycle] = forms.ModelChoiceField(
+        queryset=None, label="Expert labels from",  # the run's label cycles, set in __init__
+        help_text="The calibration cycle whose expert scores correct the judge's.")
     target_half_width = forms.FloatField(
         initial=DEFAULT_TARGET_HALF_WIDTH, min_value=0.001, max_value=1, label="Target half-width",
         help_text="Composite points (0–1) the evidence meter aims at, per model and per dimension.")
