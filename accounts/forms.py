@@ -6,10 +6,11 @@ from django.contrib import messages
 from django.contrib.auth.forms import BaseUserCreationForm, UserChangeForm
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator
-from django.db import transaction
 from django.shortcuts import redirect
 
 from .models import ApiToken, ExpertProfile, Invitation, User
+from .selectors import user_email_taken
+from .services import invited_signup_save
 
 
 class ServiceErrorsForm(forms.Form):
@@ -65,17 +66,14 @@ class InvitedSignupForm(SignupForm):
         return email
 
     def save(self, request):
-        user = super().save(request)
-        if self.cleaned_data.get("display_name"):
-            user.display_name = self.cleaned_data["display_name"]
-            user.save(update_fields=["display_name"])
-        return user
+        # One transaction (the service's): when the invitation was used by a concurrent sign-up, no account is
+        # left behind.
+        return invited_signup_save(save=lambda: super(InvitedSignupForm, self).save(request),
+                                   display_name=self.cleaned_data.get("display_name") or "")
 
     def try_save(self, request):
-        # One transaction: when the invitation was used by a concurrent sign-up, no account is left behind.
         try:
-            with transaction.atomic():
-                return super().try_save(request)
+            return super().try_save(request)
         except ValidationError as exc:
             messages.error(request, " ".join(exc.messages))
             return None, redirect("account_login")
@@ -94,7 +92,7 @@ class InvitationAdminForm(forms.ModelForm):
 
     def clean_email(self) -> str:
         email = self.cleaned_data["email"].strip().lower()
-        if User.objects.filter(email__iexact=email).exists():
+        if user_email_taken(email=email):
             raise forms.ValidationError("This address already has an account.")
         return email
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from datetime import timedelta
 
 from allauth.account.models import EmailAddress
@@ -199,3 +200,21 @@ def api_token_touch(*, token: ApiToken) -> None:
     stale = models.Q(last_used_at__isnull=True) | models.Q(last_used_at__lt=now - interval)
     ApiToken.objects.filter(stale, pk=token.pk).update(last_used_at=now)
     token.last_used_at = now
+
+
+def user_email_mode_set(*, user: User, mode: str) -> None:
+    """Set how a person's notifications are emailed (one of `User.EmailMode`); one UPDATE, no signals."""
+    if mode not in User.EmailMode.values:
+        raise ValidationError({"email_mode": ["Choose one of the email options."]}, code="invalid_email_mode")
+    User.objects.filter(pk=user.pk).update(email_mode=mode)
+
+
+@transaction.atomic
+def invited_signup_save(*, save: Callable[[], User], display_name: str = "") -> User:
+    """Save an invited sign-up in one transaction: `save` (allauth's form save, which accepts the invitation)
+    and the display name; when the invitation was used by a concurrent sign-up, no account is left behind."""
+    user = save()
+    if display_name:
+        user.display_name = display_name
+        user.save(update_fields=["display_name"])
+    return user

@@ -20,9 +20,16 @@ from accounts.http import AuthedRequest
 from .adapter import INVITATION_SESSION_KEY
 from .forms import ApiTokenCreateForm, ProfileForm
 from .mfa import mfa_satisfied
-from .models import ApiToken, ExpertProfile, Notification, User
+from .models import ApiToken, Notification, User
 from .notifications import notifications_mark_read
-from .services import api_token_create, api_token_revoke, invitation_pending_get, profile_update
+from .selectors import api_tokens_of, expert_profile_get, notifications_of
+from .services import (
+    api_token_create,
+    api_token_revoke,
+    invitation_pending_get,
+    profile_update,
+    user_email_mode_set,
+)
 
 
 @require_http_methods(["GET"])
@@ -62,7 +69,7 @@ def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def profile(request: AuthedRequest) -> HttpResponse:
     """The signed-in person's own role and qualifications."""
-    instance = ExpertProfile.objects.select_related("tradition").filter(user=request.user).first()
+    instance = expert_profile_get(user=request.user)
     form = ProfileForm(request.POST or None, instance=instance)
     if request.method == "POST" and form.is_valid():
         profile_update(user=request.user, **form.cleaned_data)
@@ -92,7 +99,7 @@ def api_tokens(request: AuthedRequest) -> HttpResponse:
                 form = ApiTokenCreateForm()
         if not secret:
             status = 400
-    tokens = ApiToken.objects.filter(user=request.user)
+    tokens = api_tokens_of(user=request.user)
     return render(request, "account/api_tokens.html", {
         "form": form, "tokens": tokens, "secret": secret, "mfa_ok": mfa_satisfied(request.user),
     }, status=status)
@@ -120,10 +127,11 @@ def inbox(request: AuthedRequest) -> HttpResponse:
     if request.method == "POST":
         if "email_mode" in request.POST:
             mode = request.POST["email_mode"]
-            if mode not in User.EmailMode.values:
+            try:
+                user_email_mode_set(user=request.user, mode=mode)
+            except ValidationError:
                 messages.error(request, "Choose one of the email options.")
                 return redirect("accounts:inbox")
-            User.objects.filter(pk=request.user.pk).update(email_mode=mode)
             messages.success(request, f"Email: {User.EmailMode(mode).label.lower()}.")
             return redirect("accounts:inbox")
         raw = request.POST.get("id", "")
@@ -138,6 +146,6 @@ def inbox(request: AuthedRequest) -> HttpResponse:
         else:
             notifications_mark_read(user=request.user)
         return redirect("accounts:inbox")
-    page = Paginator(Notification.objects.filter(user=request.user), INBOX_PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(notifications_of(user=request.user), INBOX_PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "account/inbox.html", {"page_obj": page, "email_modes": User.EmailMode.choices,
                                                   "email_mode": request.user.email_mode})

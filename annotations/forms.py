@@ -150,7 +150,7 @@ class ExpertChoiceField(forms.ModelChoiceField):
 class ReassignForm(forms.Form):
     """Choose the member of the assignment's panel who takes it over (only qualified members are offered)."""
 
-    to_expert = ExpertChoiceField(queryset=User.objects.none(), label="Give it to", empty_label=None)
+    to_expert = ExpertChoiceField(queryset=None, label="Give it to", empty_label=None)
 
     def __init__(self, *args: Any, candidates: QuerySet[User], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

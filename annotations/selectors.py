@@ -20,7 +20,7 @@ from evaluations.methodology import SCALE, ScaleLevel
 from evaluations.models import Dimension, RubricSubDimension
 
 from .lifecycle import assignment_scoring_refusal
-from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignment, CalibrationCycle
+from .models import AdjudicationDecision, Annotation, AnnotationEvent, Assignment, CalibrationCycle, Panel
 from .rendering import markdown_to_safe_html
 
 QUEUE_PAGE_SIZE = 50
@@ -289,3 +289,45 @@ def lead_reassignable_page(*, user: User, page: int, per_page: int = 50) -> list
     return [ReassignRow(pid, cycle, panel, email, status, f"{labels[status]}: {reasons[reason].lower()}"
                         if reason else labels[status])
             for pid, cycle, panel, email, status, reason in rows]
+
+
+def assignment_with_panel(*, public_id: str, item_id: int | None = None) -> Assignment | None:
+    """The assignment with this public id and its panel (one query), optionally only if it belongs to `item_id`."""
+    found = Assignment.objects.select_related("panel").filter(public_id=public_id)
+    if item_id is not None:
+        found = found.filter(item_id=item_id)
+    return found.first()
+
+
+def cycle_by_ref(*, ref: str) -> CalibrationCycle | None:
+    """The calibration cycle whose id (digits) or name is `ref`, or None; an id is tried before a name."""
+    found = CalibrationCycle.objects.filter(pk=int(ref)).first() if ref.isascii() and ref.isdigit() else None
+    return found or CalibrationCycle.objects.filter(name=ref).first()
+
+
+def cycle_with_rubric(*, pk: int) -> CalibrationCycle:
+    """The calibration cycle with its rubric (one query); 404 when there is none."""
+    found = CalibrationCycle.objects.select_related("rubric").filter(pk=pk).first()
+    if found is None:
+        raise Http404("No such calibration cycle.")
+    return found
+
+
+def cycle_get(*, pk: int) -> CalibrationCycle | None:
+    """The calibration cycle with this id, or None."""
+    return CalibrationCycle.objects.filter(pk=pk).first()
+
+
+def cycles_by_id() -> QuerySet[CalibrationCycle]:
+    """Every calibration cycle, oldest first."""
+    return CalibrationCycle.objects.order_by("pk")
+
+
+def cycle_choices() -> QuerySet[CalibrationCycle]:
+    """Every calibration cycle, in the model's order, for a form's choice field."""
+    return CalibrationCycle.objects.all()
+
+
+def panel_choices() -> QuerySet[Panel]:
+    """Every panel, in the model's order, for a form's choice field."""
+    return Panel.objects.all()

@@ -13,7 +13,6 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -34,6 +33,7 @@ from .selectors import (
     QUEUE_PAGE_SIZE,
     assignment_for_expert,
     assignment_next_open,
+    assignment_with_panel,
     expert_progress,
     expert_queue_page,
     item_view,
@@ -318,13 +318,13 @@ def lead(request: AuthedRequest) -> HttpResponse:
 
 
 def reopen_from_post(
-    request: AuthedRequest, *, public_id: str, within: QuerySet[Assignment], success: str
+    request: AuthedRequest, *, public_id: str, success: str, item_id: int | None = None
 ) -> ReopenForm | None:
     """Reopen the posted assignment (its panel's lead or an admin; anyone else gets 404), reporting by message.
 
     Returns the bound form when it is not valid (nothing was reopened), for the caller to show its errors.
     """
-    assignment = within.select_related("panel").filter(public_id=public_id).first()
+    assignment = assignment_with_panel(public_id=public_id, item_id=item_id)
     if assignment is None or not allowed(request.user, Action.MANAGE_PANEL_WORK, assignment.panel):
         raise Http404("No such assignment.")
     form = ReopenForm(request.POST)
@@ -344,7 +344,7 @@ def reopen_from_post(
 @require_POST
 def reopen(request: AuthedRequest, public_id: str) -> HttpResponse:
     """Unlock a finished annotation from the panel lead's list (the list again, with the error, if the note is not valid)."""
-    form = reopen_from_post(request, public_id=public_id, within=Assignment.objects.all(),
+    form = reopen_from_post(request, public_id=public_id,
                             success=f"Reopened {public_id}; the expert can change it now.")
     if form is not None:
         return _render_lead(request, reopen_form=form, reopen_id=public_id, status=400)

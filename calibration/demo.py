@@ -10,6 +10,7 @@ from accounts.models import User
 from accounts.services import user_create
 from annotations.models import CalibrationCycle, Panel
 from calibration.validation.store import CheckKind, bias_checks
+from delphi.demo import demo_delphi_create
 from evaluations.models import JudgeRun, ModelResponse, Tradition
 from evidence.models import Snapshot
 
@@ -248,3 +249,13 @@ def demo_bias_checks_create() -> list[Snapshot]:
                                                                 base_url=server.base_url))
     return [position_check(run=pairwise), verbosity_check(run=first, cycle=cycle),
             agreement_check(runs=[first, second], kind=CheckKind.JUDGES, n_resamples=200)]
+
+
+@transaction.atomic
+def demo_panel_work_create() -> tuple[list[tuple[str, str, str]], int, list[str]]:
+    """The demo's people, their scores, the Delphi studies and two-factor logins, in one transaction: the logins,
+    the number of finished assignments and the emails with an authenticator."""
+    logins = demo_people_create()
+    scored = demo_scores_create()
+    demo_delphi_create()
+    return logins, scored, demo_totp_activate()

@@ -6,6 +6,8 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from django.db import transaction
+
 from accounts.models import User
 from annotations.models import Panel
 from evaluations.models import TheoBertCase, TheoBertRun
@@ -46,6 +48,7 @@ class _DemoPredictions:
             yield Prediction(case_id=case.case_id, ranked=ranked, probabilities=probabilities)
 
 
+@transaction.atomic
 def demo_validity_create(*, seed: int = 20251122) -> list[str]:
     lines: list[str] = []
     panel = Panel.objects.filter(tradition__key="catholic").first()

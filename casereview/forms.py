@@ -6,6 +6,7 @@ from typing import Any
 from django import forms
 
 from annotations.models import Panel
+from annotations.selectors import panel_choices
 from evaluations.domain import Difficulty
 
 from .models import CaseReview, TheoBertAudit
@@ -24,7 +25,7 @@ class CaseReviewForm(forms.Form):
 
 
 class ReviewCycleForm(forms.Form):
-    panel = forms.ModelChoiceField(queryset=Panel.objects.none())
+    panel: forms.ModelChoiceField[Panel] = forms.ModelChoiceField(queryset=None)  # set in __init__
     name = forms.CharField(max_length=160, required=False)
     reviewers = forms.IntegerField(label="Reviewers per case", min_value=3, max_value=20, initial=3)
     sample_size = forms.IntegerField(label="Stratified sample size (empty: every case)", min_value=1, required=False)
@@ -63,5 +64,5 @@ class TheoBertRunForm(forms.Form):
     run = forms.CharField(required=False)
     assign = forms.BooleanField(required=False)
     rescore = forms.BooleanField(required=False)
-    panel = forms.ModelChoiceField(queryset=Panel.objects.all(), required=False)
+    panel = forms.ModelChoiceField(queryset=panel_choices(), required=False)
     per_case = forms.IntegerField(required=False)

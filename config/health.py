@@ -124,3 +124,9 @@ def health_check() -> Health:
     age = None if newest is None else round((timezone.now() - newest).total_seconds(), 1)
     return Health(database=True, database_ms=database_ms, worker=age is not None and age <= max_age,
                   worker_heartbeat_age_seconds=age, workers_alive=alive)
+
+
+def worker_heartbeat_newest(*, hostname: str | None = None) -> datetime | None:
+    """When a task worker (on `hostname`, or anywhere) last beat, or None; DatabaseError propagates."""
+    beats = WorkerHeartbeat.objects.all() if hostname is None else WorkerHeartbeat.objects.filter(hostname=hostname)
+    return beats.order_by("-beat_at").values_list("beat_at", flat=True).first()

@@ -8,29 +8,29 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 
-from accounts.models import User
-from annotations.models import Panel
-from evaluations.models import RubricVersion, Tradition
-from evaluations.selectors import rubric_active
+from accounts.selectors import users_active_non_admin
+from annotations.selectors import panel_choices
+from evaluations.models import RubricVersion
+from evaluations.selectors import rubric_active, rubric_choices, tradition_choices
 
 from .allocation import HUNDRED, MAX_RATIONALE, AllocationInput, allocation_errors
-from .models import DEFAULT_PLANNED_ROUNDS, DEFAULT_THRESHOLD, DelphiStudy
-from .selectors import DIMENSION_GROUP, Feedback, WeightField, WeightStructure
+from .models import DEFAULT_PLANNED_ROUNDS, DEFAULT_THRESHOLD
+from .selectors import DIMENSION_GROUP, Feedback, WeightField, WeightStructure, study_name_taken
 
 
 class StudyCreateForm(forms.Form):
     """A study on a rubric version: a tradition's panel and/or chosen experts, rounds and convergence rule."""
 
     name = forms.CharField(max_length=120)
-    rubric = forms.ModelChoiceField(queryset=RubricVersion.objects.all(), help_text="The weights the panel revises.")
+    rubric = forms.ModelChoiceField(queryset=rubric_choices(), help_text="The weights the panel revises.")
     tradition = forms.ModelChoiceField(
-        queryset=Tradition.objects.all(), required=False,
+        queryset=tradition_choices(), required=False,
         help_text="Empty for a study across traditions (taken from the panel when one is chosen).",
     )
-    panel = forms.ModelChoiceField(queryset=Panel.objects.all(), required=False,
+    panel = forms.ModelChoiceField(queryset=panel_choices(), required=False,
                                    help_text="Every member of this panel becomes a panelist.")
     panelists = forms.ModelMultipleChoiceField(
-        queryset=User.objects.filter(is_active=True).exclude(role=User.Role.ADMIN).order_by("display_name", "email"),
+        queryset=users_active_non_admin(),
         required=False, widget=forms.SelectMultiple(attrs={"size": 10}),
         help_text="Further (or instead) individual experts. The methodology asks for at least 5 per tradition.",
     )
@@ -51,7 +51,7 @@ class StudyCreateForm(forms.Form):
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
-        if DelphiStudy.objects.filter(name=name).exists():
+        if study_name_taken(name=name):
             raise forms.ValidationError("A Delphi study with this name exists.")
         return name
 

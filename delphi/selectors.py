@@ -436,3 +436,8 @@ def study_list(*, user: Any) -> list[StudyListRow]:
         )
         for s in studies
     ]
+
+
+def study_name_taken(*, name: str) -> bool:
+    """Whether a Delphi study already has this name."""
+    return DelphiStudy.objects.filter(name=name).exists()

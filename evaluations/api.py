@@ -13,7 +13,6 @@ from decimal import Decimal
 from typing import ClassVar, TypedDict
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
@@ -32,13 +31,13 @@ from .importing.schemas import (
     parse_int,
     parse_str_list,
 )
-from .judge.estimate import EstimateJson, judge_run_estimate, judge_run_estimate_cached
+from .judge.estimate import EstimateJson, judge_run_estimate_cached, judge_run_plan
 from .judge.selectors import judge_run_summary
-from .judge.services import judge_run_cancel, judge_run_create, judge_run_resume, judge_run_retry_failed
+from .judge.services import judge_run_cancel
 from .judge.status import judge_run_outcome
 from .models import JudgeRun
 from .selectors import rubric_active
-from .tasks import judge_run_enqueue, judge_run_start
+from .tasks import judge_run_resume_start, judge_run_retry_start, judge_run_start
 
 MAX_RECORDS = 5_000  # per request; larger sets go in several requests (each all-or-nothing) or a file import
 
@@ -283,9 +282,7 @@ class JudgeRunsAPIView(APIView):
                    "limit": data["limit"], "label": data["label"], "budget": data["budget"]}
         try:
             if data["dry_run"]:
-                with transaction.atomic():  # the run exists only long enough to build its prompts
-                    estimate = judge_run_estimate(run=judge_run_create(rubric=rubric_active(), **options))
-                    transaction.set_rollback(True)
+                estimate = judge_run_plan(rubric=rubric_active(), **options)
                 return Response(EstimateSerializer(estimate.as_dict()).data)
             run = judge_run_start(rubric=rubric_active(), created_by=request.user, **options)
         except DjangoValidationError as exc:
@@ -326,16 +323,15 @@ class JudgeRunResumeInSerializer(serializers.Serializer):
 
 
 def _restart(request: Request, pk: int, restart: Callable[[JudgeRun, Decimal | None], JudgeRun]) -> Response:
-    """Resume or retry a run (its optional new budget from the body) and queue it: 202, or 409 saying why not."""
+    """Resume or retry a run (its optional new budget from the body) and queue it (one service, one transaction):
+    202, or 409 saying why not."""
     run = get_object_or_404(JudgeRun, pk=pk)
     serializer = JudgeRunResumeInSerializer(data=request.data)
     if not serializer.is_valid():
         return _errors("invalid request", [{"row": 0, "field": str(k), "message": " ".join(map(str, v))}
                                            for k, v in serializer.errors.items()])
     try:
-        with transaction.atomic():
-            run = restart(run, serializer.validated_data.get("budget"))
-            judge_run_enqueue(run=run)
+        run = restart(run, serializer.validated_data.get("budget"))
     except DjangoValidationError as exc:
         return Response({"detail": " ".join(exc.messages),
                          "errors": [{"row": 0, "field": "status", "message": m} for m in exc.messages]}, status=409)
@@ -350,7 +346,7 @@ class JudgeRunResumeAPIView(APIView):
     @extend_schema(operation_id="judge_run_resume", request=JudgeRunResumeInSerializer,
                    responses={202: JudgeRunSerializer, 409: MessageErrorsSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        return _restart(request, pk, lambda run, budget: judge_run_resume(run=run, budget=budget))
+        return _restart(request, pk, lambda run, budget: judge_run_resume_start(run=run, budget=budget))
 
 
 class JudgeRunRetryAPIView(APIView):
@@ -361,4 +357,4 @@ class JudgeRunRetryAPIView(APIView):
     @extend_schema(operation_id="judge_run_retry", request=JudgeRunResumeInSerializer,
                    responses={202: JudgeRunSerializer, 409: MessageErrorsSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        return _restart(request, pk, lambda run, budget: judge_run_retry_failed(run=run, budget=budget)[0])
+        return _restart(request, pk, lambda run, budget: judge_run_retry_start(run=run, budget=budget))

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 
 from .importing import ImportReport, import_file, import_records
 from .services import reference_data_ensure
@@ -13,6 +14,7 @@ from .services import reference_data_ensure
 DEMO_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo"
 
 
+@transaction.atomic
 def demo_benchmark_load(*, directory: Path = DEMO_DIR) -> list[ImportReport]:
     """Traditions, rubric v1.0, test cases, models with responses, and TheoBERT cases (idempotent)."""
     reference_data_ensure()

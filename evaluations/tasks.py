@@ -5,6 +5,7 @@ the admin, commands) calls the functions here, which enqueue once the current tr
 """
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
@@ -12,7 +13,13 @@ from django_tasks import task
 
 from .judge.pipeline import judge_run_execute
 from .judge.selectors import RunSummaryJson, leaderboard_refresh
-from .judge.services import judge_run_create, judge_runs_create, judge_runs_reclaim
+from .judge.services import (
+    judge_run_create,
+    judge_run_resume,
+    judge_run_retry_failed,
+    judge_runs_create,
+    judge_runs_reclaim,
+)
 from .models import JudgeRun, RubricVersion
 
 
@@ -40,6 +47,22 @@ def judge_run_enqueue(*, run: JudgeRun) -> None:
 def judge_run_start(*, rubric: RubricVersion, created_by: Any = None, **selection: Any) -> JudgeRun:
     """Create a run and queue it for the background worker (`manage.py run_worker`)."""
     run = judge_run_create(rubric=rubric, created_by=created_by, **selection)
+    judge_run_enqueue(run=run)
+    return run
+
+
+@transaction.atomic
+def judge_run_resume_start(*, run: JudgeRun, budget: Decimal | None = None) -> JudgeRun:
+    """Resume a stopped run (with an optional new, higher budget) and queue it once the transaction commits."""
+    run = judge_run_resume(run=run, budget=budget)
+    judge_run_enqueue(run=run)
+    return run
+
+
+@transaction.atomic
+def judge_run_retry_start(*, run: JudgeRun, budget: Decimal | None = None) -> JudgeRun:
+    """Put a run's failed items back in its queue (with an optional new budget) and queue it once committed."""
+    run, _ = judge_run_retry_failed(run=run, budget=budget)
     judge_run_enqueue(run=run)
     return run
 

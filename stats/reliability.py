@@ -49,6 +49,7 @@ from stats.intervals import (
 from stats.kappa import fleiss_kappa_from_counts
 from stats.matrix import (
     FloatArray,
+    IntArray,
     UndefinedCoefficientError,
     as_reliability_matrix,
     level_warnings,
@@ -61,6 +62,88 @@ from stats.weights import tolerance_weights
 
 # MAX_COUNT_CELLS, MAX_CATEGORIES (from stats.intervals, the one place they are set): above either the ratings are
 # continuous scores and only α (from per-unit sums), ICC and rank correlations are computed.
+
+
+Coefficient = Callable[[str, Callable[[], float]], float | None]
+
+
+def _coefficient_recorder(warnings: list[str]) -> Coefficient:
+    """A function computing a named coefficient: its value, or None with a warning when it is undefined."""
+
+    def coefficient(name: str, compute: Callable[[], float]) -> float | None:
+        try:
+            value = compute()
+        except UndefinedCoefficientError as exc:
+            warnings.append(f"{name}: undefined — {exc}")
+            return None
+        if not math.isfinite(value):
+            warnings.append(f"{name}: undefined for these data")
+            return None
+        return value
+
+    return coefficient
+
+
+def _summary_head(data: FloatArray, rated_rows: npt.NDArray[np.bool_], level: Level, cat_list: list[float],
+                  alpha_min: float, warnings: list[str]) -> ReliabilitySummary:
+    """The summary's counts and Krippendorff's α (its interval filled in later)."""
+    alpha = krippendorff_alpha(data, level, cat_list)
+    warnings.extend(alpha.warnings)
+    return {
+        "level": level,
+        "categories": [_plain(c) for c in cat_list],
+        "n_units": alpha.n_units,
+        "n_raters": int(rated_rows.sum()),
+        "n_ratings": int((~np.isnan(data)).sum()),
+        "n_pairable_units": alpha.n_pairable_units,
+        "n_unpairable_units": alpha.n_unpairable_units,
+        "n_values_pairable": alpha.n_values_pairable,
+        "krippendorff_alpha": alpha.alpha,
+        "alpha_ci": None,
+        "alpha_below_min_probability": None,
+        "alpha_min": alpha_min,
+        "bootstrap": None,
+    }
+
+
+def _count_coefficients(summary: ReliabilitySummary, counts: IntArray, cats: FloatArray,
+                        coefficient: Coefficient) -> None:
+    """Agreement, Fleiss' κ and Gwet's AC1/AC2: the same functions as percent_agreement, fleiss_kappa and gwet_ac,
+    on one table of value counts."""
+    summary["percent_agreement"] = coefficient(
+        "percent_agreement", lambda: weighted_observed_agreement(counts, tolerance_weights(cats, 0.0))
+    )
+    summary["within_one_agreement"] = coefficient(
+        "within_one_agreement", lambda: weighted_observed_agreement(counts, tolerance_weights(cats, 1.0))
+    )
+    summary["fleiss_kappa"] = coefficient("fleiss_kappa", lambda: fleiss_kappa_from_counts(counts))
+    summary["gwet_ac1"] = coefficient("gwet_ac1", lambda: gwet_ac_from_counts(counts, cats, "identity"))
+    summary["gwet_ac2"] = {
+        "linear": coefficient("gwet_ac2 (linear)", lambda: gwet_ac_from_counts(counts, cats, "linear")),
+        "quadratic": coefficient("gwet_ac2 (quadratic)", lambda: gwet_ac_from_counts(counts, cats, "quadratic")),
+    }
+
+
+def _rater_coefficients(summary: ReliabilitySummary, data: FloatArray, rated: npt.NDArray[np.intp], *,
+                        cats: FloatArray, level: Level, labels: list[str], coefficient: Coefficient,
+                        warnings: list[str]) -> None:
+    """Cohen's κ and rank correlations (two raters), leave-one-rater-out α (three or more)."""
+    cat_list = cats.tolist()
+    if rated.size == 2:
+        summary["cohen_kappa"] = _cohen_kappas(data[rated], cat_list, coefficient)
+        summary["cohen_kappa_raters"] = [labels[rated[0]], labels[rated[1]]]
+        summary["spearman_rho"] = coefficient("spearman_rho", lambda: _rank_correlation(data[rated], cats, "spearman"))
+        summary["kendall_tau_b"] = coefficient("kendall_tau_b", lambda: _rank_correlation(data[rated], cats, "kendall"))
+    elif rated.size < 2:
+        warnings.append("fewer than two raters rated anything, so no agreement can be measured")
+
+    if rated.size >= 3:
+        summary["leave_one_rater_out"] = [
+            {"rater": r.rater, "alpha_without": r.alpha_without, "change": r.change}
+            for r in leave_one_rater_out(data[rated], level, cat_list, [labels[i] for i in rated])
+        ]
+    else:
+        summary["leave_one_rater_out"] = []
 
 
 def reliability_summary(
@@ -93,34 +176,8 @@ def reliability_summary(
     warnings: list[str] = []
 
     rated_rows: npt.NDArray[np.bool_] = np.asarray((~np.isnan(data)).any(axis=1), dtype=bool)
-    alpha = krippendorff_alpha(data, level, cat_list)
-    warnings.extend(alpha.warnings)
-    summary: ReliabilitySummary = {
-        "level": level,
-        "categories": [_plain(c) for c in cat_list],
-        "n_units": alpha.n_units,
-        "n_raters": int(rated_rows.sum()),
-        "n_ratings": int((~np.isnan(data)).sum()),
-        "n_pairable_units": alpha.n_pairable_units,
-        "n_unpairable_units": alpha.n_unpairable_units,
-        "n_values_pairable": alpha.n_values_pairable,
-        "krippendorff_alpha": alpha.alpha,
-        "alpha_ci": None,
-        "alpha_below_min_probability": None,
-        "alpha_min": alpha_min,
-        "bootstrap": None,
-    }
-
-    def coefficient(name: str, compute: Callable[[], float]) -> float | None:
-        try:
-            value = compute()
-        except UndefinedCoefficientError as exc:
-            warnings.append(f"{name}: undefined — {exc}")
-            return None
-        if not math.isfinite(value):
-            warnings.append(f"{name}: undefined for these data")
-            return None
-        return value
+    summary = _summary_head(data, rated_rows, level, cat_list, alpha_min, warnings)
+    coefficient = _coefficient_recorder(warnings)
 
     warnings.extend(level_warnings(data, level))
     if cats.size * data.shape[1] > MAX_COUNT_CELLS or cats.size > MAX_CATEGORIES:
@@ -129,37 +186,11 @@ def reliability_summary(
                                  alpha_min=alpha_min, strata=strata, seed=seed, warnings=warnings)
         return summary
 
-    # The same functions as percent_agreement, fleiss_kappa and gwet_ac, on one table of value counts.
     counts = value_counts(data, cats)
-    summary["percent_agreement"] = coefficient(
-        "percent_agreement", lambda: weighted_observed_agreement(counts, tolerance_weights(cats, 0.0))
-    )
-    summary["within_one_agreement"] = coefficient(
-        "within_one_agreement", lambda: weighted_observed_agreement(counts, tolerance_weights(cats, 1.0))
-    )
-    summary["fleiss_kappa"] = coefficient("fleiss_kappa", lambda: fleiss_kappa_from_counts(counts))
-    summary["gwet_ac1"] = coefficient("gwet_ac1", lambda: gwet_ac_from_counts(counts, cats, "identity"))
-    summary["gwet_ac2"] = {
-        "linear": coefficient("gwet_ac2 (linear)", lambda: gwet_ac_from_counts(counts, cats, "linear")),
-        "quadratic": coefficient("gwet_ac2 (quadratic)", lambda: gwet_ac_from_counts(counts, cats, "quadratic")),
-    }
-
+    _count_coefficients(summary, counts, cats, coefficient)
     rated = np.flatnonzero(rated_rows)
-    if rated.size == 2:
-        summary["cohen_kappa"] = _cohen_kappas(data[rated], cat_list, coefficient)
-        summary["cohen_kappa_raters"] = [labels[rated[0]], labels[rated[1]]]
-        summary["spearman_rho"] = coefficient("spearman_rho", lambda: _rank_correlation(data[rated], cats, "spearman"))
-        summary["kendall_tau_b"] = coefficient("kendall_tau_b", lambda: _rank_correlation(data[rated], cats, "kendall"))
-    elif rated.size < 2:
-        warnings.append("fewer than two raters rated anything, so no agreement can be measured")
-
-    if rated.size >= 3:
-        summary["leave_one_rater_out"] = [
-            {"rater": r.rater, "alpha_without": r.alpha_without, "change": r.change}
-            for r in leave_one_rater_out(data[rated], level, cat_list, [labels[i] for i in rated])
-        ]
-    else:
-        summary["leave_one_rater_out"] = []
+    _rater_coefficients(summary, data, rated, cats=cats, level=level, labels=labels, coefficient=coefficient,
+                        warnings=warnings)
 
     icc_pair = _icc(data[rated], confidence, warnings) if rated.size >= 2 else None
     summary["icc_2_1"] = icc_pair.icc_2_1.value if icc_pair else None

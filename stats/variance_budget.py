@@ -164,13 +164,9 @@ def _levels(comp: frozenset[str], n: dict[str, int], *, inside: bool) -> int:
     return int(np.prod([n[a] for a in AXES if (a in comp) == inside]))
 
 
-def variance_budget(y: Sequence | np.ndarray, *, case_weights: Sequence[float] | np.ndarray | None = None,
-                    judge_error_var: float | None = None, judge_shift: float = 0.0,
-                    confidence: float = 0.95) -> VarianceBudget:
-    """The variance budget of the mean of a balanced case × route × repetition × judge-run table (module docstring).
-
-    ``y`` has shape (n_c, n_p, n_r, n_j), every cell finite; ``case_weights`` one positive weight per case.
-    """
+def _checked_table(y: Sequence | np.ndarray, *, case_weights: Sequence[float] | np.ndarray | None,
+                   judge_error_var: float | None, confidence: float) -> np.ndarray:
+    """`y` as a float array after the input checks, its cases reweighted to mean weight 1 when weights are given."""
     arr = np.asarray(y, dtype=float)
     if arr.ndim != 4:
         raise ValueError(f"y: expected a 4-axis table (cases, routes, repetitions, judge runs), got {arr.ndim} axes")
@@ -189,7 +185,25 @@ def variance_budget(y: Sequence | np.ndarray, *, case_weights: Sequence[float] |
         if w.shape != (arr.shape[0],) or not np.all(np.isfinite(w)) or np.any(w <= 0):
             raise ValueError(f"case_weights: expected {arr.shape[0]} positive finite weights")
         arr = arr * (w * arr.shape[0] / w.sum())[:, None, None, None]
+    return arr
 
+
+@dataclass(frozen=True)
+class _AnovaFit:
+    """The ANOVA estimates of the active components: mean squares, their df, the inverted EMS system, σ²."""
+
+    n: dict[str, int]
+    active: list[frozenset[str]]
+    ms: np.ndarray
+    dfs: np.ndarray
+    inverse: np.ndarray
+    positive: np.ndarray
+    sigma: np.ndarray
+    divisor: np.ndarray
+
+
+def _anova_fit(arr: np.ndarray) -> _AnovaFit:
+    """Solve the expected-mean-squares system for the components the table's shape can estimate."""
     n = dict(zip(AXES, arr.shape, strict=True))
     sources = anova_sources(arr)
     active = [c for c in COMPONENTS if c in sources]
@@ -208,13 +222,23 @@ def variance_budget(y: Sequence | np.ndarray, *, case_weights: Sequence[float] |
     positive = raw > 0
     sigma = np.where(positive, raw, 0.0)
     divisor = np.array([_levels(c, n, inside=True) for c in active], dtype=float)
+    return _AnovaFit(n=n, active=active, ms=ms, dfs=dfs, inverse=inverse, positive=positive, sigma=sigma,
+                     divisor=divisor)
 
+
+def _components_and_terms(fit: _AnovaFit) -> tuple[dict[str, float | None], dict[str, float | None]]:
+    """σ² by component name (None: not estimable) and each group's term σ²/divisor summed (None: no component)."""
     components: dict[str, float | None] = {component_name(c): None for c in COMPONENTS}
     terms: dict[str, float | None] = dict.fromkeys(GROUPS, None)
-    for comp in active:
-        components[component_name(comp)] = float(sigma[index[comp]])
+    for i, comp in enumerate(fit.active):
+        components[component_name(comp)] = float(fit.sigma[i])
         group = component_group(comp)
-        terms[group] = (terms[group] or 0.0) + float(sigma[index[comp]] / divisor[index[comp]])
+        terms[group] = (terms[group] or 0.0) + float(fit.sigma[i] / fit.divisor[i])
+    return components, terms
+
+
+def _design_notes(n: dict[str, int]) -> list[str]:
+    """What the table's shape cannot separate, in words."""
     notes: list[str] = []
     if n["p"] == 1:
         notes.append("one provider route: the route's variance is not estimable (the score is conditional on it)")
@@ -224,17 +248,17 @@ def variance_budget(y: Sequence | np.ndarray, *, case_weights: Sequence[float] |
     if n["r"] == 1:
         notes.append("one repetition: generation run-to-run variance is not separable; it is counted under "
                      + ("route" if n["p"] > 1 else "case sampling"))
-    mean = float(arr.mean())
-    if judge_error_var is not None:
-        terms["judge_error"] = float(judge_error_var)
-    else:
-        notes.append("no expert calibration given: judge error is not in the total")
+    return notes
 
+
+def _total_interval(fit: _AnovaFit, *, mean: float, judge_error_var: float | None, judge_shift: float,
+                    confidence: float) -> tuple[Interval, float]:
+    """The interval of the mean over every source (Satterthwaite's df), and its total variance."""
     # Satterthwaite degrees of freedom of V̂ = b · MS (the truncated components only).
-    b = (np.where(positive, 1.0, 0.0) / divisor) @ inverse
-    anova_var = float(b @ ms)
-    pieces = (b * ms) ** 2 / dfs
-    df = float(anova_var ** 2 / pieces.sum()) if pieces.sum() > 0 else float(n["c"] - 1)
+    b = (np.where(fit.positive, 1.0, 0.0) / fit.divisor) @ fit.inverse
+    anova_var = float(b @ fit.ms)
+    pieces = (b * fit.ms) ** 2 / fit.dfs
+    df = float(anova_var ** 2 / pieces.sum()) if pieces.sum() > 0 else float(fit.n["c"] - 1)
     df = max(df, 1.0)
     total_var = anova_var + (judge_error_var or 0.0)
     if judge_error_var:
@@ -245,13 +269,39 @@ def variance_budget(y: Sequence | np.ndarray, *, case_weights: Sequence[float] |
     centre = mean + (judge_shift if judge_error_var is not None else 0.0)
     se = math.sqrt(total_var)
     q = float(scipy_stats.t.ppf(1 - alpha / 2, df)) if math.isfinite(df) else float(scipy_stats.norm.ppf(1 - alpha / 2))
-    total = Interval(centre, se, centre - q * se, centre + q * se, df)
+    return Interval(centre, se, centre - q * se, centre + q * se, df), total_var
 
+
+def _cases_only_interval(arr: np.ndarray, *, mean: float, confidence: float) -> Interval:
+    """The naive interval: case means as if they were the only source of variation."""
+    n_c = arr.shape[0]
+    alpha = 1 - confidence
     case_means = arr.mean(axis=(1, 2, 3))
-    se_cases = float(case_means.std(ddof=1) / math.sqrt(n["c"]))
-    q_cases = float(scipy_stats.t.ppf(1 - alpha / 2, n["c"] - 1))
-    cases_only = Interval(mean, se_cases, mean - q_cases * se_cases, mean + q_cases * se_cases, float(n["c"] - 1))
+    se_cases = float(case_means.std(ddof=1) / math.sqrt(n_c))
+    q_cases = float(scipy_stats.t.ppf(1 - alpha / 2, n_c - 1))
+    return Interval(mean, se_cases, mean - q_cases * se_cases, mean + q_cases * se_cases, float(n_c - 1))
 
+
+def variance_budget(y: Sequence | np.ndarray, *, case_weights: Sequence[float] | np.ndarray | None = None,
+                    judge_error_var: float | None = None, judge_shift: float = 0.0,
+                    confidence: float = 0.95) -> VarianceBudget:
+    """The variance budget of the mean of a balanced case × route × repetition × judge-run table (module docstring).
+
+    ``y`` has shape (n_c, n_p, n_r, n_j), every cell finite; ``case_weights`` one positive weight per case.
+    """
+    arr = _checked_table(y, case_weights=case_weights, judge_error_var=judge_error_var, confidence=confidence)
+    fit = _anova_fit(arr)
+    n = fit.n
+    components, terms = _components_and_terms(fit)
+    notes = _design_notes(n)
+    mean = float(arr.mean())
+    if judge_error_var is not None:
+        terms["judge_error"] = float(judge_error_var)
+    else:
+        notes.append("no expert calibration given: judge error is not in the total")
+    total, total_var = _total_interval(fit, mean=mean, judge_error_var=judge_error_var, judge_shift=judge_shift,
+                                       confidence=confidence)
+    cases_only = _cases_only_interval(arr, mean=mean, confidence=confidence)
     shares: dict[str, float | None] = {
         g: (None if t is None else (t / total_var if total_var > 0 else 0.0)) for g, t in terms.items()}
     return VarianceBudget(shape=(n["c"], n["p"], n["r"], n["j"]), mean=mean, components=components, terms=terms,

@@ -7,14 +7,15 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from access.policy import Action, allowed, policy_required, require
 from accounts.http import AuthedRequest, download_response
 from annotations.forms import ReopenForm
-from annotations.models import Assignment, CalibrationCycle
+from annotations.models import Panel
+from annotations.selectors import assignment_with_panel, cycle_with_rubric
 from annotations.views import reopen_from_post
 
 from .exporting import GOLD_EXPORTERS, GoldLabelSet, gold_filename_stem
@@ -43,11 +44,17 @@ def queue(request: AuthedRequest) -> HttpResponse:
     })
 
 
+def _panel_of(public_id: str) -> Panel:
+    found = assignment_with_panel(public_id=public_id)
+    assert found is not None  # the page lists this expert's assignment
+    return found.panel
+
+
 def _render_item(request: AuthedRequest, *, view: AdjudicationView, form: DecisionForm, status: int = 200,
                  reopen_form: ReopenForm | None = None, reopen_id: str = "") -> HttpResponse:
     can_reopen_any = bool(view.experts) and allowed(
         request.user, Action.MANAGE_PANEL_WORK,
-        Assignment.objects.select_related("panel").get(public_id=view.experts[0].public_id).panel)
+        _panel_of(view.experts[0].public_id))
     return render(request, "calibration/adjudication/item.html",
                   {"view": view, "form": form, "gold_rows": [(sub, field, [e.scores.get(sub.key) for e in view.experts])
                                 for sub, field in form.rows(view.sub_dimensions)],
@@ -88,7 +95,7 @@ def item(request: AuthedRequest, item_id: int) -> HttpResponse:
 def reopen(request: AuthedRequest, item_id: int, public_id: str) -> HttpResponse:
     """Send one expert's annotation back to them with a message (before any gold decision)."""
     state = adjudication_state_for(user=request.user, item_id=item_id)
-    form = reopen_from_post(request, public_id=public_id, within=Assignment.objects.filter(item_id=item_id),
+    form = reopen_from_post(request, public_id=public_id, item_id=item_id,
                             success="Reopened; the expert will see your message in the item's history.")
     if form is not None:
         view = adjudication_view(state=state)
@@ -101,7 +108,7 @@ def reopen(request: AuthedRequest, item_id: int, public_id: str) -> HttpResponse
 @require_GET
 def gold_export(request: AuthedRequest, pk: int) -> HttpResponse:
     """Download a cycle's current gold labels (?format=csv or json) for the benchmark pipeline."""
-    cycle = get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
+    cycle = cycle_with_rubric(pk=pk)
     exporter = GOLD_EXPORTERS.get(request.GET.get("format", "csv"), GOLD_EXPORTERS["csv"])
     labels = GoldLabelSet(cycle=cycle.name, rubric_version=cycle.rubric.version, rows=gold_labels(cycle=cycle))
     return download_response(exporter.render(labels), filename=exporter.filename(gold_filename_stem(cycle_id=cycle.pk)),

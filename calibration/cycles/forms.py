@@ -6,9 +6,11 @@ from typing import Any
 
 from django import forms
 
-from annotations.models import CalibrationCycle, Panel
+from annotations.models import CalibrationCycle
+from annotations.selectors import cycle_choices, panel_choices
 
 from .sampling import DrawParams
+from .selectors import cycle_name_taken
 
 
 def random_seed() -> int:
@@ -32,9 +34,9 @@ class DrawForm(forms.Form):
         label="Draw strategy", required=False,
         help_text="Proportional: places per stratum in proportion to its size. Active: more places where the judge "
                   "disagrees most with the experts so far (Neyman allocation), every response keeping a chance > 0.")
-    previous = forms.ModelChoiceField(queryset=CalibrationCycle.objects.all(), required=False,
+    previous = forms.ModelChoiceField(queryset=cycle_choices(), required=False,
                                       help_text="Keep its anchors and refresh the rest.")
-    neutral_panel = forms.ModelChoiceField(queryset=Panel.objects.all(), required=False,
+    neutral_panel = forms.ModelChoiceField(queryset=panel_choices(), required=False,
                                            help_text="The panel that scores tradition-neutral items.")
     show_reference_answers = forms.BooleanField(required=False)
     fingerprint = forms.CharField(required=False, widget=forms.HiddenInput)
@@ -62,7 +64,7 @@ class DrawForm(forms.Form):
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
-        if CalibrationCycle.objects.filter(name=name).exists():
+        if cycle_name_taken(name=name):
             raise forms.ValidationError("A cycle with this name exists.")
         return name
 

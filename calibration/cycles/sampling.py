@@ -208,28 +208,23 @@ def draw(
     return result
 
 
-def _draw_dimension(
-    dimension: str,
-    items: list[PoolItem],
-    params: DrawParams,
-    previous: list[PreviousItem],
-    previous_ids: set[int],
-    judge_edges: set[int],
-    result: DrawResult,
-    design: ActiveDesign | None,
-) -> None:
-    rng = random.Random(f"{params.seed}:{dimension}")
-    by_id = {i.response_id: i for i in items}
-    target = min(params.min_per_dimension, len(items))
-    summary = DimensionSummary(dimension=dimension, pool=len(items), minimum=params.min_per_dimension, target=target)
-    if len(items) < params.min_per_dimension:
-        summary.below_minimum = True
-        result.notes.append(
-            f"{dimension}: the pool has only {len(items)} response(s), fewer than the minimum of "
-            f"{params.min_per_dimension} per dimension — all {len(items)} are drawn and this dimension is "
-            f"BELOW the methodology's minimum."
-        )
+@dataclass
+class _Carried:
+    """What a dimension keeps of the previous cycle, and how many new draws it still needs."""
 
+    anchors: list[PreviousItem]
+    retained: list[PreviousItem]
+    replaced: list[PreviousItem]
+    fresh: list[PoolItem]
+    target: int
+    need: int
+    drawn: list[DrawnItem]
+
+
+def _carry_previous(dimension: str, items: list[PoolItem], params: DrawParams, previous: list[PreviousItem],
+                    previous_ids: set[int], target: int, rng: random.Random, result: DrawResult) -> _Carried:
+    """Keep the previous cycle's anchors and a seeded-random share of its other items still in the pool."""
+    by_id = {i.response_id: i for i in items}
     prev_here = [p for p in previous if p.response_id in by_id]
     anchors = [p for p in prev_here if p.is_anchor]
     others = [p for p in prev_here if not p.is_anchor]
@@ -262,17 +257,35 @@ def _draw_dimension(
         DrawnItem(p.response_id, SOURCE_CARRIED, True, 1.0, BASIS_CARRIED, (dimension, "anchor")) for p in anchors]
     drawn += [DrawnItem(p.response_id, SOURCE_CARRIED, False, keep, BASIS_CARRIED, (dimension, "carried"))
               for p in sorted(retained, key=lambda p: p.response_id)]
+    return _Carried(anchors=anchors, retained=retained, replaced=replaced, fresh=fresh, target=target, need=need,
+                    drawn=drawn)
 
-    # Edge cases among the never-drawn responses: picked on purpose, no inclusion probability.
+
+def _edge_draws(dimension: str, items: list[PoolItem], fresh: list[PoolItem], need: int, params: DrawParams,
+                judge_edges: set[int], rng: random.Random) -> list[DrawnItem]:
+    """Edge cases among the never-drawn responses: picked on purpose, no inclusion probability."""
     length_edges = length_edge_ids(items, params.length_tail)
     candidates = sorted((length_edges | judge_edges) & {i.response_id for i in fresh})
     n_edge = min(_round_half_up(params.edge_fraction, need), len(candidates))
     edge_ids = sorted(rng.sample(candidates, n_edge)) if n_edge else []
-    drawn += [DrawnItem(rid, SOURCE_EDGE_JUDGE if rid in judge_edges else SOURCE_EDGE_LENGTH,
-                        inclusion_basis=BASIS_EDGE_CASE, stratum=(dimension, "edge")) for rid in edge_ids]
+    return [DrawnItem(rid, SOURCE_EDGE_JUDGE if rid in judge_edges else SOURCE_EDGE_LENGTH,
+                      inclusion_basis=BASIS_EDGE_CASE, stratum=(dimension, "edge")) for rid in edge_ids]
 
-    # Stratified random draws for the rest.
-    taken = set(edge_ids)
+
+@dataclass
+class _RandomDraws:
+    """The stratified random draws of a dimension, with the strata's sizes, SDs (active design) and quotas."""
+
+    items: list[DrawnItem]
+    sizes: dict[tuple[str, str, str], int]
+    sds: dict[tuple[str, str, str], tuple[float, str]]
+    quotas: dict[tuple[str, str, str], int]
+
+
+def _random_draws(dimension: str, fresh: list[PoolItem], taken: set[int], places: int, params: DrawParams,
+                  design: ActiveDesign | None, rng: random.Random) -> _RandomDraws:
+    """Stratified random draws of `places` responses among the fresh ones not `taken` (proportional, or Neyman
+    with uncertainty-weighted PPS under the active design)."""
     strata: dict[tuple[str, str, str], list[PoolItem]] = defaultdict(list)
     for item in fresh:
         if item.response_id not in taken:
@@ -281,9 +294,9 @@ def _draw_dimension(
     sds: dict[tuple[str, str, str], tuple[float, str]] = {}
     if params.strategy == STRATEGY_ACTIVE and design is not None:
         sds = {key: design.residuals.sd(dimension, key) for key in strata}
-        quotas = _neyman(sizes, {key: sd for key, (sd, _) in sds.items()}, need - n_edge)
+        quotas = _neyman(sizes, {key: sd for key, (sd, _) in sds.items()}, places)
     else:
-        quotas = largest_remainder(sizes, need - n_edge, rng)
+        quotas = largest_remainder(sizes, places, rng)
     random_items: list[DrawnItem] = []
     for key in sorted(strata):
         members = strata[key]
@@ -298,22 +311,12 @@ def _draw_dimension(
             chosen = systematic_pps(ids, probabilities, rng)
             pi = dict(zip(ids, probabilities, strict=True))
         random_items += [DrawnItem(rid, SOURCE_RANDOM, False, pi[rid], BASIS_DRAWN, (dimension, *key)) for rid in chosen]
-    drawn += sorted(random_items, key=lambda d: d.response_id)
-    random_ids = [d.response_id for d in random_items]
-    # Strata left without a random draw (more strata than places): their responses had inclusion probability 0,
-    # so this cycle's estimate cannot cover them; counted on the summary, the leaderboard reports them.
-    summary.uncovered = sum(sizes[key] for key in strata if quotas[key] == 0)
+    return _RandomDraws(items=random_items, sizes=sizes, sds=sds, quotas=quotas)
 
-    summary.target = target
-    summary.drawn = len(drawn)
-    summary.anchors = len(anchors)
-    summary.kept = len(retained)
-    summary.replaced = len(replaced)
-    summary.edge = len(edge_ids)
-    summary.random = len(random_ids)
-    result.dimensions.append(summary)
-    result.items += drawn
 
+def _stratum_rows(dimension: str, items: list[PoolItem], drawn: list[DrawnItem], random_ids: list[int],
+                  draws: _RandomDraws) -> list[StratumRow]:
+    """The stratification table of a dimension: per stratum, pool size, drawn, eligible, random, SD."""
     drawn_ids = {d.response_id for d in drawn}
     random_set = set(random_ids)
     table: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
@@ -322,10 +325,57 @@ def _draw_dimension(
         row[0] += 1
         row[1] += item.response_id in drawn_ids
         row[2] += item.response_id in random_set
+    rows = []
     for key, (n_pool, n_drawn, n_random) in sorted(table.items()):
-        sd, level = sds.get(key, (None, ""))
-        result.strata.append(StratumRow(dimension, *key, n_pool, n_drawn, eligible=sizes.get(key, 0),
-                                        random=n_random, sd=sd, sd_level=level))
+        sd, level = draws.sds.get(key, (None, ""))
+        rows.append(StratumRow(dimension, *key, n_pool, n_drawn, eligible=draws.sizes.get(key, 0),
+                               random=n_random, sd=sd, sd_level=level))
+    return rows
+
+
+def _draw_dimension(
+    dimension: str,
+    items: list[PoolItem],
+    params: DrawParams,
+    previous: list[PreviousItem],
+    previous_ids: set[int],
+    judge_edges: set[int],
+    result: DrawResult,
+    design: ActiveDesign | None,
+) -> None:
+    rng = random.Random(f"{params.seed}:{dimension}")
+    target = min(params.min_per_dimension, len(items))
+    summary = DimensionSummary(dimension=dimension, pool=len(items), minimum=params.min_per_dimension, target=target)
+    if len(items) < params.min_per_dimension:
+        summary.below_minimum = True
+        result.notes.append(
+            f"{dimension}: the pool has only {len(items)} response(s), fewer than the minimum of "
+            f"{params.min_per_dimension} per dimension — all {len(items)} are drawn and this dimension is "
+            f"BELOW the methodology's minimum."
+        )
+
+    carried = _carry_previous(dimension, items, params, previous, previous_ids, target, rng, result)
+    drawn = carried.drawn
+    edges = _edge_draws(dimension, items, carried.fresh, carried.need, params, judge_edges, rng)
+    drawn += edges
+    edge_ids = [d.response_id for d in edges]
+    draws = _random_draws(dimension, carried.fresh, set(edge_ids), carried.need - len(edge_ids), params, design, rng)
+    drawn += sorted(draws.items, key=lambda d: d.response_id)
+    random_ids = [d.response_id for d in draws.items]
+    # Strata left without a random draw (more strata than places): their responses had inclusion probability 0,
+    # so this cycle's estimate cannot cover them; counted on the summary, the leaderboard reports them.
+    summary.uncovered = sum(draws.sizes[key] for key in draws.sizes if draws.quotas[key] == 0)
+
+    summary.target = carried.target
+    summary.drawn = len(drawn)
+    summary.anchors = len(carried.anchors)
+    summary.kept = len(carried.retained)
+    summary.replaced = len(carried.replaced)
+    summary.edge = len(edge_ids)
+    summary.random = len(random_ids)
+    result.dimensions.append(summary)
+    result.items += drawn
+    result.strata += _stratum_rows(dimension, items, drawn, random_ids, draws)
 
 
 def _neyman(sizes: dict[tuple[str, str, str], int], sds: dict[tuple[str, str, str], float], total: int

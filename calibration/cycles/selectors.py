@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from django.db.models import Count, Q, QuerySet
+from django.http import Http404
 
 from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, Panel
 from evaluations.judge.selectors import (
@@ -282,3 +283,36 @@ def active_design(*, pool: list[PoolItem], run: JudgeRun | None, decisive: Mappi
     if not any(v > 0 for v in uncertainty.values()):
         uncertainty, source = {}, ""
     return ActiveDesign(residuals=residuals, uncertainty=uncertainty, uncertainty_source=source)
+
+
+def tradition_names() -> dict[str, str]:
+    """Tradition key → display name, for the stratification tables."""
+    return dict(Tradition.objects.values_list("key", "name"))
+
+
+def cycles_overview() -> QuerySet[CalibrationCycle]:
+    """Cycles newest first with their previous cycle, without the (large) draw reports."""
+    return CalibrationCycle.objects.select_related("previous").defer("draw_report", "previous__draw_report")
+
+
+def cycle_count() -> int:
+    """How many calibration cycles exist (the next default name counts on it)."""
+    return CalibrationCycle.objects.count()
+
+
+def cycle_detail(*, pk: int) -> CalibrationCycle:
+    """A cycle with its previous cycle, neutral panel and rubric (one query); 404 when there is none."""
+    found = CalibrationCycle.objects.select_related("previous", "neutral_panel", "rubric").filter(pk=pk).first()
+    if found is None:
+        raise Http404("No such calibration cycle.")
+    return found
+
+
+def cycles_recent(*, limit: int = 100) -> list[CalibrationCycle]:
+    """The newest `limit` cycles, without their draw reports."""
+    return list(CalibrationCycle.objects.defer("draw_report")[:limit])
+
+
+def cycle_name_taken(*, name: str) -> bool:
+    """Whether a calibration cycle already has this name."""
+    return CalibrationCycle.objects.filter(name=name).exists()

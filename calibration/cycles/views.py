@@ -7,30 +7,34 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from access.policy import Action, policy_required
 from access.web import query_whole_number
 from accounts.http import AuthedRequest
-from annotations.models import CalibrationCycle
-from evaluations.models import Dimension, Tradition
+from evaluations.models import Dimension
 
 from .forms import DrawForm, random_seed
 from .selectors import (
+    cycle_count,
+    cycle_detail,
     cycle_inclusion_counts,
     cycle_item_counts,
     cycle_latest,
     cycle_progress,
+    cycles_overview,
+    cycles_recent,
     panel_size_warnings,
     panels_with_sizes,
+    tradition_names,
 )
 from .services import cycle_commit, cycle_draw_preview
 
 
 def _report_context(report: dict) -> dict:
     """Group the stratification rows by dimension, with readable names, for the table template."""
-    traditions = dict(Tradition.objects.values_list("key", "name"))
+    traditions = tradition_names()
     dimensions = dict(Dimension.choices)
     rows_by_dimension: dict[str, list[dict]] = defaultdict(list)
     for row in report.get("strata", []):
@@ -50,7 +54,7 @@ def _report_context(report: dict) -> dict:
 @require_GET
 def index(request: AuthedRequest) -> HttpResponse:
     """Overview: panel warnings and the cycles, newest first, a page at a time."""
-    cycles = CalibrationCycle.objects.select_related("previous").defer("draw_report", "previous__draw_report")
+    cycles = cycles_overview()
     page = Paginator(cycles, CYCLES_PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "calibration/index.html", {
         "warnings": panel_size_warnings(), "cycles": page.object_list, "page_obj": page,
@@ -71,7 +75,7 @@ def draw(request: AuthedRequest) -> HttpResponse:
     if request.method == "GET":
         latest = cycle_latest()
         form = DrawForm(initial={
-            "name": f"Cycle {CalibrationCycle.objects.count() + 1}",
+            "name": f"Cycle {cycle_count() + 1}",
             "seed": random_seed(), "previous": latest, "neutral_panel": latest.neutral_panel if latest else None,
             "show_reference_answers": False,
         })
@@ -112,7 +116,7 @@ def draw(request: AuthedRequest) -> HttpResponse:
 @require_GET
 def cycle(request: AuthedRequest, pk: int) -> HttpResponse:
     """A committed cycle: its parameters, item counts and recorded stratification table."""
-    obj = get_object_or_404(CalibrationCycle.objects.select_related("previous", "neutral_panel", "rubric"), pk=pk)
+    obj = cycle_detail(pk=pk)
     return render(request, "calibration/cycle.html",
                   {"cycle": obj, "counts": cycle_item_counts(cycle=obj), "inclusion": cycle_inclusion_counts(cycle=obj),
                    **_report_context(obj.draw_report)})
@@ -122,7 +126,7 @@ def cycle(request: AuthedRequest, pk: int) -> HttpResponse:
 @require_GET
 def progress(request: AuthedRequest) -> HttpResponse:
     """Per panel and per expert: done / total and median time per item."""
-    cycles = list(CalibrationCycle.objects.defer("draw_report")[:100])
+    cycles = cycles_recent(limit=100)
     selected = None
     cycle_id = query_whole_number(request.GET.get("cycle"))
     if cycle_id is not None:

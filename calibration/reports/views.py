@@ -1,12 +1,12 @@
 """Report pages and downloads. They render stored snapshots and never compute statistics in a request."""
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
 from access.policy import Action
 from accounts.http import AuthedRequest
 from annotations.models import CalibrationCycle
+from annotations.selectors import cycle_with_rubric
 from evaluations.labels import group_label
 from evidence.models import Snapshot
 from evidence.selectors import snapshot_is_stale, snapshot_versions
@@ -26,7 +26,7 @@ def _group_label(group: Group) -> str:
 
 
 def _cycle(pk: int) -> CalibrationCycle:
-    return get_object_or_404(CalibrationCycle.objects.select_related("rubric"), pk=pk)
+    return cycle_with_rubric(pk=pk)
 
 
 def _report_context(cycle: CalibrationCycle, snapshot: Snapshot | None, form: SnapshotRequestForm) -> dict:

@@ -156,6 +156,39 @@ def study_judge_run_cancel(*, run: StudyJudgeRun) -> bool:
                 .update(cancel_requested=True))
 
 
+def _study_answers_store(*, run: StudyJudgeRun, rater: StudyRater,
+                         answers: list[tuple[Call, CallResult]]) -> bool:
+    """Store a batch of the judge's answers as scores and add their calls, tokens, cost and failures to the run's
+    counts (one transaction); True when the run was asked to stop."""
+    scores: list[StudyScore] = []
+    failures: Counter[str] = Counter()
+    prompt = completion = 0
+    cost = Decimal(0)
+    for call, result in answers:
+        prompt += result.prompt_tokens or 0
+        completion += result.completion_tokens or 0
+        cost += result.cost or Decimal(0)
+        if not result.ok:
+            failures[result.error_class or "error"] += 1
+            continue
+        try:
+            value = parse_study_score(result.content, low=call.low, high=call.high)
+        except ValueError:
+            failures["parse"] += 1
+            continue
+        scores.append(StudyScore(item_id=call.item_id, dimension_id=call.dimension_id, rater=rater, value=value))
+    with transaction.atomic():
+        StudyScore.objects.bulk_create(scores, ignore_conflicts=True)
+        locked = StudyJudgeRun.objects.select_for_update().get(pk=run.pk)
+        merged = Counter(locked.errors or {})
+        merged.update(failures)
+        StudyJudgeRun.objects.filter(pk=run.pk).update(
+            scored=F("scored") + len(scores), failed=F("failed") + sum(failures.values()),
+            prompt_tokens=F("prompt_tokens") + prompt, completion_tokens=F("completion_tokens") + completion,
+            cost=F("cost") + cost, errors=dict(merged), heartbeat_at=timezone.now())
+    return locked.cancel_requested
+
+
 def study_judge_run_execute(*, run: StudyJudgeRun, client_options: ClientOptions | None = None,
                             on_progress: Callable[[int, int], None] | None = None) -> StudyJudgeRun:
     """Run a queued run to its end (or until cancelled); safe to call twice (the second does nothing)."""
@@ -184,37 +217,12 @@ def study_judge_run_execute(*, run: StudyJudgeRun, client_options: ClientOptions
     def flush() -> bool:
         """Store the buffered answers; True when the run was asked to stop."""
         nonlocal buffer, done
-        scores: list[StudyScore] = []
-        failures: Counter[str] = Counter()
-        prompt = completion = 0
-        cost = Decimal(0)
-        for call, result in buffer:
-            prompt += result.prompt_tokens or 0
-            completion += result.completion_tokens or 0
-            cost += result.cost or Decimal(0)
-            if not result.ok:
-                failures[result.error_class or "error"] += 1
-                continue
-            try:
-                value = parse_study_score(result.content, low=call.low, high=call.high)
-            except ValueError:
-                failures["parse"] += 1
-                continue
-            scores.append(StudyScore(item_id=call.item_id, dimension_id=call.dimension_id, rater=rater, value=value))
-        with transaction.atomic():
-            StudyScore.objects.bulk_create(scores, ignore_conflicts=True)
-            locked = StudyJudgeRun.objects.select_for_update().get(pk=run.pk)
-            merged = Counter(locked.errors or {})
-            merged.update(failures)
-            StudyJudgeRun.objects.filter(pk=run.pk).update(
-                scored=F("scored") + len(scores), failed=F("failed") + sum(failures.values()),
-                prompt_tokens=F("prompt_tokens") + prompt, completion_tokens=F("completion_tokens") + completion,
-                cost=F("cost") + cost, errors=dict(merged), heartbeat_at=timezone.now())
+        stop = _study_answers_store(run=run, rater=rater, answers=buffer)
         done += len(buffer)
         buffer = []
         if on_progress:
             on_progress(done, len(calls))
-        return locked.cancel_requested
+        return stop
 
     last = beat = time.monotonic()
     with chat:

@@ -29,3 +29,24 @@ def study_reliability(*, study: Study, n_resamples: int = 1000, seed: int = 0) -
                                 n_resamples=n_resamples, seed=seed,
                                 meta=StudyProvenance(study=study.name, source=study.source))
     return {"study": study.name, "source": study.source, **report.to_json()}
+
+
+def study_by_ref(*, ref: str) -> Study | None:
+    """The study whose id (digits) or name is `ref`, or None; an id is tried before a name."""
+    found = Study.objects.filter(pk=int(ref)).first() if ref.isascii() and ref.isdigit() else None
+    return found or Study.objects.filter(name=ref).first()
+
+
+def study_by_name(*, name: str) -> Study | None:
+    """The study with exactly this name, or None."""
+    return Study.objects.filter(name=name).first()
+
+
+def study_names(*, limit: int = 20) -> list[str]:
+    """The names of the first `limit` studies (for a message listing what exists)."""
+    return list(Study.objects.values_list("name", flat=True)[:limit])
+
+
+def studies_by_id() -> list[Study]:
+    """Every study, oldest first."""
+    return list(Study.objects.order_by("pk"))

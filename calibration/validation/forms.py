@@ -6,10 +6,10 @@ from typing import Any, TypedDict, cast
 from django import forms
 from django.core.exceptions import ValidationError
 
-from annotations.models import CalibrationCycle
 from evaluations.judge.config import setting
 from evaluations.judge.selectors import CASE_FILTER_FIELDS, judge_runs_finished_choices
 
+from .selectors import cycle_choices_for
 from .store import CheckKind
 
 
@@ -77,9 +77,3 @@ class CheckRunForm(forms.Form):
             if name not in self.FIELDS.get(kind, ()):
                 del self.fields[name]
 
-
-def cycle_choices_for(kind: str) -> list[tuple[int, str]]:
-    cycles = CalibrationCycle.objects.order_by("-id")
-    if kind == CheckKind.TRADITION:
-        cycles = cycles.filter(kind=CalibrationCycle.Kind.CROSS_TRADITION)
-    return [(c.pk, f"#{c.pk} {c.name}") for c in cycles[:100]]

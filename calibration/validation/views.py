@@ -14,18 +14,20 @@ from access.policy import Action, policy_required
 from access.web import query_whole_number
 from accounts.http import AuthedRequest
 from annotations.models import CalibrationCycle
+from annotations.selectors import cycle_get
 from evaluations.judge.config import setting
 from evaluations.judge.estimate import pairwise_run_plan
 from evaluations.judge.pairwise import pairwise_run_retry
-from evaluations.judge.selectors import judge_runs_finished_choices
+from evaluations.judge.selectors import judge_runs_by_id, judge_runs_finished_choices
 from evaluations.judge.status import api_key_configured, endpoint_is_local, pairwise_run_outcome
-from evaluations.models import JudgeRun, PairwiseRun
+from evaluations.models import PairwiseRun
 from evaluations.spreadsheet import csv_dict_writer
 
 from .checks import RUNNABLE
 from .forms import CheckRunForm, PairwiseStartForm
 from .payloads import position_payload
 from .position import ALL
+from .selectors import cycle_rows, cycles_with_ready_report
 from .status import ValidationStatus, validation_rows, validation_status
 from .store import CheckKind, bias_checks
 from .tasks import pairwise_run_enqueue, pairwise_run_start, validation_check_start
@@ -52,7 +54,7 @@ def validation(request: AuthedRequest) -> HttpResponse:
     status = _status(request)
     if isinstance(status, HttpResponse):
         return status
-    cycles = CalibrationCycle.objects.filter(snapshots__kind="cycle_report", snapshots__status="ready").distinct().order_by("-id")[:50]
+    cycles = cycles_with_ready_report(limit=50)
     return render(request, "calibration/validation.html", {"status": status, "cycles": cycles,
                                                            "check_forms": _check_forms()})
 
@@ -60,7 +62,7 @@ def validation(request: AuthedRequest) -> HttpResponse:
 def _check_forms(bound: CheckRunForm | None = None) -> dict[str, CheckRunForm]:
     """A form per runnable check kind (one query for the finished runs, one for the cycles)."""
     runs = judge_runs_finished_choices()
-    every = list(CalibrationCycle.objects.order_by("-id").values_list("pk", "name", "kind")[:200])
+    every = cycle_rows(limit=200)
     cycles = {CheckKind.VERBOSITY: [(pk, f"#{pk} {name}") for pk, name, _ in every],
               CheckKind.TRADITION: [(pk, f"#{pk} {name}") for pk, name, kind in every
                                          if kind == CalibrationCycle.Kind.CROSS_TRADITION]}
@@ -82,8 +84,8 @@ def validation_check_run(request: AuthedRequest, kind: str) -> HttpResponse:
     if form.is_valid():
         data = form.cleaned_data
         ids = [data["run"]] if data.get("run") else list(data.get("runs") or [])
-        found = {run.pk: run for run in JudgeRun.objects.filter(pk__in=ids)}
-        cycle = CalibrationCycle.objects.filter(pk=data["cycle"]).first() if data.get("cycle") else None
+        found = judge_runs_by_id(ids=ids)
+        cycle = cycle_get(pk=data["cycle"]) if data.get("cycle") else None
         try:
             validation_check_start(kind=kind, runs=[found[pk] for pk in ids if pk in found], cycle=cycle,
                                    requested_by=request.user)
@@ -98,7 +100,7 @@ def validation_check_run(request: AuthedRequest, kind: str) -> HttpResponse:
                                    "moment to see the result.")
             return redirect("calibration:validation")
     status = validation_status()
-    cycles = CalibrationCycle.objects.filter(snapshots__kind="cycle_report", snapshots__status="ready").distinct().order_by("-id")[:50]
+    cycles = cycles_with_ready_report(limit=50)
     return render(request, "calibration/validation.html",
                   {"status": status, "cycles": cycles, "check_forms": _check_forms(form), "open_check": kind},
                   status=422)

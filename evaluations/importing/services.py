@@ -68,6 +68,25 @@ def import_file(
                    show=show)
 
 
+@transaction.atomic
+def import_files(
+    *, paths: Sequence[str | Path], kind: str, fmt: str | None = None, dry_run: bool = False,
+    progress: bool | None = None,
+) -> list[ImportReport]:
+    """Import several files of `kind` in one transaction: any bad row in any file and nothing is written; raises
+    ImportFailed with the errors of every file."""
+    reports: list[ImportReport] = []
+    errors: list[RowError] = []
+    for path in paths:
+        try:
+            reports.append(import_file(path=path, kind=kind, fmt=fmt, dry_run=dry_run, progress=progress))
+        except ImportFailed as exc:
+            errors.extend(exc.errors)
+    if errors:
+        raise ImportFailed(errors)
+    return reports
+
+
 def import_records(*, records: Sequence[Any], kind: str, label: str = "request", dry_run: bool = False) -> ImportReport:
     """Import records given in memory (the API's bulk POST): the same checks and writes as a file, where
     "line" is the record's position (1, 2, …); raises ImportFailed and writes nothing on any error."""

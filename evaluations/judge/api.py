@@ -13,7 +13,7 @@ from access.web import query_whole_number
 
 from ..models import JudgeRun
 from .conditions import condition_report_cached
-from .selectors import judge_run_latest_finished, leaderboard_cached
+from .selectors import judge_run_latest_finished, judge_run_or_404, leaderboard_cached
 
 
 class ScoreSerializer(serializers.Serializer):
@@ -85,7 +85,7 @@ class LeaderboardAPIView(APIView):
         run_id = request.query_params.get("run")
         if run_id and query_whole_number(run_id) is None:
             raise NotFound("no such judge run")
-        found = (get_object_or_404(JudgeRun.objects.select_related("rubric"), pk=int(run_id)) if run_id
+        found = (judge_run_or_404(pk=int(run_id)) if run_id
                  else judge_run_latest_finished())
         if found is None:
             raise NotFound("no finished judge run yet")

@@ -15,7 +15,7 @@ from ..models import JudgeResult, JudgeRun, RubricVersion
 from .config import setting
 from .pairwise import pairwise_run_create, pending_pair_calls
 from .pipeline import work_items
-from .services import MAX_REPEATS, judge_runs_create
+from .services import MAX_REPEATS, judge_run_create, judge_runs_create
 
 
 class EstimateJson(TypedDict):
@@ -137,6 +137,15 @@ class Plan:
     def cost(self) -> Decimal | None:
         costs = [e.cost for _, e in self.per_judge if e.cost is not None]
         return None if len(costs) < len(self.per_judge) else self.repeats * sum(costs, Decimal(0))
+
+
+def judge_run_plan(*, rubric: RubricVersion, **selection: Any) -> Estimate:
+    """The estimate of the run `judge_run_create` would create, from a run created and rolled back (nothing is
+    kept); raises its ValidationError for a selection it refuses."""
+    with transaction.atomic():  # the run exists only long enough to build its prompts
+        estimate = judge_run_estimate(run=judge_run_create(rubric=rubric, **selection))
+        transaction.set_rollback(True)
+    return estimate
 
 
 def judge_runs_plan(*, rubric: RubricVersion, judges: list[str], repeats: int, **selection: Any) -> Plan:

@@ -7,8 +7,7 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 
-from ..models import EvaluatedModel, RubricVersion
-from ..selectors import rubric_active
+from ..selectors import evaluated_model_choices, rubric_active, rubric_choices
 from .config import setting
 from .selectors import CASE_FILTER_FIELDS
 from .services import MAX_JUDGES, MAX_REPEATS, RunChoices
@@ -17,9 +16,9 @@ from .services import MAX_JUDGES, MAX_REPEATS, RunChoices
 class JudgeRunStartForm(forms.Form):
     """What to judge (models, cases, limit), with which judge(s), how often, and at most at what cost."""
 
-    rubric = forms.ModelChoiceField(queryset=RubricVersion.objects.all(), empty_label=None)
+    rubric = forms.ModelChoiceField(queryset=rubric_choices(), empty_label=None)
     models = forms.ModelMultipleChoiceField(
-        queryset=EvaluatedModel.objects.order_by("name"), required=False, widget=forms.CheckboxSelectMultiple,
+        queryset=evaluated_model_choices(), required=False, widget=forms.CheckboxSelectMultiple,
         label="Evaluated models", help_text="None ticked: every model.")
     cases = forms.CharField(
         required=False, label="Case filter",

@@ -28,7 +28,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TypeVar, Unpack
 
@@ -274,6 +274,136 @@ def run_config(run: JudgeRun, **overrides: Unpack[RunOverrides]) -> PipelineConf
     )
 
 
+@dataclass
+class _RunLoop:
+    """The database side of a run: takes the loop thread's messages, stores results in batches, counts calls,
+    renews the lease and watches for cancellation and the budget."""
+
+    run: JudgeRun
+    config: PipelineConfig
+    lease: RunLease
+    out: queue.SimpleQueue
+    stop: threading.Event
+    on_progress: Progress | None
+    after_store: Callable[[int], None] | None
+    done_before: int
+    next_check: float
+    stored: int = 0
+    auth_failed: bool = False
+    cancelled: bool = False
+    interrupted: bool = False
+    over_budget: bool = False
+    buffer: list[ItemOutcome] = field(default_factory=list)
+    spends: list[CallSpend] = field(default_factory=list)
+    flush_at: float | None = None
+    count_at: float | None = None
+
+    def count_calls(self) -> None:
+        if self.spends:
+            batch = self.spends
+            self.lease.call(lambda _: judge_run_count_calls(run=self.run, spends=batch), what="counting calls")
+            self.spends, self.count_at = [], None
+
+    def flush(self) -> None:
+        run = self.run
+        self.count_calls()  # a result is never committed before its calls are counted
+        if self.buffer:
+            self.lease.call(lambda attempt: _store(run=run, outcomes=self.buffer, retry=attempt > 0),
+                            what="storing results")
+            self.stored += len(self.buffer)
+            if run.budget is not None and not self.over_budget:  # stop sending once the budget is spent
+                spent = self.lease.call(
+                    lambda _: JudgeRun.objects.filter(pk=run.pk).values_list("cost", flat=True).get(),
+                    what="reading the cost")
+                if spent >= run.budget:
+                    self.over_budget = True
+                    self.stop.set()
+            self.buffer, self.flush_at = [], None
+            if self.on_progress:
+                self.on_progress(self.done_before + self.stored, run.total_items)
+            if self.after_store:
+                self.after_store(self.stored)
+
+    def _receive(self, message: object) -> bool:
+        """Take one message of the loop thread; True once the loop is done."""
+        if message is _DONE:
+            return True
+        if isinstance(message, CallSpend):
+            self.spends.append(message)
+            self.count_at = self.count_at or time.monotonic() + COUNT_FLUSH_SECONDS
+        elif isinstance(message, ItemOutcome):
+            if message.auth_error:
+                self.auth_failed = True
+                self.stop.set()
+            else:
+                self.buffer.append(message)
+                self.flush_at = self.flush_at or time.monotonic() + self.config.write_flush_seconds
+        return False
+
+    def _heartbeat(self, now: float) -> None:
+        self.next_check = now + CANCEL_CHECK_SECONDS
+        status = self.lease.call(lambda _: judge_run_heartbeat(run=self.run), what="renewing the lease")
+        if status == JudgeRun.Status.CANCELLING and not self.stop.is_set():
+            self.cancelled = True
+            self.stop.set()
+
+    def run_until_done(self) -> None:
+        """Receive until the loop thread is done, flushing a batch when it is full or old enough."""
+        if self.on_progress:
+            self.on_progress(self.done_before, self.run.total_items)
+        finished = False
+        while not finished:
+            now = time.monotonic()
+            wait = max(0.0, min(self.next_check, self.flush_at or self.next_check, self.count_at or self.next_check)
+                       - now)
+            try:
+                message = self.out.get(timeout=wait)
+            except queue.Empty:
+                message = None
+            finished = self._receive(message)
+            now = time.monotonic()
+            if self.buffer and (finished or len(self.buffer) >= self.config.write_batch_size
+                                or (self.flush_at and now >= self.flush_at)):
+                self.flush()
+            elif self.spends and (finished or (self.count_at and now >= self.count_at)):
+                self.count_calls()
+            if now >= self.next_check:
+                self._heartbeat(now)
+
+
+def _judge_run_settle(run: JudgeRun, config: PipelineConfig, loop: _RunLoop, errors: list[BaseException]) -> None:
+    """The run's final status once its loop has ended: failed, stopped at its budget, cancelled or finished."""
+    if errors:
+        error = errors[0]
+        judge_run_finish(run=run, status=JudgeRun.Status.FAILED, error_message=f"{type(error).__name__}: {error}")
+    elif loop.auth_failed:
+        failure = failure_explained(error_classes={}, base_url=run.base_url, primary_model=run.primary_model,
+                                    has_key=bool(config.api_key), auth_error=True)
+        judge_run_finish(
+            run=run, status=JudgeRun.Status.FAILED, flagged_auth_error=True,
+            error_message=f"{failure.reason} The run stopped. {failure.fix} (Or: manage.py judge_run --resume "
+                          f"{run.pk}.)",
+        )
+    elif loop.over_budget and not loop.cancelled and not loop.interrupted:
+        spent = JudgeRun.objects.filter(pk=run.pk).values_list("cost", flat=True).get()
+        judge_run_finish(
+            run=run, status=JudgeRun.Status.CANCELLED,
+            error_message=f"Stopped at its budget: {money(spent)} spent of {money(run.budget)} (calls in flight "
+                          f"finished). Resume with a higher budget to go on: manage.py judge_run --resume {run.pk} "
+                          "--budget AMOUNT.")
+    elif loop.cancelled or loop.interrupted:
+        judge_run_finish(run=run, status=JudgeRun.Status.CANCELLED,
+                         error_message="Interrupted (Ctrl-C)." if loop.interrupted else "")
+    else:
+        loop.lease.call(lambda _: run.refresh_from_db(), what="finishing the run")
+        if run.scored_items == 0 and run.failed_items > 0:  # nothing to show for it: a failure, with its reason
+            failure = judge_run_failure(run=run, has_key=bool(config.api_key))
+            judge_run_finish(run=run, status=JudgeRun.Status.FAILED, error_message=f"{failure.reason} {failure.fix}")
+        else:
+            loop.lease.call(lambda _: judge_run_finish(run=run, status=JudgeRun.Status.FINISHED),
+                            what="finishing the run")
+
+
 def judge_run_execute(
     *,
     run: JudgeRun,
@@ -305,123 +435,32 @@ def judge_run_execute(
     thread = threading.Thread(target=_loop_thread, args=(items, config, client_options or {}, out, stop, errors,
                                                          budget_left),
                               name=f"judge-run-{run.pk}", daemon=True)
-    done_before = run.processed_items
-    stored = 0
-    auth_failed = cancelled = interrupted = over_budget = False
-    buffer: list[ItemOutcome] = []
-    spends: list[CallSpend] = []
-    flush_at: float | None = None
-    count_at: float | None = None
-    next_check = time.monotonic() + CANCEL_CHECK_SECONDS
-
-    def count_calls() -> None:
-        nonlocal spends, count_at
-        if spends:
-            batch = spends
-            lease.call(lambda _: judge_run_count_calls(run=run, spends=batch), what="counting calls")
-            spends, count_at = [], None
-
-    def flush() -> None:
-        nonlocal buffer, flush_at, stored
-        nonlocal over_budget
-        count_calls()  # a result is never committed before its calls are counted
-        if buffer:
-            lease.call(lambda attempt: _store(run=run, outcomes=buffer, retry=attempt > 0), what="storing results")
-            stored += len(buffer)
-            if run.budget is not None and not over_budget:  # stop sending once the budget is spent
-                spent = lease.call(lambda _: JudgeRun.objects.filter(pk=run.pk).values_list("cost", flat=True).get(),
-                                   what="reading the cost")
-                if spent >= run.budget:
-                    over_budget = True
-                    stop.set()
-            buffer, flush_at = [], None
-            if on_progress:
-                on_progress(done_before + stored, run.total_items)
-            if after_store:
-                after_store(stored)
-
+    loop = _RunLoop(run=run, config=config, lease=lease, out=out, stop=stop, on_progress=on_progress,
+                    after_store=after_store, done_before=run.processed_items,
+                    next_check=time.monotonic() + CANCEL_CHECK_SECONDS)
     thread.start()
     try:
-        if on_progress:
-            on_progress(done_before, run.total_items)
-        finished = False
-        while not finished:
-            now = time.monotonic()
-            wait = max(0.0, min(next_check, flush_at or next_check, count_at or next_check) - now)
-            try:
-                message = out.get(timeout=wait)
-            except queue.Empty:
-                message = None
-            if message is _DONE:
-                finished = True
-            elif isinstance(message, CallSpend):
-                spends.append(message)
-                count_at = count_at or time.monotonic() + COUNT_FLUSH_SECONDS
-            elif isinstance(message, ItemOutcome):
-                if message.auth_error:
-                    auth_failed = True
-                    stop.set()
-                else:
-                    buffer.append(message)
-                    flush_at = flush_at or time.monotonic() + config.write_flush_seconds
-            now = time.monotonic()
-            if buffer and (finished or len(buffer) >= config.write_batch_size or (flush_at and now >= flush_at)):
-                flush()
-            elif spends and (finished or (count_at and now >= count_at)):
-                count_calls()
-            if now >= next_check:
-                next_check = now + CANCEL_CHECK_SECONDS
-                status = lease.call(lambda _: judge_run_heartbeat(run=run), what="renewing the lease")
-                if status == JudgeRun.Status.CANCELLING and not stop.is_set():
-                    cancelled = True
-                    stop.set()
+        loop.run_until_done()
     except KeyboardInterrupt:
-        interrupted = True
+        loop.interrupted = True
         stop.set()
-        _drain_into(out, buffer, spends, thread)
-        flush()
+        _drain_into(out, loop.buffer, loop.spends, thread)
+        loop.flush()
     except Exception as exc:
         stop.set()
         thread.join(30)
-        _count_leftovers(run, out, spends)
+        _count_leftovers(run, out, loop.spends)
         judge_run_finish(run=run, status=JudgeRun.Status.FAILED, error_message=f"{type(exc).__name__}: {exc}")
         raise
     except BaseException:  # the worker is going down (SystemExit, …): count the calls answered, store nothing more
         stop.set()
         thread.join(30)
-        _count_leftovers(run, out, spends)
+        _count_leftovers(run, out, loop.spends)
         raise
     finally:
         stop.set()
         thread.join(60)
-    if errors:
-        error = errors[0]
-        judge_run_finish(run=run, status=JudgeRun.Status.FAILED, error_message=f"{type(error).__name__}: {error}")
-    elif auth_failed:
-        failure = failure_explained(error_classes={}, base_url=run.base_url, primary_model=run.primary_model,
-                                    has_key=bool(config.api_key), auth_error=True)
-        judge_run_finish(
-            run=run, status=JudgeRun.Status.FAILED, flagged_auth_error=True,
-            error_message=f"{failure.reason} The run stopped. {failure.fix} (Or: manage.py judge_run --resume "
-                          f"{run.pk}.)",
-        )
-    elif over_budget and not cancelled and not interrupted:
-        spent = JudgeRun.objects.filter(pk=run.pk).values_list("cost", flat=True).get()
-        judge_run_finish(
-            run=run, status=JudgeRun.Status.CANCELLED,
-            error_message=f"Stopped at its budget: {money(spent)} spent of {money(run.budget)} (calls in flight "
-                          f"finished). Resume with a higher budget to go on: manage.py judge_run --resume {run.pk} "
-                          "--budget AMOUNT.")
-    elif cancelled or interrupted:
-        judge_run_finish(run=run, status=JudgeRun.Status.CANCELLED,
-                         error_message="Interrupted (Ctrl-C)." if interrupted else "")
-    else:
-        lease.call(lambda _: run.refresh_from_db(), what="finishing the run")
-        if run.scored_items == 0 and run.failed_items > 0:  # nothing to show for it: a failure, with its reason
-            failure = judge_run_failure(run=run, has_key=bool(config.api_key))
-            judge_run_finish(run=run, status=JudgeRun.Status.FAILED, error_message=f"{failure.reason} {failure.fix}")
-        else:
-            lease.call(lambda _: judge_run_finish(run=run, status=JudgeRun.Status.FINISHED), what="finishing the run")
+    _judge_run_settle(run, config, loop, errors)
     return judge_run_summary(run=run)
 
 

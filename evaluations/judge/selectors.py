@@ -14,9 +14,19 @@ import numpy as np
 from django.core.cache import cache
 from django.db.models import Count, Exists, FloatField, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Cast
+from django.http import Http404
 from django.utils.timezone import localtime
 
-from ..models import Difficulty, EvaluatedModel, JudgeResult, JudgeRun, JudgeScore, ModelResponse, TestCase
+from ..models import (
+    Difficulty,
+    EvaluatedModel,
+    JudgeResult,
+    JudgeRun,
+    JudgeScore,
+    ModelResponse,
+    PairwiseRun,
+    TestCase,
+)
 from ..selectors import difficulty_weight
 from .config import money
 from .leaderboard import (
@@ -508,3 +518,45 @@ def judge_runs_finished_choices(*, rubric_id: int | None = None, limit: int = 20
     if rubric_id is not None:
         runs = runs.filter(rubric_id=rubric_id)
     return [(run.pk, judge_run_label(run)) for run in runs.order_by("-created_at", "-id")[:limit]]
+
+
+def _judge_runs_with(related: tuple[str, ...]) -> QuerySet[JudgeRun]:
+    # select_related() with no names would follow every foreign key: no names, no join.
+    return JudgeRun.objects.select_related(*related) if related else JudgeRun.objects.all()
+
+
+def judge_run_get(*, pk: int, related: tuple[str, ...] = ("rubric",)) -> JudgeRun | None:
+    """The judge run with this id and its `related` rows (one query), or None."""
+    return _judge_runs_with(related).filter(pk=pk).first()
+
+
+def judge_run_or_404(*, pk: int, related: tuple[str, ...] = ("rubric",), finished: bool = False) -> JudgeRun:
+    """The judge run with this id (only a finished one if `finished`) and its `related` rows; 404 when none."""
+    runs = _judge_runs_with(related).filter(pk=pk)
+    if finished:
+        runs = runs.filter(status=JudgeRun.Status.FINISHED)
+    found = runs.first()
+    if found is None:
+        raise Http404("No such judge run.")
+    return found
+
+
+def judge_runs_by_id(*, ids: Iterable[int]) -> dict[int, JudgeRun]:
+    """The judge runs with these ids, by id (missing ids are absent)."""
+    return {run.pk: run for run in JudgeRun.objects.filter(pk__in=list(ids))}
+
+
+def judge_runs_finished(*, limit: int = 50) -> QuerySet[JudgeRun]:
+    """The newest finished runs, by id (a page's run picker)."""
+    return JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED).order_by("-pk")[:limit]
+
+
+def judge_run_series_others(*, run: JudgeRun) -> list[int]:
+    """The ids of the other runs of `run`'s series (any status), oldest first."""
+    return list(JudgeRun.objects.filter(repeat_of_id=run.repeat_of_id or run.pk)
+                .exclude(pk=run.pk).order_by("id").values_list("pk", flat=True))
+
+
+def pairwise_run_get(*, pk: int) -> PairwiseRun | None:
+    """The pairwise run with this id, or None."""
+    return PairwiseRun.objects.filter(pk=pk).first()

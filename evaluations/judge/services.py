@@ -143,9 +143,11 @@ def judge_run_repeat(*, run: JudgeRun, created_by: Any = None) -> JudgeRun:
 
 
 @transaction.atomic
-def judge_run_resume(*, run: JudgeRun, force: bool = False, budget: Decimal | None = None) -> JudgeRun:
+def judge_run_resume(*, run: JudgeRun, force: bool = False, budget: Decimal | None = None,
+                     base_url: str | None = None) -> JudgeRun:
     """Queue a stopped, failed, cancelled or crashed run again; only its items without a result are sent. A new
-    `budget` replaces the old one (a run stopped at its budget needs a higher one to go on)."""
+    `budget` replaces the old one (a run stopped at its budget needs a higher one to go on); a `base_url` sends
+    the rest of its calls to another endpoint."""
     run = JudgeRun.objects.select_for_update().get(pk=run.pk)
     if budget is not None:
         if budget <= run.cost:
@@ -166,6 +168,9 @@ def judge_run_resume(*, run: JudgeRun, force: bool = False, budget: Decimal | No
     run.error_message = ""
     run.finished_at = None
     run.save(update_fields=["status", "flagged_auth_error", "error_message", "finished_at"])
+    if base_url:
+        run.base_url = base_url
+        run.save(update_fields=["base_url"])
     return run
 
 

@@ -30,6 +30,8 @@ from .leaderboard import Leaderboard, ModelRow, Score
 from .selectors import (
     judge_run_call_stats,
     judge_run_latest_finished,
+    judge_run_or_404,
+    judge_run_series_others,
     judge_run_summary,
     judge_runs_page,
     judge_runs_recent,
@@ -62,14 +64,13 @@ def run_list(request: HttpRequest) -> HttpResponse:
 @policy_required(Action.VIEW_JUDGE_OUTPUT)
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """One run's progress bar and summary; htmx polls the "progress" partial while the run is active."""
-    run = get_object_or_404(JudgeRun.objects.select_related("rubric", "created_by"), pk=pk)
+    run = judge_run_or_404(pk=pk, related=("rubric", "created_by"))
     context = {"run": run, "summary": None if run.is_active else judge_run_summary(run=run),
                "calls": judge_run_call_stats(run=run), "poll_seconds": POLL_SECONDS,
                "outcome": judge_run_outcome(run=run),
                "errors_sentence": judge_run_errors(run=run).sentence(max_attempts=int(setting("RETRY_ATTEMPTS"))),
                "resume_form": JudgeRunResumeForm(),
-               "series": list(JudgeRun.objects.filter(repeat_of_id=run.repeat_of_id or run.pk)
-                              .exclude(pk=run.pk).order_by("id").values_list("pk", flat=True)),
+               "series": judge_run_series_others(run=run),
                "estimate": judge_run_estimate_cached(run=run) if run.status == JudgeRun.Status.QUEUED else None}
     template = "evaluations/judge/run_detail.html"
     partial = bool(getattr(request, "htmx", False))  # set by django_htmx's middleware
@@ -144,8 +145,7 @@ def _run_or_latest(raw: str | None) -> JudgeRun | None:
     if raw and query_whole_number(raw) is None:
         raise Http404("no such judge run")
     if raw:
-        return get_object_or_404(JudgeRun.objects.select_related("rubric"), pk=int(raw),
-                                 status=JudgeRun.Status.FINISHED)
+        return judge_run_or_404(pk=int(raw), finished=True)
     return judge_run_latest_with_conditions()
 
 

@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.models import ApiToken, User
+from accounts.selectors import api_token_get, api_token_list, user_by_email
 from accounts.services import api_token_create, api_token_days_default, api_token_revoke
 
 
@@ -44,16 +45,14 @@ class Command(BaseCommand):
                               f"expires {token.expires_at:%Y-%m-%d %H:%M} UTC")
             self.stdout.write(secret)
         elif action == "list":
-            tokens = ApiToken.objects.select_related("user")
-            if options["email"]:
-                tokens = tokens.filter(user=self._user(options["email"]))
+            tokens = api_token_list(user=self._user(options["email"]) if options["email"] else None)
             for token in tokens:
                 used = f"{token.last_used_at:%Y-%m-%d %H:%M}" if token.last_used_at else "never"
                 self.stdout.write(f"{token.pk}\t{token.user.email}\t{token.name}\t{token.prefix}…\t"
                                   f"{' '.join(token.scopes)}\t{token.status}\texpires {token.expires_at:%Y-%m-%d}"
                                   f"\tlast used {used}")
         else:
-            found = ApiToken.objects.filter(pk=options["token_id"]).first()
+            found = api_token_get(pk=options["token_id"])
             if found is None:
                 raise CommandError(f"no token with id {options['token_id']}")
             api_token_revoke(token=found)
@@ -61,7 +60,7 @@ class Command(BaseCommand):
 
     @staticmethod
     def _user(email: str) -> User:
-        user = User.objects.filter(email__iexact=email.strip()).first()
+        user = user_by_email(email=email)
         if user is None:
             raise CommandError(f"no user with the email {email}")
         return user

@@ -9,11 +9,10 @@ next window; it also waits when the current code has less than `MIN_VALID_SECOND
 import sys
 import time
 
-from allauth.mfa.models import Authenticator
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from accounts.models import User
+from accounts.selectors import totp_authenticator_get, user_by_email
 from accounts.totp import totp_current_code, totp_period
 
 DEMO_DOMAIN = "@faithbench.test"
@@ -40,8 +39,8 @@ class Command(BaseCommand):
         email = options["email"].strip().lower()
         if not email.endswith(DEMO_DOMAIN):
             raise CommandError(f"demo_totp only serves demo accounts ending in {DEMO_DOMAIN}.")
-        user = User.objects.filter(email=email).first()
-        authenticator = Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).first() if user else None
+        user = user_by_email(email=email)
+        authenticator = totp_authenticator_get(user=user) if user else None
         if user is None or authenticator is None:
             raise CommandError(f"{email} has no TOTP authenticator; run `manage.py load_demo` first.")
         period = totp_period()

@@ -6,18 +6,18 @@ from collections.abc import Callable
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management.base import CommandError
 
-from accounts.models import User
+from accounts.selectors import user_by_email
 from annotations.models import CalibrationCycle
+from annotations.selectors import cycle_by_ref
 
 
 def cycle_lifecycle_run(service: Callable[..., CalibrationCycle], *, cycle: str, by: str,
                         reason: str) -> CalibrationCycle:
     """Run a cycle lifecycle service for the named cycle and actor; every refusal becomes a one-line CommandError."""
-    found = CalibrationCycle.objects.filter(pk=int(cycle)).first() if cycle.isdigit() else None
-    found = found or CalibrationCycle.objects.filter(name=cycle).first()
+    found = cycle_by_ref(ref=cycle)
     if found is None:
         raise CommandError(f"no calibration cycle with id or name {cycle!r}")
-    actor = User.objects.filter(email__iexact=by).first()
+    actor = user_by_email(email=by)
     if actor is None:
         raise CommandError(f"no user with email {by!r}")
     try:

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.models import CalibrationCycle
+from annotations.selectors import cycle_by_ref
 from calibration.calibrated.build import DEFAULT_TARGET_HALF_WIDTH
 from calibration.calibrated.schema import CalibratedReport
 from calibration.calibrated.selectors import calibrated_label_cycles, calibrated_snapshot_for
@@ -25,6 +26,7 @@ from calibration.calibrated.snapshots import (
     calibrated_snapshot_compute,
     calibrated_snapshot_request,
 )
+from evaluations.judge.selectors import judge_run_get
 from evaluations.models import JudgeRun
 from evidence.models import Snapshot
 from evidence.selectors import snapshot_file, snapshot_file_name
@@ -53,7 +55,7 @@ class Command(BaseCommand):
         parser.add_argument("--out", help="Where to write the export ('-' for standard output).")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        run = JudgeRun.objects.filter(pk=options["run"]).first()
+        run = judge_run_get(pk=options["run"], related=())
         if run is None:
             raise CommandError(f"run: judge run {options['run']} does not exist")
         if options["version"] is not None:
@@ -95,8 +97,7 @@ class Command(BaseCommand):
             if cycle is None:
                 raise CommandError(f"--cycle: no standard calibration cycle on judge run {run.pk}'s rubric")
             return cycle
-        cycle = CalibrationCycle.objects.filter(pk=int(raw)).first() if raw.isascii() and raw.isdigit() else None
-        cycle = cycle or CalibrationCycle.objects.filter(name=raw).first()
+        cycle = cycle_by_ref(ref=raw)
         if cycle is None:
             raise CommandError(f"--cycle: no calibration cycle with id or name {raw!r}")
         return cycle

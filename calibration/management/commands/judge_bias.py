@@ -13,12 +13,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotations.models import CalibrationCycle
+from annotations.selectors import cycle_get
 from calibration.validation.agreement import agreement_check
 from calibration.validation.payloads import agreement_payload, tradition_payload, verbosity_payload
 from calibration.validation.store import check_label
 from calibration.validation.verbosity import verbosity_check
-from evaluations.judge.selectors import judge_run_latest_finished
+from evaluations.judge.selectors import judge_run_get, judge_run_latest_finished, judge_runs_by_id
 from evaluations.models import JudgeRun
 
 
@@ -50,11 +50,11 @@ class Command(BaseCommand):
         if options["series"]:
             from evaluations.judge.selectors import judge_run_series
 
-            anchor = JudgeRun.objects.filter(pk=options["series"]).first()
+            anchor = judge_run_get(pk=options["series"], related=())
             if anchor is None:
                 raise CommandError(f"no judge run {options['series']}")
             ids += [r.pk for r in judge_run_series(run=anchor) if r.pk not in ids]
-        found = {run.pk: run for run in JudgeRun.objects.filter(pk__in=ids)}
+        found = judge_runs_by_id(ids=ids)
         missing = [i for i in ids if i not in found]
         if missing:
             raise CommandError(f"no judge run {', '.join(map(str, missing))}")
@@ -70,7 +70,7 @@ class Command(BaseCommand):
             raise CommandError("no finished judge run yet")
         cycle = None
         if options["cycle"]:
-            cycle = CalibrationCycle.objects.filter(pk=options["cycle"]).first()
+            cycle = cycle_get(pk=options["cycle"])
             if cycle is None:
                 raise CommandError(f"no cycle {options['cycle']}")
         check = verbosity_check(run=run, cycle=cycle)
@@ -104,7 +104,7 @@ class Command(BaseCommand):
 
         from calibration.validation.tradition import tradition_check
 
-        cycle = CalibrationCycle.objects.filter(pk=cycle_id).first() if cycle_id else None
+        cycle = cycle_get(pk=cycle_id) if cycle_id else None
         if cycle is None:
             raise CommandError("name the cross-tradition cycle: --cycle ID")
         try:

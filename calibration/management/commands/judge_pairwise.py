@@ -13,6 +13,7 @@ from tqdm import tqdm
 from calibration.validation.position import position_check
 from evaluations.judge.config import money
 from evaluations.judge.pairwise import pairwise_run_create, pairwise_run_execute
+from evaluations.judge.selectors import pairwise_run_get
 from evaluations.models import PairwiseRun
 
 
@@ -34,7 +35,7 @@ class Command(BaseCommand):
         from evaluations.judge.config import PipelineConfig
 
         if options["resume"]:
-            run = PairwiseRun.objects.filter(pk=options["resume"]).first()
+            run = pairwise_run_get(pk=options["resume"])
             if run is None:
                 raise CommandError(f"no pairwise run {options['resume']}")
         else:

@@ -10,8 +10,9 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from calibration.models import Study, StudyJudgeRun
+from calibration.models import StudyJudgeRun
 from calibration.studies.judging import study_judge_run_execute, study_judge_run_request
+from calibration.studies.selectors import study_by_ref
 from evaluations.judge.config import money
 
 
@@ -27,8 +28,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         ref = options["study"]
-        study = (Study.objects.filter(pk=int(ref)).first() if ref.isdigit() else None) \
-            or Study.objects.filter(name=ref).first()
+        study = study_by_ref(ref=ref)
         if study is None:
             raise CommandError(f"no study with id or name {ref!r}")
         try:

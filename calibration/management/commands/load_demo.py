@@ -5,19 +5,15 @@ on or the operator says `--i-know-this-is-not-production` (a throwaway benchmark
 """
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
 
 from calibration.calibrated.demo import demo_calibrated_snapshot_create
 from calibration.demo import (
     FEATURED_EXPERT,
     demo_bias_checks_create,
-    demo_people_create,
+    demo_panel_work_create,
     demo_report_snapshot_create,
-    demo_scores_create,
-    demo_totp_activate,
 )
 from casereview.demo import demo_validity_create
-from delphi.demo import demo_delphi_create
 from evaluations.demo import demo_benchmark_load, demo_conditions_create
 from evaluations.judge.demo import judge_demo_run
 
@@ -42,20 +38,15 @@ class Command(BaseCommand):
                 "load_demo creates a superuser and experts with published passwords, and DEBUG is off: this looks "
                 "like production. Nothing was loaded. On a throwaway database, add --i-know-this-is-not-production."
             )
-        with transaction.atomic():
-            reports = demo_benchmark_load()
+        reports = demo_benchmark_load()
         for report in reports:
             self.stdout.write(str(report))
         if not options["no_judge"]:
-            # The judge pipeline writes from its own thread, so it runs outside the transaction above.
+            # The judge pipeline writes from its own thread, so it runs outside the load's transaction.
             run = judge_demo_run()
             self.stdout.write(f"judge run #{run.pk}: {run.scored_items} scored, {run.failed_items} failed, "
                               f"{run.filtered_items} filtered ({run.primary_model}, offline fake endpoint)")
-        with transaction.atomic():
-            logins = demo_people_create()
-            scored = demo_scores_create()
-            demo_delphi_create()
-            two_factor = demo_totp_activate()
+        logins, scored, two_factor = demo_panel_work_create()
         if scored:
             self.stdout.write(f"demo experts finished {scored} assignments; {FEATURED_EXPERT} has a fresh queue")
         if not options["no_judge"]:
@@ -63,9 +54,8 @@ class Command(BaseCommand):
                 self.stdout.write(f"bias check #{check.pk}: {check.get_kind_display()} — "
                                   f"{'flagged' if check.flagged else 'passed'} on {check.n} "
                                   f"{'pairs' if check.kind == 'position' else 'responses'}")
-        with transaction.atomic():
-            for line in demo_validity_create():
-                self.stdout.write(line)
+        for line in demo_validity_create():
+            self.stdout.write(line)
         snapshot = demo_report_snapshot_create()
         if snapshot is not None:
             self.stdout.write(f"IRR report of the demo cycle: version {snapshot.version} ({snapshot.status}), "

@@ -20,6 +20,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from annotations.models import CalibrationCycle
+from annotations.selectors import cycle_by_ref, cycles_by_id
 from calibration.models import Study
 from calibration.reports.snapshots import (
     DEFAULT_RESAMPLES,
@@ -27,6 +28,7 @@ from calibration.reports.snapshots import (
     report_snapshot_compute,
     report_snapshot_request,
 )
+from calibration.studies.selectors import studies_by_id, study_by_ref
 from calibration.studies.snapshots import DEFAULT_STUDY_SEED, study_snapshot_compute, study_snapshot_request
 from evidence.models import Snapshot, SnapshotFile
 from evidence.selectors import snapshot_file, snapshot_file_name, snapshot_for, snapshot_latest_ready
@@ -87,15 +89,13 @@ class Command(BaseCommand):
             self._export(snapshot, options["format"], options["out"])
 
     def _cycle(self, ref: str) -> CalibrationCycle:
-        cycle = (CalibrationCycle.objects.filter(pk=int(ref)).first() if ref.isdigit() else None) \
-            or CalibrationCycle.objects.filter(name=ref).first()
+        cycle = cycle_by_ref(ref=ref)
         if cycle is None:
             raise CommandError(f"no cycle with id or name {ref!r} (see: manage.py report --list)")
         return cycle
 
     def _study(self, ref: str) -> Study:
-        study = (Study.objects.filter(pk=int(ref)).first() if ref.isdigit() else None) \
-            or Study.objects.filter(name=ref).first()
+        study = study_by_ref(ref=ref)
         if study is None:
             raise CommandError(f"no study with id or name {ref!r} (see: manage.py report --list)")
         return study
@@ -103,13 +103,13 @@ class Command(BaseCommand):
     def _list(self) -> None:
         latest = snapshot_latest_ready(kind=Snapshot.Kind.CYCLE_REPORT)
         self.stdout.write(f"{'id':>4}  {'cycle':<32} {'status':<7} {'latest report':<14} input hash")
-        for cycle in CalibrationCycle.objects.order_by("pk"):
+        for cycle in cycles_by_id():
             snapshot = latest.get(str(cycle.pk))
             described = (f"v{snapshot.version} {snapshot.finished_at:%Y-%m-%d}" if snapshot and snapshot.finished_at
                          else "none")
             self.stdout.write(f"{cycle.pk:>4}  {cycle.name[:32]:<32} {cycle.status:<7} {described:<14} "
                               f"{snapshot.input_hash if snapshot else ''}")
-        studies = list(Study.objects.order_by("pk"))
+        studies = studies_by_id()
         if not studies:
             return
         latest_study = snapshot_latest_ready(kind=Snapshot.Kind.STUDY_REPORT)

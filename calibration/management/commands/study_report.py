@@ -6,8 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from calibration.models import Study
-from calibration.studies.selectors import study_reliability
+from calibration.studies.selectors import study_by_name, study_names, study_reliability
 from stats.bootstrap import DEFAULT_RESAMPLES
 
 
@@ -25,9 +24,9 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        study = Study.objects.filter(name=options["study"]).first()
+        study = study_by_name(name=options["study"])
         if study is None:
-            names = ", ".join(Study.objects.values_list("name", flat=True)[:20]) or "none yet"
+            names = ", ".join(study_names(limit=20)) or "none yet"
             raise CommandError(f"no study named {options['study']!r} (studies: {names})")
         if options["bootstrap"] < 0:
             raise CommandError("--bootstrap must be 0 or more")

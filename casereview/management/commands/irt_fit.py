@@ -14,7 +14,7 @@ from casereview.difficulty import (
 )
 from casereview.reports import difficulty_fit_find, difficulty_fits_list
 from evaluations.domain import Dimension
-from evaluations.models import JudgeRun
+from evaluations.judge.selectors import judge_run_get
 from evaluations.spreadsheet import csv_writer
 
 
@@ -43,7 +43,7 @@ class Command(BaseCommand):
             raise CommandError("--dimension is required (or --list)")
         judge_run = None
         if options["judge_run"]:
-            judge_run = JudgeRun.objects.filter(pk=options["judge_run"]).first()
+            judge_run = judge_run_get(pk=options["judge_run"], related=())
             if judge_run is None:
                 raise CommandError(f"--judge-run: no judge run {options['judge_run']}")
         base = None

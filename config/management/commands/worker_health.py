@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import DatabaseError
 from django.utils import timezone
 
-from config.models import WorkerHeartbeat
+from config.health import worker_heartbeat_newest
 
 
 class Command(BaseCommand):
@@ -23,10 +23,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         host = socket.gethostname()[:255]
-        beats = WorkerHeartbeat.objects.all() if options["any_host"] else WorkerHeartbeat.objects.filter(hostname=host)
         where = "anywhere" if options["any_host"] else f"on {host}"
         try:
-            newest = beats.order_by("-beat_at").values_list("beat_at", flat=True).first()
+            newest = worker_heartbeat_newest(hostname=None if options["any_host"] else host)
         except DatabaseError as exc:
             self.stderr.write(f"unhealthy: the database is unreachable ({type(exc).__name__})")
             sys.exit(1)

@@ -27,7 +27,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluations.importing import ImportFailed, import_records
 from evaluations.methodology import DEFAULT_REPETITIONS, STANDARD_CONDITION_NAME
-from evaluations.models import EvaluatedModel, GenerationCondition, standard_condition_id
+from evaluations.models import GenerationCondition, standard_condition_id
+from evaluations.selectors import (
+    evaluated_models_by_name,
+    generation_condition_get,
+    generation_condition_names,
+)
 
 
 class Command(BaseCommand):
@@ -104,15 +109,15 @@ class Command(BaseCommand):
 
     def _condition(self, name: str) -> GenerationCondition:
         if name == STANDARD_CONDITION_NAME:
-            return GenerationCondition.objects.get(pk=standard_condition_id())
+            return generation_condition_get(pk=standard_condition_id())
         try:
-            return GenerationCondition.objects.get(name=name)
+            return generation_condition_get(name=name)
         except GenerationCondition.DoesNotExist:
-            known = ", ".join(GenerationCondition.objects.values_list("name", flat=True))
+            known = ", ".join(generation_condition_names())
             raise CommandError(f"--condition: no generation condition named {name!r} (known: {known})") from None
 
     def _models(self, spec: str) -> list[tuple[str, str, str]]:
-        known = {m.name: m for m in EvaluatedModel.objects.all()}
+        known = evaluated_models_by_name()
         models = []
         for item in filter(None, (part.strip() for part in spec.split(","))):
             name, _, rest = item.partition("=")

@@ -1,8 +1,7 @@
 """manage.py import_data {cases,responses,theobert} FILE [FILE ...]"""
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import transaction
 
-from evaluations.importing import ImportFailed, import_file
+from evaluations.importing import ImportFailed, import_files
 
 
 class Command(BaseCommand):
@@ -22,19 +21,10 @@ class Command(BaseCommand):
         bar.add_argument("--no-progress", dest="progress", action="store_false", help="Never show a progress bar.")
 
     def handle(self, *args, **options) -> None:
-        reports, errors = [], []
-        with transaction.atomic():
-            for path in options["files"]:
-                try:
-                    reports.append(
-                        import_file(path=path, kind=options["kind"], fmt=options["format"],
-                                    dry_run=options["dry_run"], progress=options["progress"])
-                    )
-                except ImportFailed as exc:
-                    errors.extend(exc.errors)
-            if errors:
-                transaction.set_rollback(True)
-        if errors:
-            raise CommandError(ImportFailed(errors).summary(limit=200))
+        try:
+            reports = import_files(paths=options["files"], kind=options["kind"], fmt=options["format"],
+                                   dry_run=options["dry_run"], progress=options["progress"])
+        except ImportFailed as exc:
+            raise CommandError(exc.summary(limit=200)) from exc
         for report in reports:
             self.stdout.write(("[dry run] " if options["dry_run"] else "") + str(report))

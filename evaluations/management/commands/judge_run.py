@@ -25,7 +25,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from evaluations.models import RubricVersion
-from evaluations.selectors import rubric_active
+from evaluations.selectors import rubric_active, rubric_by_version
 
 
 class CommandSelection(TypedDict):
@@ -79,14 +79,14 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         from evaluations import tasks
         from evaluations.judge import services
-        from evaluations.judge.selectors import judge_run_summary
+        from evaluations.judge.selectors import judge_run_get, judge_run_summary
         from evaluations.models import JudgeRun
 
         def get_run(run_id: int) -> JudgeRun:
-            try:
-                return JudgeRun.objects.select_related("rubric").get(pk=run_id)
-            except JudgeRun.DoesNotExist as exc:
-                raise CommandError(f"no judge run {run_id}") from exc
+            found = judge_run_get(pk=run_id)
+            if found is None:
+                raise CommandError(f"no judge run {run_id}")
+            return found
 
         try:
             if options["status"]:
@@ -112,10 +112,7 @@ class Command(BaseCommand):
                     firsts = [run]
                 elif options["resume"]:
                     run = services.judge_run_resume(run=get_run(options["resume"]), force=options["force"],
-                                                    budget=options["budget"])
-                    if base_url:
-                        JudgeRun.objects.filter(pk=run.pk).update(base_url=base_url)
-                        run.refresh_from_db()
+                                                    budget=options["budget"], base_url=base_url)
                     firsts = [run]
                 else:
                     judges = [j.strip() for j in (options["judge"] or "").split(",") if j.strip()]
@@ -163,25 +160,24 @@ class Command(BaseCommand):
     def _estimate(self, *, rubric: RubricVersion, primary_model: str | None, selection: CommandSelection,
                   base_url: str | None) -> None:
         """The estimate of the selection, from a run created and rolled back (nothing is kept)."""
-        from django.db import transaction
+        from evaluations.judge.estimate import judge_run_plan
 
-        from evaluations.judge import services
-
-        with transaction.atomic():
-            run = services.judge_run_create(rubric=rubric, primary_model=primary_model, base_url=base_url, **selection)
-            self._print_estimate(run)
-            transaction.set_rollback(True)
+        estimate = judge_run_plan(rubric=rubric, primary_model=primary_model, base_url=base_url, **selection)
+        self._write_estimate(estimate, budget=selection["budget"])
         self.stdout.write("nothing was created (--estimate)")
 
     def _print_estimate(self, run: Any) -> None:
-        from evaluations.judge.config import money
         from evaluations.judge.estimate import judge_run_estimate
 
-        estimate = judge_run_estimate(run=run)
+        self._write_estimate(judge_run_estimate(run=run), budget=run.budget)
+
+    def _write_estimate(self, estimate: Any, *, budget: Decimal | None) -> None:
+        from evaluations.judge.config import money
+
         cost = money(estimate.cost) if estimate.cost is not None else "unknown"
         self.stdout.write(f"estimate: {estimate.items} item(s), {estimate.calls} call(s), ~{estimate.prompt_tokens:,} "
                           f"prompt + ~{estimate.completion_tokens:,} completion tokens, cost ~{cost} ({estimate.basis})"
-                          + (f"; budget {money(run.budget)}" if run.budget is not None else ""))
+                          + (f"; budget {money(budget)}" if budget is not None else ""))
 
     @contextlib.contextmanager
     def _endpoint(self, *, fake_server: bool, base_url: str | None, wait: bool) -> Iterator[str | None]:
@@ -200,7 +196,7 @@ class Command(BaseCommand):
         if not version:
             return rubric_active()
         try:
-            return RubricVersion.objects.get(version=version)
+            return rubric_by_version(version=version)
         except RubricVersion.DoesNotExist as exc:
             raise CommandError(f"no rubric version {version!r}") from exc
 

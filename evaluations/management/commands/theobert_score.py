@@ -7,7 +7,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from evaluations.models import TheoBertCase, TheoBertRun
+from evaluations.models import TheoBertRun
+from evaluations.selectors import theobert_cases
 from evaluations.theobert.services import theobert_run_score, theobert_run_summary
 from evaluations.theobert.sources import PredictionError, PredictionsFile
 
@@ -31,7 +32,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["k"] is not None and options["k"] < 1:
             raise CommandError("--k must be at least 1")
-        queryset = TheoBertCase.objects.all()
+        queryset = theobert_cases()
         wanted = [c.strip() for c in options["cases"].split(",") if c.strip()]
         if wanted:
             queryset = queryset.filter(case_id__in=wanted)
