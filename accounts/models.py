@@ -58,6 +58,12 @@ class User(AbstractUser):
 
     email_mode = models.CharField(max_length=10, choices=EmailMode.choices, default=EmailMode.IMMEDIATE,
                                   help_text="How notifications reach this person by email.")
+    # No `choices`: the interface languages are settings.LANGUAGES (a new language must not need a migration);
+    # accounts.services.user_language_set checks the value against them.
+    language = models.CharField(
+        max_length=12, blank=True,
+        help_text="Interface language (a code of settings.LANGUAGES); empty: the browser's preference.",
+    )
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []

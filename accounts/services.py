@@ -199,3 +199,21 @@ def api_token_touch(*, token: ApiToken) -> None:
     stale = models.Q(last_used_at__isnull=True) | models.Q(last_used_at__lt=now - interval)
     ApiToken.objects.filter(stale, pk=token.pk).update(last_used_at=now)
     token.last_used_at = now
+
+
+def interface_language_codes() -> set[str]:
+    """The interface languages a user may choose: settings.LANGUAGES's codes."""
+    return {code for code, _ in settings.LANGUAGES}
+
+
+@transaction.atomic
+def user_language_set(*, user: User, language: str) -> User:
+    """Save a user's interface language ("" = follow the browser); an unknown code is refused, naming the field."""
+    language = language.strip()
+    if language and language not in interface_language_codes():
+        raise ValidationError({"language": f"unknown interface language {language!r}; expected one of "
+                                           f"{', '.join(sorted(interface_language_codes()))}"})
+    if user.language != language:
+        user.language = language
+        user.save(update_fields=["language"])
+    return user
