@@ -2,6 +2,9 @@
 the import schemas and the judge. It imports no model, so everything else may import it."""
 from __future__ import annotations
 
+import re
+
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 
@@ -134,3 +137,67 @@ def query_page(raw: str | None) -> int | None:
         return 1
     value = int(raw) if len(raw) <= len(str(MAX_PAGE)) else MAX_PAGE + 1
     return None if value > MAX_PAGE else max(1, value)
+
+
+# --- languages of cases and responses (issue 35) ---------------------------------------------------------------
+# BCP 47 tags in the shapes cases use: language[-Script][-REGION][-variant…], e.g. en, es-419, ko-KR, sr-Latn-RS,
+# grc, hbo, de-CH-1996, plus private use (x-…). `langcodes` is not a dependency: the primary subtag is checked
+# against Django's list of languages (LANG_INFO) and the ancient and liturgical languages the methodology names.
+STANDARD_CASE_LANGUAGE = "en"
+ANCIENT_LANGUAGES = {"grc": "Ancient Greek", "hbo": "Ancient Hebrew", "arc": "Aramaic", "syc": "Classical Syriac",
+                     "la": "Latin", "cop": "Coptic", "gez": "Ge'ez", "cu": "Church Slavonic", "hy": "Armenian"}
+_TAG = re.compile(
+    r"^(?P<language>[A-Za-z]{2,3})"
+    r"(?:-(?P<script>[A-Za-z]{4}))?"
+    r"(?:-(?P<region>[A-Za-z]{2}|[0-9]{3}))?"
+    r"(?P<variants>(?:-(?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*)"
+    r"(?P<private>-x(?:-[A-Za-z0-9]{1,8})+)?$"
+)
+
+
+def _known_languages() -> dict[str, str]:
+    from django.conf.locale import LANG_INFO
+
+    regional = {code.split("-")[0]: info["name"] for code, info in LANG_INFO.items() if "-" in code and "name" in info}
+    plain = {code: info["name"] for code, info in LANG_INFO.items() if "-" not in code and "name" in info}
+    return {**regional, **plain, **ANCIENT_LANGUAGES}
+
+
+def language_tag_clean(value: str) -> str:
+    """A BCP 47 tag in its canonical case (ko-kr → ko-KR, SR-LATN → sr-Latn); ValueError saying what is wrong."""
+    tag = (value or "").strip().replace("_", "-")
+    match = _TAG.match(tag)
+    if not tag or match is None:
+        raise ValueError(f"{value!r} is not a language tag (BCP 47, e.g. en, es-419, ko-KR, grc)")
+    language = match["language"].lower()
+    if language not in _known_languages():
+        raise ValueError(f"unknown language {language!r} in {value!r} (BCP 47: en, es, de, ko, grc, hbo…)")
+    parts = [language]
+    if match["script"]:
+        parts.append(match["script"].title())
+    if match["region"]:
+        parts.append(match["region"].upper())
+    return "-".join(parts) + (match["variants"] or "").lower() + (match["private"] or "").lower()
+
+
+def language_tag_validator(value: str) -> None:
+    """Django validator for a model field holding a BCP 47 tag."""
+    try:
+        language_tag_clean(value)
+    except ValueError as exc:
+        raise ValidationError(str(exc), code="bad_language_tag") from exc
+
+
+def language_name(tag: str) -> str:
+    """English name of a tag's language ("es-419" → "Spanish"); the tag itself when unknown."""
+    return _known_languages().get(tag.split("-")[0].lower(), tag)
+
+
+def is_english(tag: str) -> bool:
+    return not tag or tag.split("-")[0].lower() == "en"
+
+
+class TranslationMethod(models.TextChoices):
+    HUMAN = "human", "Human translation"
+    MACHINE = "machine", "Machine translation"
+    MACHINE_EXPERT = "machine_expert", "Machine translation checked by an expert"
