@@ -217,3 +217,11 @@ def user_language_set(*, user: User, language: str) -> User:
         user.language = language
         user.save(update_fields=["language"])
     return user
+
+
+def experts_without_scoring_languages() -> list[str]:
+    """Active experts and leads whose profile lists no scoring language (they are treated as English-only)."""
+    users = (User.objects.filter(is_active=True, role__in=[User.Role.EXPERT, User.Role.ADJUDICATOR])
+             .filter(models.Q(expert_profile__isnull=True) | models.Q(expert_profile__scoring_languages=[]))
+             .order_by("email"))
+    return [str(u) for u in users]

@@ -201,3 +201,10 @@ class TranslationMethod(models.TextChoices):
     HUMAN = "human", "Human translation"
     MACHINE = "machine", "Machine translation"
     MACHINE_EXPERT = "machine_expert", "Machine translation checked by an expert"
+
+
+def scores_language(languages: list[str], case_language: str) -> bool:
+    """Whether an expert who scores `languages` (BCP 47 tags; none = English only) may score a case in
+    `case_language`: the primary subtags match (an "es" expert scores "es-419" and "es-MX")."""
+    primaries = {tag.split("-")[0].lower() for tag in languages} or {STANDARD_CASE_LANGUAGE}
+    return (case_language or STANDARD_CASE_LANGUAGE).split("-")[0].lower() in primaries
