@@ -15,8 +15,8 @@ from django.urls import reverse
 from accounts.models import Notification, User
 from accounts.notifications import notify
 from annotations.models import Assignment, CalibrationCycle, CycleItem, Panel
-from evaluations.judge.selectors import judge_decisive_scored, judge_run_latest_finished
 from evaluations.domain import language_name, scores_language
+from evaluations.judge.selectors import judge_decisive_scored, judge_run_latest_finished
 from evaluations.models import RubricVersion, Tradition
 from evaluations.selectors import rubric_active
 from stats.ppi import expected_half_width

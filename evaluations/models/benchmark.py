@@ -337,14 +337,14 @@ class ModelResponse(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        suffix = "" if self.repetition == 1 else f"#{self.repetition}"
+        return f"{self.test_case_id}/{self.model_id}/{self.run_label}{suffix}"
+
     @property
     def asked_language(self) -> str:
         """The language the question was asked in: as recorded, else the generation condition's."""
         return self.language or self.condition.language
-
-    def __str__(self) -> str:
-        suffix = "" if self.repetition == 1 else f"#{self.repetition}"
-        return f"{self.test_case_id}/{self.model_id}/{self.run_label}{suffix}"
 
 
 class TheoBertCase(models.Model):
