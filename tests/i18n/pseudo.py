@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 from config.catalogues import PSEUDO_CLOSE, PSEUDO_OPEN
 
 VISIBLE_ATTRIBUTES = ("title", "aria-label", "placeholder", "alt")
-_SKIP = {"script", "style", "template", "noscript"}
+_SKIP = {"script", "style", "template", "noscript", "kbd"}  # <kbd>: key caps (Tab, Shift), named as printed
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 _WORD = re.compile(r"[A-Za-z]{2,}")
 

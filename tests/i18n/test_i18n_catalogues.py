@@ -54,15 +54,44 @@ def test_i18n_catalogue_check_catches_a_fuzzy_and_a_missing_entry(tmp_path):  # 
                              "de: '%(n)s left': placeholders ['%(k)s'] differ from ['%(n)s']"]
 
 
-def test_i18n_every_marked_string_is_in_the_shipped_catalogues(tmp_path, settings):  # type: ignore[no-untyped-def]
-    """Extract the messages afresh (xgettext, as `make messages`) into a copy of the catalogues: nothing new."""
+def test_i18n_every_marked_string_is_in_the_shipped_catalogues(tmp_path, settings, monkeypatch):  # type: ignore[no-untyped-def]
+    """Extract the messages afresh (xgettext, as `make messages`) into a copy of the catalogues: nothing new.
+
+    makemessages writes to the catalogue of the directory a source file is under, so it runs in a scratch directory
+    of symbolic links to the sources (followed: --symlinks) beside the copied catalogues; the real ones are not
+    touched."""
     if shutil.which("xgettext") is None:
         pytest.fail("GNU gettext is missing: `make test-tools` installs it (apt-get install -y gettext)")
-    copy = tmp_path / "locale"
-    shutil.copytree(LOCALE, copy)
-    settings.LOCALE_PATHS = [str(copy)]
-    call_command("makemessages", locale=list(SHIPPED), no_obsolete=True, ignore_patterns=IGNORE, verbosity=0)
+    root = Path(settings.BASE_DIR)
+    for entry in root.iterdir():
+        if entry.name in (*IGNORE, "locale") or entry.name.startswith(".") or not entry.is_dir():
+            continue
+        (tmp_path / entry.name).symlink_to(entry)
+    shutil.copytree(LOCALE, tmp_path / "locale")
+    monkeypatch.chdir(tmp_path)
+    settings.LOCALE_PATHS = [str(tmp_path / "locale")]
+    call_command("makemessages", locale=list(SHIPPED), no_obsolete=True, ignore_patterns=IGNORE, symlinks=True,
+                 verbosity=0)
     problems = []
     for code in SHIPPED:
-        problems += _problems(copy / code / "LC_MESSAGES" / "django.po")
+        problems += _problems(tmp_path / "locale" / code / "LC_MESSAGES" / "django.po")
     assert problems == [], "run `make messages` and translate the new entries"
+
+
+def test_i18n_catalogues_follow_the_glossary():  # type: ignore[no-untyped-def]
+    """Every glossary term is a message (evaluations/terms.py) and each language renders it as the glossary says."""
+    import csv
+
+    from evaluations.terms import TERMS
+
+    with (Path(settings.BASE_DIR) / "docs" / "glossary.csv").open(encoding="utf-8") as handle:
+        glossary = list(csv.DictReader(handle))
+    assert {row["english"] for row in glossary} == set(TERMS)
+    problems = []
+    for code in SHIPPED:
+        _, entries = read_po(LOCALE / code / "LC_MESSAGES" / "django.po")
+        rendered = {e.msgid: e.msgstr[0] for e in entries if e.msgid_plural is None}
+        for row in glossary:
+            if rendered.get(row["english"]) != row[code]:
+                problems.append(f"{code}: {row['english']!r} is {rendered.get(row['english'])!r}, glossary {row[code]!r}")
+    assert problems == []
