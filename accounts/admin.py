@@ -37,7 +37,7 @@ class UserAdmin(DjangoUserAdmin):
     ordering = ["email"]
     list_display = ["email", "display_name", "role", "is_staff", "is_active"]
 
-    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None):  # type: ignore[no-untyped-def]
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None):
         warn_experts_without_languages(request)
         return super().changelist_view(request, extra_context)
     list_filter = ["role", "is_staff", "is_superuser", "is_active"]
@@ -56,7 +56,7 @@ class UserAdmin(DjangoUserAdmin):
 class ExpertProfileAdmin(admin.ModelAdmin):
     list_display = ["user", "tradition", "degree", "institution", "languages", "scoring_languages"]
 
-    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None):  # type: ignore[no-untyped-def]
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None):
         warn_experts_without_languages(request)
         return super().changelist_view(request, extra_context)
     list_filter = ["tradition"]

@@ -56,7 +56,7 @@ class UserLanguageMiddleware:
         switching = request.method == "POST" and request.path == reverse("set_language")
         if signed_in and not switching and user.language in interface_language_codes():  # type: ignore[union-attr]
             translation.activate(user.language)  # type: ignore[union-attr]
-            request.LANGUAGE_CODE = translation.get_language()  # type: ignore[attr-defined]
+            request.LANGUAGE_CODE = translation.get_language()
         response = self.get_response(request)
         if signed_in and switching and response.status_code in (204, 302):
             chosen = request.POST.get("language", "")

@@ -152,8 +152,8 @@ def mo_bytes(header: Entry, entries: Iterable[Entry]) -> bytes:
     for entry in entries:
         if entry.fuzzy or not entry.translated:
             continue
-        key = entry.key if entry.msgid_plural is None else f"{entry.key}\x00{entry.msgid_plural}"
-        pairs[key.encode()] = "\x00".join(entry.msgstr).encode()
+        msgid = entry.key if entry.msgid_plural is None else f"{entry.key}\x00{entry.msgid_plural}"
+        pairs[msgid.encode()] = "\x00".join(entry.msgstr).encode()
     keys = sorted(pairs)
     count = len(keys)
     ids_start = 7 * 4

@@ -79,10 +79,10 @@ def test_i18n_every_marked_string_is_in_the_shipped_catalogues(tmp_path, setting
 
 
 def test_i18n_catalogues_follow_the_glossary():  # type: ignore[no-untyped-def]
-    """Every glossary term is a message (evaluations/terms.py) and each language renders it as the glossary says."""
+    """Every glossary term is a message (evaluations.domain.TERMS) and each language renders it as the glossary says."""
     import csv
 
-    from evaluations.terms import TERMS
+    from evaluations.domain import TERMS
 
     with (Path(settings.BASE_DIR) / "docs" / "glossary.csv").open(encoding="utf-8") as handle:
         glossary = list(csv.DictReader(handle))
