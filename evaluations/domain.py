@@ -273,4 +273,13 @@ LABELS: tuple[str, ...] = (
     gettext_noop("Submitted"),
     gettext_noop("Skipped (outside expertise)"),
     gettext_noop("Withdrawn"),
+    # notification kinds and e-mail modes (accounts.models), shown on the inbox
+    gettext_noop("New assignments"),
+    gettext_noop("Delphi round opened"),
+    gettext_noop("Delphi round waiting for your answer"),
+    gettext_noop("Items wait for adjudication"),
+    gettext_noop("Report ready"),
+    gettext_noop("Email each notification at once"),
+    gettext_noop("One email a day with everything new"),
+    gettext_noop("No email (the inbox only)"),
 )
