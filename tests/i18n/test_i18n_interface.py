@@ -48,6 +48,9 @@ def test_i18n_switcher_on_every_page_posts_with_a_token(client, world):  # type:
     html = client.get(reverse("annotations:queue")).content.decode()
     form = html[html.index('data-testid="language-switcher"') - 200:]
     assert f'action="{reverse("set_language")}"' in form and 'name="csrfmiddlewaretoken"' in form
+    assert 'name="next"' not in form  # the page's own URL stays out of the page (blinding); the Referer leads back
+    back = client.post(reverse("set_language"), {"language": "ko"}, HTTP_REFERER="http://testserver/scoring/")
+    assert back.status_code == 302 and back["Location"] == "http://testserver/scoring/"
     for code, name in (("es", "Español"), ("de", "Deutsch"), ("ko", "한국어")):
         assert f'<option value="{code}" lang="{code}">{name}</option>' in html
 
