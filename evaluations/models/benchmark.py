@@ -253,7 +253,7 @@ class TestCase(models.Model):
     def clean(self) -> None:
         """The language is a BCP 47 tag; a translation's source is another case in another language."""
         language_tag_validator(self.language)
-        if self.source_case_id is not None:
+        if self.source_case is not None:
             if self.source_case_id == self.pk:
                 raise ValidationError({"source_case": "a case cannot be its own source"})
             if self.source_case.language.split("-")[0] == self.language.split("-")[0]:
