@@ -9,7 +9,7 @@ PROD_STAMP := $(VENV)/.installed-prod-$(shell cksum requirements.lock | cut -d' 
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install install-theobert test-theobert install-prod run demo test test-tools browser lint typecheck check lock bench load serve serve-prepare clean
+.PHONY: install install-theobert test-theobert install-prod run demo test test-tools browser lint typecheck check lock bench load serve serve-prepare clean messages
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -84,6 +84,11 @@ test-tools: install browser
 	    echo "installing Debian's poppler-utils (pdftotext) for the tests"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; \
 	  else echo "make test needs pdftotext: install poppler-utils (apt-get install -y poppler-utils)"; exit 1; fi; }
+	@command -v msgfmt >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing GNU gettext (xgettext, msgfmt) for the catalogue tests (tests/i18n)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gettext >/dev/null; \
+	  else echo "make test needs GNU gettext: install it (apt-get install -y gettext)"; exit 1; fi; }
 	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing Debian's nginx for the download tests (tests/deploy/test_nginx_downloads.py)"; \
@@ -174,3 +179,11 @@ load: install
 
 clean:
 	rm -rf $(VENV) $(THEOBERT_TEST_DIR) db.sqlite3 staticfiles .pytest_cache
+
+## make messages: extract the interface's strings into the es/de/ko catalogues (needs GNU gettext's xgettext: `make
+## test-tools` installs it), then compile them (no gettext needed for that, nor to serve: the .mo files are committed).
+## Then translate the new empty entries following docs/glossary.csv (docs/languages.md).
+MESSAGES_IGNORE := -i tests -i benchmarks -i staticfiles -i static -i examples -i fixtures -i docs -i build
+messages: install test-tools
+	$(BIN)/python manage.py makemessages -l es -l de -l ko --no-obsolete $(MESSAGES_IGNORE)
+	$(BIN)/python manage.py compile_catalogues

@@ -326,6 +326,7 @@ URL_ACTIONS: dict[str, Action] = {
     "help": A.USE_ACCOUNT,
     "help_topic": A.USE_ACCOUNT,
     "admin_login_via_allauth": A.PUBLIC,
+    "set_language": A.PUBLIC,  # Django's language switcher (POST, CSRF-checked); signed in, it also saves User.language
     "api-schema": A.USE_API,  # the API's description: for those who may use the API (a token of theirs reads it)
     "api-docs": A.USE_API,
     "api-gold-labels": A.USE_API,

@@ -5,13 +5,29 @@ from django.http import HttpRequest
 
 from .forms import InvitationAdminForm, UserCreateForm, UserEditForm
 from .models import ApiToken, ExpertProfile, Invitation, User
-from .services import api_token_revoke, invitation_create, invitation_resend, invitation_revoke
+from .services import (
+    api_token_revoke,
+    experts_without_scoring_languages,
+    invitation_create,
+    invitation_resend,
+    invitation_revoke,
+)
+
+
+def warn_experts_without_languages(request: HttpRequest) -> None:
+    """Issue 35: an expert who lists no scoring language is given English cases only; say so where experts are
+    managed, naming them."""
+    names = experts_without_scoring_languages()
+    if names:
+        messages.warning(request, f"{len(names)} expert(s) list no scoring language and are treated as English-only "
+                                  f"(they are given only English cases): {', '.join(names[:10])}"
+                                  f"{' …' if len(names) > 10 else ''}. Set their scoring languages on the profile.")
 
 
 class ExpertProfileInline(admin.StackedInline):
     model = ExpertProfile
     can_delete = False
-    fields = ("tradition", "degree", "institution", "languages", "qualifications")
+    fields = ("tradition", "degree", "institution", "languages", "scoring_languages", "qualifications")
 
 
 @admin.register(User)
@@ -20,6 +36,10 @@ class UserAdmin(DjangoUserAdmin):
     form = UserEditForm
     ordering = ["email"]
     list_display = ["email", "display_name", "role", "is_staff", "is_active"]
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None):
+        warn_experts_without_languages(request)
+        return super().changelist_view(request, extra_context)
     list_filter = ["role", "is_staff", "is_superuser", "is_active"]
     search_fields = ["email", "display_name", "first_name", "last_name"]
     inlines = [ExpertProfileInline]
@@ -34,7 +54,11 @@ class UserAdmin(DjangoUserAdmin):
 
 @admin.register(ExpertProfile)
 class ExpertProfileAdmin(admin.ModelAdmin):
-    list_display = ["user", "tradition", "degree", "institution", "languages"]
+    list_display = ["user", "tradition", "degree", "institution", "languages", "scoring_languages"]
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None):
+        warn_experts_without_languages(request)
+        return super().changelist_view(request, extra_context)
     list_filter = ["tradition"]
     search_fields = ["user__email", "user__display_name", "institution"]
     autocomplete_fields = ["user"]

@@ -36,3 +36,30 @@ class MfaRequiredMiddleware:
         if request.path.startswith(EXEMPT_PREFIXES):
             return False
         return not mfa_satisfied(user)
+
+
+class UserLanguageMiddleware:
+    """A signed-in user's interface language (`User.language`) wins over the cookie and the browser's; choosing one
+    with the switcher (a POST to Django's `set_language`, templates/base.html) also saves it on the user, so it
+    follows them to another browser. After AuthenticationMiddleware, which it reads."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        from django.utils import translation
+
+        from .services import interface_language_codes, user_language_set
+
+        user = getattr(request, "user", None)
+        signed_in = user is not None and user.is_authenticated
+        switching = request.method == "POST" and request.path == reverse("set_language")
+        if signed_in and not switching and user.language in interface_language_codes():  # type: ignore[union-attr]
+            translation.activate(user.language)  # type: ignore[union-attr]
+            request.LANGUAGE_CODE = translation.get_language()
+        response = self.get_response(request)
+        if signed_in and switching and response.status_code in (204, 302):
+            chosen = request.POST.get("language", "")
+            if chosen in interface_language_codes():
+                user_language_set(user=user, language=chosen)  # type: ignore[arg-type]
+        return response

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser, BaseUserManager
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
@@ -58,6 +59,12 @@ class User(AbstractUser):
 
     email_mode = models.CharField(max_length=10, choices=EmailMode.choices, default=EmailMode.IMMEDIATE,
                                   help_text="How notifications reach this person by email.")
+    # No `choices`: the interface languages are settings.LANGUAGES (a new language must not need a migration);
+    # accounts.services.user_language_set checks the value against them.
+    language = models.CharField(
+        max_length=12, blank=True,
+        help_text="Interface language (a code of settings.LANGUAGES); empty: the browser's preference.",
+    )
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []
@@ -109,6 +116,11 @@ class ExpertProfile(models.Model):
     qualifications = models.TextField(
         blank=True, help_text="Other qualifications: faculty or pastoral experience, publications."
     )
+    scoring_languages = models.JSONField(
+        default=list, blank=True,
+        help_text="BCP 47 tags of the languages the expert scores cases in, e.g. [\"es\", \"en\"]. Draws and "
+                  "assignments give them only cases in these languages; empty: English only (the admin warns).",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -121,6 +133,22 @@ class ExpertProfile(models.Model):
     @property
     def language_list(self) -> list[str]:
         return [part.strip() for part in self.languages.split(",") if part.strip()]
+
+    @property
+    def scores_in(self) -> list[str]:
+        """The languages the expert scores in; none recorded: English only (issue 35)."""
+        return list(self.scoring_languages) or ["en"]
+
+    def clean(self) -> None:
+        from evaluations.domain import language_tag_clean
+
+        tags = self.scoring_languages if isinstance(self.scoring_languages, list) else None
+        if tags is None or not all(isinstance(t, str) for t in tags):
+            raise ValidationError({"scoring_languages": "a list of language tags, e.g. [\"es\", \"en\"]"})
+        try:
+            self.scoring_languages = [language_tag_clean(t) for t in tags]
+        except ValueError as exc:
+            raise ValidationError({"scoring_languages": str(exc)}) from exc
 
 
 def invitation_expiry_default() -> datetime:

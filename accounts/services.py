@@ -218,3 +218,28 @@ def invited_signup_save(*, save: Callable[[], User], display_name: str = "") -> 
         user.display_name = display_name
         user.save(update_fields=["display_name"])
     return user
+
+def interface_language_codes() -> set[str]:
+    """The interface languages a user may choose: settings.LANGUAGES's codes."""
+    return {code for code, _ in settings.LANGUAGES}
+
+
+@transaction.atomic
+def user_language_set(*, user: User, language: str) -> User:
+    """Save a user's interface language ("" = follow the browser); an unknown code is refused, naming the field."""
+    language = language.strip()
+    if language and language not in interface_language_codes():
+        raise ValidationError({"language": f"unknown interface language {language!r}; expected one of "
+                                           f"{', '.join(sorted(interface_language_codes()))}"})
+    if user.language != language:
+        user.language = language
+        user.save(update_fields=["language"])
+    return user
+
+
+def experts_without_scoring_languages() -> list[str]:
+    """Active experts and leads whose profile lists no scoring language (they are treated as English-only)."""
+    users = (User.objects.filter(is_active=True, role__in=[User.Role.EXPERT, User.Role.ADJUDICATOR])
+             .filter(models.Q(expert_profile__isnull=True) | models.Q(expert_profile__scoring_languages=[]))
+             .order_by("email"))
+    return [str(u) for u in users]

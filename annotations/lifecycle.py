@@ -28,8 +28,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from access.policy import Action, allowed
-from accounts.models import Notification, User
+from accounts.models import ExpertProfile, Notification, User
 from accounts.notifications import notify
+from evaluations.domain import language_name, scores_language
+from evaluations.models import TestCase
 
 from .models import AdjudicationDecision, Assignment, CalibrationCycle, CycleEvent, CycleItem, Panel
 from .models.scoring import AssignmentQuerySet
@@ -200,6 +202,11 @@ def assignment_reassign(*, assignment: Assignment, to_expert: User, actor: User)
         raise ValidationError(f"{to_expert} is not an active member of this panel.", code="not_member")
     if Assignment.objects.filter(item=item, expert=to_expert).exists():
         raise ValidationError(f"{to_expert} already has (or had) this item.", code="already_assigned")
+    language = TestCase.objects.filter(responses__cycle_items=item).values_list("language", flat=True).first() or "en"
+    profile = ExpertProfile.objects.filter(user=to_expert).first()
+    if not scores_language(profile.scores_in if profile else ["en"], language):
+        raise ValidationError(f"{to_expert} does not score cases in {language_name(language)} ({language}): "
+                              "add the language to their scoring languages first.", code="language")
     top = Assignment.objects.filter(expert=to_expert, cycle_id=old.cycle_id).aggregate(top=Max("position"))["top"]
     try:
         with transaction.atomic():

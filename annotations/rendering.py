@@ -32,14 +32,20 @@ URL_SCHEMES = {"http", "https", "mailto"}
 HEBREW = "\u0590-\u05ff\ufb1d-\ufb4f"
 # Greek and Coptic, Greek Extended (polytonic), combining diacritics used with them.
 GREEK = "\u0370-\u03ff\u1f00-\u1fff"
+# Syriac (Aramaic in Syriac script; Aramaic in square script is in the Hebrew block above).
+SYRIAC = "\u0700-\u074f"
 _HEBREW_RUN = re.compile(rf"[{HEBREW}]+(?:[\s\u0300-\u036f.,;:·׃־\-]+[{HEBREW}]+)*")
 _GREEK_RUN = re.compile(rf"[{GREEK}]+(?:[\s\u0300-\u036f.,;:·\-]+[{GREEK}]+)*")
+_SYRIAC_RUN = re.compile(rf"[{SYRIAC}]+(?:[\s.,:\-]+[{SYRIAC}]+)*")
 # A tag of nh3's output: attribute values are always double-quoted and may contain ">" (and Hebrew).
 _TAG = re.compile(r'(<[^>"]*(?:"[^"]*"[^>"]*)*>)')
 
 
 def _wrap_scripts(text: str) -> str:
+    # A `dir` attribute isolates the run (HTML's default style: unicode-bidi: isolate), so a Hebrew phrase inside an
+    # English sentence neither reorders the words around it nor is reordered by them (issue 35).
     text = _HEBREW_RUN.sub(lambda m: f'<span dir="rtl" lang="he">{m.group(0)}</span>', text)
+    text = _SYRIAC_RUN.sub(lambda m: f'<span dir="rtl" lang="syc">{m.group(0)}</span>', text)
     return _GREEK_RUN.sub(lambda m: f'<span lang="grc">{m.group(0)}</span>', text)
 
 

@@ -30,6 +30,7 @@ urlpatterns = [
     path("evaluations/", include("evaluations.urls")),
     path("judge/", include(judge_urls)),  # evaluations/urls.py (its start/retry views enqueue: above judge/)
     path("accounts/", include("accounts.urls")),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the switcher's POST (templates/base.html)
     path("accounts/", include("allauth.urls")),
     path("scoring/", include("annotations.urls")),
     path("review/", include("casereview.urls")),

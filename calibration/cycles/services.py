@@ -15,6 +15,7 @@ from django.urls import reverse
 from accounts.models import Notification, User
 from accounts.notifications import notify
 from annotations.models import Assignment, CalibrationCycle, CycleItem, Panel
+from evaluations.domain import language_name, scores_language
 from evaluations.judge.selectors import judge_decisive_scored, judge_run_latest_finished
 from evaluations.models import RubricVersion, Tradition
 from evaluations.selectors import rubric_active
@@ -207,6 +208,11 @@ def cycle_commit(
     return cycle, report
 
 
+def _scoring_languages(user: User) -> list[str]:
+    profile = getattr(user, "expert_profile", None)
+    return profile.scores_in if profile is not None else ["en"]
+
+
 @transaction.atomic
 def cycle_assignments_create(*, cycle: CalibrationCycle) -> AssignmentReport:
     """Give each item to every member of its tradition's panel (neutral items: the cycle's neutral panel).
@@ -215,7 +221,7 @@ def cycle_assignments_create(*, cycle: CalibrationCycle) -> AssignmentReport:
     reproducible but differs between experts (no shared order effects).
     """
     panels = {p.tradition_id: p for p in Panel.objects.filter(tradition__isnull=False)
-              .select_related("tradition").prefetch_related("members")}
+              .select_related("tradition").prefetch_related("members__expert_profile")}
     # A cross-tradition cycle (§6.2.3) also gives each scored tradition's items to the scoring traditions' panels.
     by_key = {p.tradition.key: p for p in panels.values() if p.tradition is not None}
     out_group: dict[str, list[Panel]] = defaultdict(list)
@@ -225,7 +231,7 @@ def cycle_assignments_create(*, cycle: CalibrationCycle) -> AssignmentReport:
                 out_group[scored].append(by_key[scoring])
     neutral = None
     if cycle.neutral_panel_id:
-        neutral = Panel.objects.prefetch_related("members").get(pk=cycle.neutral_panel_id)
+        neutral = Panel.objects.prefetch_related("members__expert_profile").get(pk=cycle.neutral_panel_id)
     items = list(
         CycleItem.objects.filter(cycle=cycle).select_related("response__test_case").order_by("id")
     )
@@ -241,11 +247,19 @@ def cycle_assignments_create(*, cycle: CalibrationCycle) -> AssignmentReport:
             continue
         given = set()
         scored_key = keys.get(tradition_id, "") if tradition_id is not None else ""
+        language = item.response.test_case.language
+        readers = 0
         for scoring_panel in [panel, *out_group.get(scored_key, [])]:
             for member in scoring_panel.members.all():
+                # Issue 35: only experts who score the case's language (none listed: English only).
+                if not scores_language(_scoring_languages(member), language):
+                    continue
+                readers += 1
                 if (item.pk, member.pk) not in existing and member.pk not in given:
                     given.add(member.pk)  # an expert on both panels scores the item once, for the first panel
                     per_expert[member.pk].append((item, scoring_panel))
+        if not readers:
+            unassigned[f"no member of {panel.name} scores {language_name(language)} ({language})"] += 1
     # Re-running after a panel gained members appends to the existing queues.
     start = dict(
         Assignment.objects.filter(cycle=cycle).values("expert_id").annotate(top=Max("position"))

@@ -61,11 +61,15 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The interface language: the set_language cookie, else Accept-Language (docs/languages.md); after the session,
+    # before CommonMiddleware. A signed-in user's own choice wins (accounts.middleware.UserLanguageMiddleware).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     # 404 for ids past 64 bits, 400 for NUL characters in the path or query (they would overflow or fail in SQL).
     "config.middleware.BadInputMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.UserLanguageMiddleware",  # User.language, saved by the switcher (templates/base.html)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -86,6 +90,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",  # {{ LANGUAGE_CODE }}, {{ LANGUAGE_BIDI }}, {{ LANGUAGES }}
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "csp.context_processors.nonce",  # {{ CSP_NONCE }}
@@ -126,9 +131,20 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
 USE_I18N = True
+# The interface languages (docs/languages.md: adding one). Names in their own language: the switcher shows each
+# language as its speakers write it. Catalogues in locale/<ll>/LC_MESSAGES (the .po and its compiled .mo are
+# both committed, so serving needs no gettext tools); the glossary docs/glossary.csv fixes the rubric's terms.
+LANGUAGES = [
+    ("en", "English"),
+    ("es", "Español"),
+    ("de", "Deutsch"),
+    ("ko", "한국어"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 USE_TZ = True
 
 STATIC_URL = "static/"

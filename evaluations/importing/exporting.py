@@ -29,7 +29,7 @@ def _case_records(queryset: Any, include_held_out: bool) -> Iterator[dict]:
     qs = queryset if queryset is not None else TestCase.objects.all()
     if not include_held_out:
         qs = qs.filter(visibility=Visibility.PUBLIC)
-    for case in qs.select_related("tradition").order_by("external_id"):
+    for case in qs.select_related("tradition", "source_case").order_by("external_id"):
         yield {
             "external_id": case.external_id,
             "dimension": case.dimension,
@@ -41,6 +41,11 @@ def _case_records(queryset: Any, include_held_out: bool) -> Iterator[dict]:
             "prompt": case.prompt,
             "reference_answer": case.reference_answer,
             "version": case.version,
+            "language": case.language,
+            "source_case": case.source_case.external_id if case.source_case else "",
+            "translator": case.translator,
+            "translation_method": case.translation_method,
+            "verified_by": case.verified_by,
         }
 
 
@@ -66,6 +71,7 @@ def response_records(queryset: Any, include_held_out: bool) -> Iterator[dict]:
             "settings": response.settings,
             "prompt_tokens": response.prompt_tokens,
             "completion_tokens": response.completion_tokens,
+            "language": response.asked_language,
         }
 
 

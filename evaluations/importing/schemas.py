@@ -24,8 +24,10 @@ from ..domain import (
     TheoBertCategory,
     TheoBertDifficulty,
     TheoBertType,
+    TranslationMethod,
     Visibility,
     external_id_validator,
+    language_tag_clean,
     theobert_semantic_errors,
 )
 from ..methodology import STANDARD_CONDITION_NAME
@@ -216,8 +218,34 @@ def _check_bounds(spec: Field, value: Any) -> None:
             raise FieldError(f"has more than {spec.decimal_places} decimal places")
 
 
+def parse_language(value: Any) -> str:
+    """A BCP 47 tag, canonical case (ko-kr → ko-KR); an unknown or malformed tag is refused."""
+    if not isinstance(value, str):
+        raise FieldError(f"must be a language tag, got {type(value).__name__}")
+    try:
+        return language_tag_clean(value)
+    except ValueError as exc:
+        raise FieldError(str(exc)) from exc
+
+
 def _prompt_not_blank(values: dict) -> list[Problem]:
     return [] if values["prompt"].strip() else [("prompt", "must not be empty")]
+
+
+def _translation_provenance(values: dict) -> list[Problem]:
+    """A translation names its source and method (and, checked by an expert, who checked it); an original, neither."""
+    source, method = values.get("source_case"), values.get("translation_method")
+    if source and not method:
+        return [("translation_method", "a translated case (source_case given) needs its translation_method: "
+                                       + ", ".join(TranslationMethod.values))]
+    if method and not source:
+        return [("source_case", "a translation_method is given but no source_case: name the case it was "
+                                "translated from")]
+    if source and source == values.get("external_id"):
+        return [("source_case", "a case cannot be its own source")]
+    if method == TranslationMethod.MACHINE_EXPERT and not values.get("verified_by"):
+        return [("verified_by", "a machine translation checked by an expert names who checked it")]
+    return []
 
 
 CASES = Schema(
@@ -234,8 +262,13 @@ CASES = Schema(
         Field("prompt", parse_text),
         Field("reference_answer", parse_text, required=False, default="", allow_empty=True),
         Field("version", parse_int, required=False, default=1, min_value=1),
+        Field("language", parse_language, required=False, default="en", max_length=35),
+        Field("source_case", parse_code, required=False, default=""),
+        Field("translator", parse_short, required=False, default="", max_length=200, allow_empty=True),
+        Field("translation_method", choice(TranslationMethod), required=False, default=""),
+        Field("verified_by", parse_short, required=False, default="", max_length=200, allow_empty=True),
     ),
-    extra_checks=(_prompt_not_blank,),
+    extra_checks=(_prompt_not_blank, _translation_provenance),
 )
 
 RESPONSES = Schema(
@@ -257,6 +290,8 @@ RESPONSES = Schema(
         Field("settings", parse_dict, required=False, default=dict),
         Field("prompt_tokens", parse_int, required=False, min_value=0),
         Field("completion_tokens", parse_int, required=False, min_value=0),
+        # The language the question was asked in; missing: the generation condition's `language`.
+        Field("language", parse_language, required=False, default="", max_length=35),
     ),
 )
 

@@ -137,6 +137,7 @@ def _import(*, kind: str, label: str, read: Callable[[], Iterator[Item]], dry_ru
                 batch = []
         if batch:
             job.write(batch, report)
+        job.finish(report)
         if errors:  # the file changed between the passes
             raise ImportFailed(errors)
         if dry_run:
@@ -194,35 +195,86 @@ class _Importer:
     def write(self, rows: list[dict], report: ImportReport) -> None:
         raise NotImplementedError
 
+    def finish(self, report: ImportReport) -> None:
+        """After the last batch, inside the transaction: anything a batch had to leave for later."""
+
 
 class _CaseImporter(_Importer):
-    fields = [f for f in SCHEMAS["cases"].names if f not in ("external_id", "tradition")] + ["tradition"]
+    fields = [f for f in SCHEMAS["cases"].names if f not in ("external_id", "tradition", "source_case")] + [
+        "tradition", "source_case"]
 
     def __init__(self, label: str) -> None:
         super().__init__(label)
         self.tradition_lines: list[tuple[int, str]] = []
         self.traditions: dict[str, int] = {}
+        self.file_languages: dict[str, str] = {}  # external_id → language, every case in the file
+        self.source_lines: list[tuple[int, str, str]] = []  # (line, language, source external_id)
+        self.held: list[dict] = []  # translations whose source is created later in this import
 
     def observe(self, line: int, row: dict) -> None:
         if row["tradition"]:
             self.tradition_lines.append((line, row["tradition"]))
+        self.file_languages[row["external_id"]] = row["language"]
+        if row["source_case"]:
+            self.source_lines.append((line, row["language"], row["source_case"]))
 
     def resolve(self) -> list[RowError]:
         self.traditions = dict(Tradition.objects.values_list("key", "pk"))
         known = ", ".join(self.traditions)
-        return [
+        errors = [
             RowError(self.label, line, "tradition", f"unknown tradition {key!r}; expected one of {known} or empty")
             for line, key in self.tradition_lines
             if key not in self.traditions
         ]
+        stored: dict[str, str] = {}
+        outside = sorted({source for _, _, source in self.source_lines if source not in self.file_languages})
+        for chunk in _chunks(outside):
+            stored.update(TestCase.objects.filter(external_id__in=chunk).values_list("external_id", "language"))
+        for line, language, source in self.source_lines:
+            source_language = self.file_languages.get(source, stored.get(source))
+            if source_language is None:
+                errors.append(RowError(self.label, line, "source_case",
+                                       f"no test case with external_id {source!r} (in this file or already imported)"))
+            elif source_language.split("-")[0] == language.split("-")[0]:
+                errors.append(RowError(self.label, line, "source_case",
+                                       f"the source case {source!r} is in {source_language!r} too: a translation's "
+                                       f"source is in another language (check the language column)"))
+        self.source_lines = []
+        return errors
 
     def write(self, rows: list[dict], report: ImportReport) -> None:
+        sources = dict(TestCase.objects.filter(external_id__in={r["source_case"] for r in rows if r["source_case"]})
+                       .values_list("external_id", "pk"))
+        ready = []
+        for row in rows:
+            if row["source_case"] and row["source_case"] not in sources:
+                self.held.append(row)  # its source is further on in the file: written in finish()
+            else:
+                ready.append(row)
+        self._write(ready, sources, report)
+
+    def finish(self, report: ImportReport) -> None:
+        """The held translations, each once its source exists (a chain of translations takes several rounds)."""
+        while self.held:
+            sources = dict(TestCase.objects.filter(external_id__in={r["source_case"] for r in self.held})
+                           .values_list("external_id", "pk"))
+            ready = [r for r in self.held if r["source_case"] in sources]
+            if not ready:  # resolve() found every source, so only a cycle of translations is left
+                raise ImportFailed([RowError(self.label, 0, "source_case",
+                                             "these cases name each other as sources: "
+                                             + ", ".join(sorted(r["external_id"] for r in self.held)))])
+            self.held = [r for r in self.held if r["source_case"] not in sources]
+            self._write(ready, sources, report)
+
+    def _write(self, rows: list[dict], sources: dict[str, int], report: ImportReport) -> None:
         existing = {c.external_id: c for c in TestCase.objects.filter(external_id__in=[r["external_id"] for r in rows])}
         to_create, to_update = [], []
         for row in rows:
             values = dict(row)
             tradition = values.pop("tradition")
             values["tradition_id"] = self.traditions[tradition] if tradition else None
+            source = values.pop("source_case")
+            values["source_case_id"] = sources[source] if source else None
             case = existing.get(values["external_id"])
             if case is None:
                 to_create.append(TestCase(**values))
@@ -236,7 +288,8 @@ class _CaseImporter(_Importer):
 
 
 class _ResponseImporter(_Importer):
-    fields = ["text", "temperature", "max_tokens", "system_prompt", "settings", "prompt_tokens", "completion_tokens"]
+    fields = ["text", "temperature", "max_tokens", "system_prompt", "settings", "prompt_tokens", "completion_tokens",
+              "language"]
 
     def __init__(self, label: str) -> None:
         super().__init__(label)
@@ -246,10 +299,14 @@ class _ResponseImporter(_Importer):
         self.new_models: dict[str, EvaluatedModel] = {}
         self.condition_lines: dict[str, int] = {}  # condition name → first line naming it
         self.conditions: dict[str, int] = {}
+        self.condition_languages: dict[str, str] = {}
+        self.language_lines: list[tuple[int, str, str, str]] = []  # (line, case, condition, language given)
 
     def observe(self, line: int, row: dict) -> None:
         self.refs.append((line, row["case"], row["model"], row["provider"], row["family"].lower()))
         self.condition_lines.setdefault(row["condition"], line)
+        if row["language"]:
+            self.language_lines.append((line, row["case"], row["condition"], row["language"]))
 
     def _resolve_conditions(self) -> list[RowError]:
         """Condition names → ids; "standard" is the standard condition whatever it is called now."""
@@ -257,6 +314,8 @@ class _ResponseImporter(_Importer):
                                .values_list("name", "pk"))
         if STANDARD_CONDITION_NAME in self.condition_lines and STANDARD_CONDITION_NAME not in self.conditions:
             self.conditions[STANDARD_CONDITION_NAME] = standard_condition_id()
+        languages = dict(GenerationCondition.objects.filter(pk__in=self.conditions.values()).values_list("pk", "language"))
+        self.condition_languages = {name: languages[pk] for name, pk in self.conditions.items()}
         missing = [(line, name) for name, line in self.condition_lines.items() if name not in self.conditions]
         if not missing:
             return []
@@ -267,8 +326,19 @@ class _ResponseImporter(_Importer):
 
     def resolve(self) -> list[RowError]:
         errors: list[RowError] = self._resolve_conditions()
+        case_languages: dict[str, str] = {}
         for chunk in _chunks(sorted({ref[1] for ref in self.refs})):
-            self.cases.update(TestCase.objects.filter(external_id__in=chunk).values_list("external_id", "pk"))
+            for external_id, pk, language in TestCase.objects.filter(external_id__in=chunk).values_list(
+                    "external_id", "pk", "language"):
+                self.cases[external_id], case_languages[external_id] = pk, language
+        for line, case, condition, language in self.language_lines:
+            asked = {self.condition_languages.get(condition), case_languages.get(case)} - {None}
+            if asked and language not in asked:
+                errors.append(RowError(self.label, line, "language", (
+                    f"{language!r} is neither the generation condition's language "
+                    f"({self.condition_languages.get(condition, '?')!r}) nor the case's "
+                    f"({case_languages.get(case, '?')!r}): a response in one language claiming another")))
+        self.language_lines = []
         self.models = {m.name: m for m in EvaluatedModel.objects.filter(name__in={ref[2] for ref in self.refs})}
         for line, case, name, provider, family in self.refs:
             if case not in self.cases:
@@ -306,6 +376,7 @@ class _ResponseImporter(_Importer):
         to_create, to_update = [], []
         for key, row in zip(keys, rows, strict=True):
             values = {f: row[f] for f in self.fields}
+            values["language"] = row["language"] or self.condition_languages[row["condition"]]
             response = existing.get(key)
             if response is None:
                 to_create.append(ModelResponse(test_case_id=key[0], model_id=key[1], run_label=key[2],

@@ -122,6 +122,7 @@ def work_items(*, run: JudgeRun) -> list[WorkItem]:
         judge_run_pending_responses(run=run)
         .select_related("test_case__tradition", "model")
         .only("id", "text", "test_case__dimension", "test_case__prompt", "test_case__reference_answer",
+              "test_case__language",
               "test_case__tradition__name", "model__name", "model__family")
     )
     items = []
@@ -134,6 +135,7 @@ def work_items(*, run: JudgeRun) -> list[WorkItem]:
             user_message=judge_user_message(
                 question=case.prompt, response=response.text, reference_answer=case.reference_answer,
                 tradition=case.tradition.name if case.tradition else "",
+                language=case.language,
             ),
             sub_keys=keys[case.dimension],
             sub_weights=weights[case.dimension],

@@ -20,6 +20,10 @@ Decisions the methodology leaves open for the single-response prompts, fixed her
 * ``{tradition}`` is the tradition's display name (``Reformed``).
 * The template's ``...`` line only stands for "one line per sub-dimension"; it is not sent.
 * Neither prompt ends with a newline; the user message's optional blocks are separated by one blank line.
+* A case in another language than English (issue 35) adds one block before the closing line, naming the language
+  (``CASE LANGUAGE: Spanish (es)``) and asking for the evaluation in that language's terms with the reasoning in
+  English (the scores' parser and the experts' comparison read English reasoning). An English case's message is
+  §5.3.4's, byte for byte (tests/evaluations/judge/test_prompts.py).
 """
 from __future__ import annotations
 
@@ -27,6 +31,8 @@ import re
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, NamedTuple
+
+from ..domain import is_english, language_name
 
 if TYPE_CHECKING:  # the prompts themselves need no Django; only the rubric readers below take a model
     from ..models import RubricVersion
@@ -83,15 +89,27 @@ def judge_system_prompt(*, section: str, sub_dimensions: Iterable[PromptSubDimen
     return _SYSTEM_HEAD.replace("{section}", section) + lines + _SYSTEM_TAIL
 
 
+def language_block(language: str) -> str:
+    """The block a non-English case adds to the user message; "" for English (or no language recorded)."""
+    if is_english(language):
+        return ""
+    return (f"CASE LANGUAGE: {language_name(language)} ({language})\n"
+            "The question and the response are in this language. Judge them in its own theological vocabulary; "
+            "write your reasoning in English.")
+
+
 def judge_user_message(
-    *, question: str, response: str, reference_answer: str = "", tradition: str = ""
+    *, question: str, response: str, reference_answer: str = "", tradition: str = "", language: str = ""
 ) -> str:
-    """The §5.3.4 user message; the reference and tradition blocks only when the case has them."""
+    """The §5.3.4 user message; the reference, tradition and (non-English) language blocks only when the case has
+    them."""
     blocks = [f"QUESTION:\n{question}", f"MODEL RESPONSE:\n{response}"]
     if reference_answer.strip():
         blocks.append(f"REFERENCE ANSWER (for comparison):\n{reference_answer}")
     if tradition.strip():
         blocks.append(f"TRADITION CONTEXT: {tradition}\nEvaluate fidelity to this specific theological tradition.")
+    if language_block(language):
+        blocks.append(language_block(language))
     blocks.append(_USER_CLOSE)
     return "\n\n".join(blocks)
 

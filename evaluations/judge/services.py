@@ -12,7 +12,15 @@ from django.db.models import F, Q
 from django.db.models.sql import InsertQuery
 from django.utils import timezone
 
-from ..models import EvaluatedModel, GenerationCondition, JudgeResult, JudgeRun, JudgeScore, RubricVersion
+from ..models import (
+    EvaluatedModel,
+    GenerationCondition,
+    JudgeResult,
+    JudgeRun,
+    JudgeScore,
+    RubricVersion,
+    TestCase,
+)
 from .config import PipelineConfig, setting
 from .outcomes import CallSpend, ItemOutcome
 from .selectors import (
@@ -84,12 +92,15 @@ def judge_run_create(
     if not id_list:
         raise ValidationError("no responses match this selection", code="empty_selection")
     selection["max_response_id"] = id_list[-1]
+    # The cases' languages, recorded on the run: a non-English case's prompt names its language (judge/prompts.py).
+    chosen = responses_for_selection(selection=selection).filter(id__lte=id_list[-1]).values("test_case_id")
+    languages = sorted(set(TestCase.objects.filter(id__in=chosen).values_list("language", flat=True)))
     config = PipelineConfig.from_settings(base_url=base_url, primary_model=primary_model,
                                           fallback_model=fallback_model, secondary_model=secondary_model)
     return JudgeRun.objects.create(
         label=label, rubric=rubric, primary_model=config.primary_model, fallback_model=config.fallback_model,
         secondary_model=config.secondary_model, base_url=config.base_url, selection=selection,
-        total_items=len(id_list), created_by=created_by, budget=budget,
+        total_items=len(id_list), created_by=created_by, budget=budget, case_languages=languages,
     )
 
 

@@ -18,8 +18,10 @@ from evaluations.domain import (
     TheoBertCategory,
     TheoBertDifficulty,
     TheoBertType,
+    TranslationMethod,
     Visibility,
     external_id_validator,
+    language_tag_validator,
     theobert_semantic_errors,
 )
 from evaluations.models.conditions import GenerationCondition, standard_condition_id
@@ -197,6 +199,20 @@ class TestCase(models.Model):
         max_length=40, blank=True, help_text="The held-out rotation this case belongs to (empty: none, or an anchor)."
     )
     retired_reason = models.TextField(blank=True, help_text="Why a reviewed case was retired (it is then inactive).")
+    # Issue 35: the language the case is written in, and for a translation, where it comes from and how it was made.
+    # Checked in clean() and by the import (evaluations.domain.language_tag_clean), not as a field validator: a
+    # migration must not import today's code (tests/test_migrations.py).
+    language = models.CharField(max_length=35, default="en",
+                                help_text="BCP 47 tag of the language of the prompt and reference answer (en, es, ko…).")
+    source_case = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="translations",
+        help_text="For a translated case: the case it was translated from (in another language).",
+    )
+    translator = models.CharField(max_length=200, blank=True, help_text="Who translated it (a person or a system).")
+    translation_method = models.CharField(max_length=20, choices=TranslationMethod.choices, blank=True)
+    verified_by = models.CharField(max_length=200, blank=True,
+                                   help_text="Who checked the translation (required for a machine translation checked "
+                                             "by an expert).")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -212,6 +228,14 @@ class TestCase(models.Model):
             models.CheckConstraint(condition=_in_choices("visibility", Visibility), name="testcase_visibility_valid"),
             models.CheckConstraint(condition=Q(version__gte=1), name="testcase_version_positive"),
             models.CheckConstraint(condition=~Q(prompt=""), name="testcase_prompt_not_empty"),
+            models.CheckConstraint(condition=~Q(language=""), name="testcase_language_not_empty"),
+            # A translation names its source and its method; an original has neither.
+            models.CheckConstraint(
+                condition=(Q(source_case__isnull=True, translation_method="")
+                           | (Q(source_case__isnull=False) & _in_choices("translation_method", TranslationMethod))),
+                name="testcase_translation_provenance",
+            ),
+            models.CheckConstraint(condition=~Q(source_case=models.F("pk")), name="testcase_not_its_own_source"),
         ]
         indexes = [models.Index(fields=["dimension", "difficulty"])]
 
@@ -221,6 +245,22 @@ class TestCase(models.Model):
     @property
     def is_held_out(self) -> bool:
         return self.visibility == Visibility.HELD_OUT
+
+    @property
+    def is_translation(self) -> bool:
+        return self.source_case_id is not None
+
+    def clean(self) -> None:
+        """The language is a BCP 47 tag; a translation's source is another case in another language."""
+        language_tag_validator(self.language)
+        if self.source_case is not None:
+            if self.source_case_id == self.pk:
+                raise ValidationError({"source_case": "a case cannot be its own source"})
+            if self.source_case.language.split("-")[0] == self.language.split("-")[0]:
+                raise ValidationError({"source_case": "the source case is in the same language: a translation's "
+                                                      "source is in another language"})
+            if not self.translation_method:
+                raise ValidationError({"translation_method": "a translated case needs its translation method"})
 
 
 class TestCaseRevision(models.Model):
@@ -291,6 +331,11 @@ class ModelResponse(models.Model):
     settings = models.JSONField(default=dict, blank=True, help_text="Other generation settings (top_p, seed…).")
     prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
     completion_tokens = models.PositiveIntegerField(null=True, blank=True)
+    language = models.CharField(
+        max_length=35, blank=True,
+        help_text="BCP 47 tag of the language the question was asked in (import: the file's, else the condition's "
+                  "`language` axis); empty in rows made before languages were recorded: read `asked_language`.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -309,6 +354,11 @@ class ModelResponse(models.Model):
     def __str__(self) -> str:
         suffix = "" if self.repetition == 1 else f"#{self.repetition}"
         return f"{self.test_case_id}/{self.model_id}/{self.run_label}{suffix}"
+
+    @property
+    def asked_language(self) -> str:
+        """The language the question was asked in: as recorded, else the generation condition's."""
+        return self.language or self.condition.language
 
 
 class TheoBertCase(models.Model):

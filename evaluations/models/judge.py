@@ -58,6 +58,11 @@ class JudgeRun(models.Model):
         default=False, help_text="The endpoint answered 401: the run stopped; fix the API key and resume."
     )
     error_message = models.TextField(blank=True)
+    case_languages = models.JSONField(
+        default=list, blank=True,
+        help_text="BCP 47 tags of the cases' languages in the selection; a non-English case's user message names "
+                  "its language (evaluations/judge/prompts.py), English ones are sent byte for byte as §5.3.4.",
+    )
     total_items = models.PositiveIntegerField(default=0)
     processed_items = models.PositiveIntegerField(default=0, help_text="Items with a final result.")
     scored_items = models.PositiveIntegerField(default=0)

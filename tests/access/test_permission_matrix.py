@@ -96,6 +96,8 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         # the project's own pages outside the apps' namespaces
         Case("home", reverse("home"), roles("allow", "allow", "allow", "allow", "allow")),
         Case("help", reverse("help"), signed_in),
+        Case("set_language", reverse("set_language"), roles("allow", "allow", "allow", "allow", "allow"),
+             method="post", data={"language": "en", "next": "/"}),
         Case("help_topic", reverse("help_topic", args=["judge-pipeline"]), signed_in),
         Case("evaluations:index", reverse("evaluations:index"), roles("allow", "allow", "allow", "allow", "allow")),
         Case("api-schema", reverse("api-schema"), roles("403", "403", "403", "403", "allow")),
