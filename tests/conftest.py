@@ -12,10 +12,10 @@ from django.db import connection
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
     """Browser tests run last; tests marked `postgres` are reported as skipped on SQLite with the reason.
 
-    The browser tests are transactional (a live server) and leave the database flushed. pytest-django runs such
-    tests after the others, but pytest-playwright's session-scoped `browser_name` parameter makes pytest regroup
-    the tests afterwards, which put them first on an xdist worker and emptied the reference data under the
-    ordinary tests that followed. A stable sort after every other hook restores the order.
+    pytest-django runs transactional tests after the others, but pytest-playwright's session-scoped
+    `browser_name` parameter makes pytest regroup the tests afterwards, which put the slow browser tests first on
+    an xdist worker. A stable sort after every other hook (pytest-randomly's shuffle included) puts them back at
+    the end. Correctness does not depend on it: a flush puts the migrations' rows back (below).
     """
     items.sort(key=lambda item: "e2e" in item.keywords)
     if connection.vendor == "postgresql":
