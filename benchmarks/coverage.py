@@ -265,7 +265,7 @@ def probe(reps: int, resamples: int, seed: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument("--full", action="store_true", help="every design (slow: tens of minutes)")
     parser.add_argument("--reps", type=int, default=None, help="data sets per design (200 quick, 300 full)")
     parser.add_argument("--resamples", type=int, default=None, help="bootstrap resamples (400 quick, 1000 full)")

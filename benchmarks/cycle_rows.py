@@ -6,21 +6,25 @@ its items, assignments, submitted annotations with their sub-scores and audit ev
 with its scores, current gold decisions), so `report_snapshot_compute` reads them the way it reads
 production data. `scoring_cycle_write` adds an open cycle whose assignments are still to be scored.
 
-Used by benchmarks/report_snapshot.py and benchmarks/report_load.py; nothing here is timed.
+Used by benchmarks/report_snapshot.py, benchmarks/report_load.py and benchmarks/load.py; nothing here is timed.
+The databases, Django's set-up, the demo and the admin come from benchmarks/kit.py.
 """
 from __future__ import annotations
 
-import os
 import random
-import shutil
-import tempfile
-import uuid
 from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass
 from decimal import Decimal
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+# Re-exported: report_snapshot.py and other benchmarks import the kit's database and demo helpers from here.
+from benchmarks.kit import (  # noqa: F401
+    Database,
+    admin_user,
+    demo_load,
+    django_setup,
+    load_average,
+    throwaway_database,
+)
 
 if TYPE_CHECKING:  # Django is set up by the caller, after this module is imported
     from accounts.models import User
@@ -32,76 +36,6 @@ PASSAGE = (
     "documents receive them. It distinguishes what the text says from what later doctrine drew out of it, "
     "quotes the council or catechism it relies on, and says where interpreters inside the tradition differ. "
 )
-
-
-@dataclass
-class Database:
-    """A throwaway database: `url` for DATABASE_URL, `drop` to remove it (also the SQLite file's folder)."""
-
-    url: str
-    vendor: str
-    drop: Callable[[], None]
-
-
-def throwaway_database(server_url: str | None, *, prefix: str = "bench") -> Database:
-    """A fresh PostgreSQL database `bench_<x>` on `server_url`, or a SQLite file in a temporary folder."""
-    if server_url:
-        import psycopg
-
-        name = f"{prefix}_{uuid.uuid4().hex[:8]}"
-        base = server_url.rsplit("/", 1)[0]
-        with psycopg.connect(server_url, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')  # name is generated above, not user input
-
-        def drop_pg() -> None:
-            with psycopg.connect(server_url, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-        return Database(url=f"{base}/{name}", vendor="PostgreSQL", drop=drop_pg)
-    tmp = Path(tempfile.mkdtemp(prefix=f"fb-{prefix}-"))
-    return Database(url=f"sqlite:///{tmp / 'bench.sqlite3'}", vendor="SQLite",
-                    drop=lambda: shutil.rmtree(tmp, ignore_errors=True))
-
-
-def django_setup(database: Database, settings_module: str = "config.settings.test") -> None:
-    os.environ["DATABASE_URL"] = database.url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", settings_module)
-    import django
-
-    django.setup()
-
-
-def load_average() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
-
-
-def demo_load() -> Any:
-    """Migrate and load the whole demo (as `manage.py load_demo` does, without its snapshot); the demo cycle."""
-    from django.core.management import call_command
-    from django.db import transaction
-
-    from annotations.models import CalibrationCycle
-    from calibration.demo import DEMO_CYCLE_NAME, demo_people_create, demo_scores_create
-    from evaluations.demo import demo_benchmark_load
-    from evaluations.judge.demo import judge_demo_run
-
-    call_command("migrate", verbosity=0)
-    with transaction.atomic():
-        demo_benchmark_load()
-    judge_demo_run()
-    with transaction.atomic():
-        demo_people_create()
-        demo_scores_create()
-    return CalibrationCycle.objects.select_related("rubric").get(name=DEMO_CYCLE_NAME)
-
-
-def admin_user(email: str = "admin@bench.test") -> Any:
-    from accounts.models import User
-    from accounts.services import user_create
-
-    return User.objects.filter(email=email).first() or user_create(
-        email=email, password=None, role=User.Role.ADMIN, display_name="Bench Admin", is_superuser=True)
 
 
 def _traditions(keys: set[str]) -> dict[str, Tradition]:

@@ -11,53 +11,24 @@ during the import). Goals: < 10 s and < 300 MB on a 2-core machine.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import random
 import resource
 import sys
 import tempfile
 import time
 import tracemalloc
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-DIMENSIONS = ["textual", "hermeneutical", "doctrinal", "historical", "apologetics", "intertextual"]
-DIFFICULTIES = ["easy", "medium", "hard", "expert"]
-TRADITIONS = [None, "catholic", "orthodox", "reformed", "evangelical", "pentecostal"]
-TYPES = ["factual_recall", "comparative_analysis", "applied_reasoning", "contested_topic"]
-MODELS = [("anthropic/claude-sonnet-4.5", "Anthropic", "claude"), ("openai/gpt-4o", "OpenAI", "gpt"),
-          ("google/gemini-2.5-pro", "Google", "gemini"), ("meta-llama/llama-3.3-70b-instruct", "Meta", "llama")]
-WORDS = ("grace covenant λόγος חֶסֶד ἱλαστήριον atonement council Nicaea patristic exegesis typology "
-         "justification theosis sacrament canon septuagint hermeneutic tradition scripture").split()
+from benchmarks.kit import TRADITIONS, import_files_write, throwaway_database  # noqa: E402
 
 
 def generate(directory: Path, n_cases: int, seed: int) -> tuple[Path, Path]:
-    rng = random.Random(seed)
-    cases = directory / "cases.jsonl"
-    responses = directory / "responses.jsonl"
-    with open(cases, "w", encoding="utf-8") as handle:
-        for i in range(n_cases):
-            handle.write(json.dumps({
-                "external_id": f"BENCH-{i:05d}", "dimension": DIMENSIONS[i % 6], "difficulty": DIFFICULTIES[i % 4],
-                "tradition": TRADITIONS[i % 6], "question_type": TYPES[i % 4],
-                "visibility": "held_out" if i % 2 else "public", "is_active": True,
-                "prompt": " ".join(rng.choices(WORDS, k=30)) + "?", "reference_answer": "", "version": 1,
-            }, ensure_ascii=False) + "\n")
-    with open(responses, "w", encoding="utf-8") as handle:
-        for i in range(n_cases):
-            for name, provider, family in MODELS:
-                words = rng.randint(40, 400)
-                handle.write(json.dumps({
-                    "case": f"BENCH-{i:05d}", "model": name, "provider": provider, "family": family,
-                    "run_label": "bench", "text": " ".join(rng.choices(WORDS, k=words)), "temperature": 0.7,
-                    "max_tokens": 2000, "system_prompt": "", "settings": {}, "prompt_tokens": 60,
-                    "completion_tokens": int(words * 1.4),
-                }, ensure_ascii=False) + "\n")
-    return cases, responses
+    return import_files_write(directory, n_cases=n_cases, seed=seed, id_prefix="BENCH",
+                              tradition_of=lambda i: TRADITIONS[i % 6],
+                              visibility_of=lambda i: "held_out" if i % 2 else "public")
 
 
 def main() -> None:
@@ -68,21 +39,8 @@ def main() -> None:
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="fb-bench-"))
-    dropdb = None
-    if args.database_url:
-        import psycopg
-
-        name = f"fb_bench_{uuid.uuid4().hex[:8]}"
-        base = args.database_url.rsplit("/", 1)[0]
-        with psycopg.connect(args.database_url, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')  # name is generated above, not user input
-        os.environ["DATABASE_URL"] = f"{base}/{name}"
-
-        def dropdb() -> None:
-            with psycopg.connect(args.database_url, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    else:
-        os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'bench.sqlite3'}"
+    database = throwaway_database(args.database_url, prefix="fb_bench")
+    os.environ["DATABASE_URL"] = database.url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
 
     import django
@@ -126,8 +84,7 @@ def main() -> None:
               f"memory {peak_rss:.0f} MB / 300 MB = {peak_rss / 300:.2f}")
     finally:
         connection.close()
-        if dropdb:
-            dropdb()
+        database.drop()
 
 
 if __name__ == "__main__":

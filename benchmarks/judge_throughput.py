@@ -20,37 +20,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-DIMENSIONS = ["textual", "hermeneutical", "doctrinal", "historical", "apologetics", "intertextual"]
-DIFFICULTIES = ["easy", "medium", "hard", "expert"]
-TRADITIONS = [None, "catholic", "orthodox", "reformed", "evangelical", "pentecostal"]
-TYPES = ["factual_recall", "comparative_analysis", "applied_reasoning", "contested_topic"]
+from benchmarks import kit  # noqa: E402
+
 # No Gemini model: every item is then exactly one judgment (no self-preference second opinion).
 MODELS = [("anthropic/claude-sonnet-4.5", "Anthropic", "claude"), ("openai/gpt-4o", "OpenAI", "gpt"),
           ("meta-llama/llama-3.3-70b-instruct", "Meta", "llama"), ("mistralai/mistral-large", "Mistral", "mistral")]
-WORDS = ("grace covenant λόγος חֶסֶד ἱλαστήριον atonement council Nicaea patristic exegesis typology "
-         "justification theosis sacrament canon septuagint hermeneutic tradition scripture").split()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def start_fake_server(latency: float) -> tuple[subprocess.Popen, str]:
-    port = free_port()
+    port = kit.free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "evaluations.judge.fake_server", "--port", str(port), "--latency", str(latency)],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -75,10 +63,10 @@ def generate(directory: Path, n_items: int, seed: int) -> tuple[Path, Path]:
     with open(cases, "w", encoding="utf-8") as handle:
         for i in range(n_cases):
             handle.write(json.dumps({
-                "external_id": f"JB-{i:05d}", "dimension": DIMENSIONS[i % 6], "difficulty": DIFFICULTIES[i % 4],
-                "tradition": TRADITIONS[i % 6], "question_type": TYPES[i % 4], "visibility": "public",
-                "prompt": " ".join(rng.choices(WORDS, k=30)) + "?",
-                "reference_answer": " ".join(rng.choices(WORDS, k=40)) if i % 2 else "",
+                "external_id": f"JB-{i:05d}", "dimension": kit.DIMENSIONS[i % 6], "difficulty": kit.DIFFICULTIES[i % 4],
+                "tradition": kit.TRADITIONS[i % 6], "question_type": kit.TYPES[i % 4], "visibility": "public",
+                "prompt": " ".join(rng.choices(kit.WORDS, k=30)) + "?",
+                "reference_answer": " ".join(rng.choices(kit.WORDS, k=40)) if i % 2 else "",
             }, ensure_ascii=False) + "\n")
     with open(responses, "w", encoding="utf-8") as handle:
         written = 0
@@ -88,7 +76,7 @@ def generate(directory: Path, n_items: int, seed: int) -> tuple[Path, Path]:
                     break
                 handle.write(json.dumps({
                     "case": f"JB-{i:05d}", "model": name, "provider": provider, "family": family,
-                    "run_label": "bench", "text": " ".join(rng.choices(WORDS, k=rng.randint(80, 400))),
+                    "run_label": "bench", "text": " ".join(rng.choices(kit.WORDS, k=rng.randint(80, 400))),
                 }, ensure_ascii=False) + "\n")
                 written += 1
     return cases, responses
@@ -130,25 +118,17 @@ def child(args: argparse.Namespace) -> None:
 
 
 def run_backend(args: argparse.Namespace, backend: str, base_url: str) -> dict | None:
-    drop = None
-    env = dict(os.environ)
     if backend == "sqlite":
-        env["DATABASE_URL"] = f"sqlite:///{Path(tempfile.mkdtemp(prefix='fb-judge-bench-')) / 'bench.sqlite3'}"
+        database = kit.throwaway_database(None, prefix="fb_judge_bench")
     else:
         import psycopg
 
-        name = f"fb_judge_bench_{uuid.uuid4().hex[:8]}"
         try:
-            with psycopg.connect(args.database_url, autocommit=True, connect_timeout=5) as conn:
-                conn.execute(f'CREATE DATABASE "{name}"')  # the name is generated above, not user input
+            database = kit.throwaway_database(args.database_url, prefix="fb_judge_bench")
         except psycopg.OperationalError as exc:
             print(f"postgresql: skipped, cannot reach {args.database_url}: {exc}".splitlines()[0])
             return None
-        env["DATABASE_URL"] = f"{args.database_url.rsplit('/', 1)[0]}/{name}"
-
-        def drop() -> None:
-            with psycopg.connect(args.database_url, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    env = {**os.environ, "DATABASE_URL": database.url}
     try:
         output = subprocess.run(
             [sys.executable, __file__, "--child", "--base-url", base_url, "--items", str(args.items),
@@ -159,8 +139,7 @@ def run_backend(args: argparse.Namespace, backend: str, base_url: str) -> dict |
         sys.stderr.write(exc.stdout + exc.stderr)
         raise
     finally:
-        if drop:
-            drop()
+        database.drop()
     return json.loads(output.strip().splitlines()[-1])
 
 

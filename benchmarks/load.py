@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
 import runpy
 import secrets
 import signal
@@ -50,11 +49,8 @@ from typing import Any, NotRequired, TypedDict
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.report_load import free_port, pct, server_cpu, session_for  # noqa: E402
+from benchmarks import kit  # noqa: E402
 
-TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-SCORE_FIELD = re.compile(r'name="score-([A-Za-z]+)"')
-RATIONALE = "Faithful to the tradition's sources; the original-language point is handled precisely."
 MAX_RETRIES = 10
 
 
@@ -118,27 +114,19 @@ def expert_loop(base: str, session: str, stop_at: float, think: float, drafts: i
             path = page.url.path
             if not path.startswith("/scoring/a/"):
                 return  # queue finished
-            token, keys = TOKEN.search(page.text), list(dict.fromkeys(SCORE_FIELD.findall(page.text)))
-            if token is None or not keys:
-                out.problems.append(f"GET {path}: token {token is not None}, {len(keys)} score fields")
+            form = kit.scoring_form(page.text, base=base, path=path, rng=rng)
+            if not form.complete:
+                out.problems.append(f"GET {path}: {form.summary}")
                 return
-            scores = {key: rng.choice([0, 1, 1, 2, 2, 2, 3]) for key in keys}
-            headers = {"HX-Request": "true", "X-CSRFToken": token.group(1), "HX-Current-URL": base + path}
             for draft in range(1, drafts + 1):
                 pause()
-                shown = keys[: max(1, round(len(keys) * draft / drafts))]
-                fields = {f"score-{k}": str(scores[k]) for k in shown}
-                fields.update(rationale=RATIONALE if draft == drafts else "", broken_note="", seconds="5",
-                              csrfmiddlewaretoken=token.group(1))
-                saved = send("draft", "POST", f"{path}draft/", data=fields, headers=headers)
+                saved = send("draft", "POST", f"{path}draft/", data=form.draft(draft, drafts), headers=form.headers)
                 if saved is not None and saved.status_code != 200:
                     out.problems.append(f"POST {path}draft/: {saved.status_code} {saved.text[:200]!r}")
             pause()
-            fields = {f"score-{k}": str(v) for k, v in scores.items()}
-            fields.update(rationale=RATIONALE, broken_note="", seconds="5", csrfmiddlewaretoken=token.group(1))
-            done = send("submit", "POST", f"{path}submit/", data=fields, headers=headers)
+            done = send("submit", "POST", f"{path}submit/", data=form.submit(), headers=form.headers)
             if done is not None and done.status_code == 200:
-                out.acknowledged[path.split("/")[3]] = scores
+                out.acknowledged[path.split("/")[3]] = form.scores
             elif done is not None and done.status_code != 409:  # 409: a retried submit that had gone through
                 out.problems.append(f"POST {path}submit/: {done.status_code} {done.text[:200]!r}")
             pause()
@@ -163,7 +151,7 @@ def wait_for(url: str, *, seconds: float, ok: tuple[int, ...] = (200,)) -> int:
 
 def deployment_start(args: argparse.Namespace, env: dict[str, str], log: Path) -> tuple[list[subprocess.Popen], str]:
     """gunicorn with config/gunicorn.conf.py and one task worker, as `make serve` runs them."""
-    port = free_port()
+    port = kit.free_port()
     env = {**env, "PORT": str(port), "HOST": "127.0.0.1"}
     if args.workers:
         env["GUNICORN_WORKERS"] = str(args.workers)
@@ -249,13 +237,13 @@ def run_scenario(args: argparse.Namespace, scenario: Scenario, sessions: list[st
     for thread in threads:
         thread.start()
     time.sleep(max(0.0, start - time.time()))
-    cpu0, fault_at = server_cpu(server_pid), None
+    cpu0, fault_at = kit.server_cpu(server_pid), None
     if scenario.fault:
         time.sleep(args.seconds / 2 - args.fault_seconds / 2)
         fault_at = time.time()
         database_outage(args.database_url, database.name, args.fault_seconds)
     time.sleep(max(0.0, end - time.time()))
-    cpu = server_cpu(server_pid) - cpu0
+    cpu = kit.server_cpu(server_pid) - cpu0
     for thread in threads:
         thread.join()
     measured = [r for r in out.records if start <= r.start < end]
@@ -290,11 +278,11 @@ def report(args: argparse.Namespace, scenario: Scenario, result: ScenarioRun, ba
     think = f"think {scenario.think:g} s" if scenario.think else "closed loop"
     print(f"\n[{scenario.name}] {scenario.experts} experts, {think}, {args.drafts} autosave(s) per item, "
           f"{args.seconds:g} s measured")
-    print(f"  {len(answered):6,} answers  {rate:6.1f} req/s  p50 {pct(ms, 50):6.1f} ms  p95 {pct(ms, 95):6.1f} ms  "
+    print(f"  {len(answered):6,} answers  {rate:6.1f} req/s  p50 {kit.pct(ms, 50):6.1f} ms  p95 {kit.pct(ms, 95):6.1f} ms  "
           f"max {max(ms, default=0):7.1f} ms")
     for kind in ("queue", "item", "draft", "submit"):
         kms = [r.seconds * 1000 for r in answered if r.kind == kind]
-        print(f"    {kind:<7} {len(kms):6,}  p50 {pct(kms, 50):6.1f} ms  p95 {pct(kms, 95):6.1f} ms  "
+        print(f"    {kind:<7} {len(kms):6,}  p50 {kit.pct(kms, 50):6.1f} ms  p95 {kit.pct(kms, 95):6.1f} ms  "
               f"max {max(kms, default=0):7.1f} ms")
     print(f"  status 500: {counts[500]}, 503: {counts[503]}, other 5xx: {other_5xx + counts[502] + counts[504]}, "
           f"no answer: {counts[0]}, retried attempts: {sum(1 for r in records if r.retry)}; "
@@ -304,7 +292,7 @@ def report(args: argparse.Namespace, scenario: Scenario, result: ScenarioRun, ba
     print(f"  acknowledged submissions: {len(out.acknowledged):,}, stored as sent: {len(out.acknowledged) - len(lost):,}"
           f" (lost: {len(lost)})")
     summary: ScenarioSummary = {
-        "rate": rate, "p95": pct(ms, 95), "e500": counts[500],
+        "rate": rate, "p95": kit.pct(ms, 95), "e500": counts[500],
         "e5xx": other_5xx + counts[502] + counts[504] + counts[500] + counts[503], "lost": len(lost)}
     if scenario.fault:
         outage = [r for r in records if r.status in (503, 0)]
@@ -341,13 +329,7 @@ def main() -> None:
     parser.add_argument("--keep-log", action="store_true", help="keep the deployment's log file")
     args = parser.parse_args()
 
-    from benchmarks.cycle_rows import (
-        admin_user,
-        django_setup,
-        load_average,
-        scoring_cycle_write,
-        throwaway_database,
-    )
+    from benchmarks.cycle_rows import scoring_cycle_write
 
     warnings.filterwarnings("ignore", "No directory at", UserWarning)  # whitenoise: no collectstatic here
     chosen = {
@@ -359,8 +341,7 @@ def main() -> None:
     n_experts = max(s.experts for s in scenarios)
     items = args.items or int(10 + 3 * args.seconds * len(scenarios))
 
-    database = throwaway_database(args.database_url, prefix="fb_load")
-    database.name = database.url.rsplit("/", 1)[1]  # type: ignore[attr-defined]
+    database = kit.throwaway_database(args.database_url, prefix="fb_load")
     log = Path(tempfile.mkstemp(prefix="fb-load-", suffix=".log")[1])
     env = {**os.environ, "DATABASE_URL": database.url, "DJANGO_SETTINGS_MODULE": "benchmarks.settings_load",
            "DJANGO_SECRET_KEY": secrets.token_urlsafe(48), "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
@@ -369,19 +350,19 @@ def main() -> None:
     processes: list[subprocess.Popen] = []
     keep_log, summaries = True, dict[str, ScenarioSummary]()
     try:
-        django_setup(database, "benchmarks.settings_load")
+        kit.django_setup(database, "benchmarks.settings_load")
         from django.core.management import call_command
         from django.db import connections
 
         started = time.perf_counter()
         call_command("migrate", verbosity=0)
         call_command("createcachetable", verbosity=0)
-        _, experts = scoring_cycle_write(name="Load cycle", admin=admin_user(), n_experts=n_experts,
+        _, experts = scoring_cycle_write(name="Load cycle", admin=kit.admin_user(), n_experts=n_experts,
                                          items_per_expert=items)
-        sessions = [session_for(e) for e in experts]
+        sessions = [kit.session_for(e) for e in experts]
         connections.close_all()
         print(f"scoring load against the deployment — PostgreSQL, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, "
-              f"{os.cpu_count()} cores, load average {load_average()}")
+              f"{os.cpu_count()} cores, load average {kit.load_average()}")
         print(f"set-up {time.perf_counter() - started:.1f} s: {n_experts} experts × {items} pending assignments")
         processes, base = deployment_start(args, env, log)
         conf = runpy.run_path(str(ROOT / "config" / "gunicorn.conf.py"))  # the values gunicorn was started with
@@ -412,14 +393,7 @@ def main() -> None:
         keep_log = args.keep_log
     finally:
         deployment_stop(processes)
-        from django.db import connections
-
-        connections.close_all()
-        database.drop()
-        if keep_log:
-            print(f"deployment log: {log}")
-        else:
-            log.unlink(missing_ok=True)
+        kit.finish(database, log, keep_log=keep_log, label="deployment log")
 
 
 if __name__ == "__main__":

@@ -34,23 +34,15 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Any, TypedDict
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.kit import MODELS, TRADITIONS, import_files_write, throwaway_database  # noqa: E402
+
 N_CASES = 3_000
-DIMENSIONS = ["textual", "hermeneutical", "doctrinal", "historical", "apologetics", "intertextual"]
-DIFFICULTIES = ["easy", "medium", "hard", "expert"]
-TRADITIONS = [None, "catholic", "orthodox", "reformed", "evangelical", "pentecostal"]
-TYPES = ["factual_recall", "comparative_analysis", "applied_reasoning", "contested_topic"]
-# One model of the primary judge's family (Google): its items also get the secondary judge.
-MODELS = [("anthropic/claude-sonnet-4.5", "Anthropic", "claude"), ("openai/gpt-4o", "OpenAI", "gpt"),
-          ("google/gemini-2.5-pro", "Google", "gemini"), ("meta-llama/llama-3.3-70b-instruct", "Meta", "llama")]
-WORDS = ("grace covenant λόγος חֶסֶד ἱλαστήριον atonement council Nicaea patristic exegesis typology "
-         "justification theosis sacrament canon septuagint hermeneutic tradition scripture").split()
 N_CYCLES, PER_DIMENSION, OPEN_CYCLES = 20, 50, 4
 GOALS_MS = {"leaderboard": 150.0, "draw preview": 300.0}
 
@@ -59,27 +51,8 @@ GOALS_MS = {"leaderboard": 150.0, "draw preview": 300.0}
 
 
 def write_import_files(directory: Path, seed: int) -> tuple[Path, Path]:
-    rng = random.Random(seed)
-    cases, responses = directory / "cases.jsonl", directory / "responses.jsonl"
-    with open(cases, "w", encoding="utf-8") as handle:
-        for i in range(N_CASES):
-            handle.write(json.dumps({
-                "external_id": f"PG-{i:05d}", "dimension": DIMENSIONS[i % 6], "difficulty": DIFFICULTIES[i % 4],
-                "tradition": TRADITIONS[(i // 6) % 6], "question_type": TYPES[i % 4], "visibility": "public",
-                "is_active": True, "prompt": " ".join(rng.choices(WORDS, k=30)) + "?", "reference_answer": "",
-                "version": 1,
-            }, ensure_ascii=False) + "\n")
-    with open(responses, "w", encoding="utf-8") as handle:
-        for i in range(N_CASES):
-            for name, provider, family in MODELS:
-                words = rng.randint(40, 400)
-                handle.write(json.dumps({
-                    "case": f"PG-{i:05d}", "model": name, "provider": provider, "family": family,
-                    "run_label": "bench", "text": " ".join(rng.choices(WORDS, k=words)), "temperature": 0.7,
-                    "max_tokens": 2000, "system_prompt": "", "settings": {}, "prompt_tokens": 60,
-                    "completion_tokens": int(words * 1.4),
-                }, ensure_ascii=False) + "\n")
-    return cases, responses
+    return import_files_write(directory, n_cases=N_CASES, seed=seed, id_prefix="PG",
+                              tradition_of=lambda i: TRADITIONS[(i // 6) % 6], visibility_of=lambda i: "public")
 
 
 def judged_run_build(seed: int) -> Any:
@@ -244,37 +217,24 @@ class Timer:
 
     def page(self, label: str, url: str, *, method: str = "get", data: dict | None = None,
              before: Any = None, status: int = 200) -> TimingRow:
-        from django.db import connection
-        from django.test.utils import CaptureQueriesContext
-
         def request() -> Any:
             if before is not None:
                 before()
             return getattr(self.client, method)(url, data or {})
 
-        first = time.perf_counter()
-        response = request()
-        first = time.perf_counter() - first
-        assert response.status_code == status, (label, response.status_code)
-        times = []
-        for _ in range(self.repeat):
-            start = time.perf_counter()
-            request()
-            times.append(time.perf_counter() - start)
-        with CaptureQueriesContext(connection) as ctx:
-            request()
-        row: TimingRow = {"label": label, "ms": 1000 * statistics.median(times), "first_ms": 1000 * first,
-                          "min_ms": 1000 * min(times), "queries": len(ctx.captured_queries)}
-        self.rows.append(row)
-        return row
+        return self.call(label, request, status=status)
 
-    def call(self, label: str, function: Any) -> TimingRow:
+    def call(self, label: str, function: Any, *, status: int | None = None) -> TimingRow:
+        """Time `function` once cold, then --repeat times; count the queries of one more call. With `status`,
+        the first answer's status code must be it."""
         from django.db import connection
         from django.test.utils import CaptureQueriesContext
 
         first = time.perf_counter()
-        function()
+        response = function()
         first = time.perf_counter() - first
+        if status is not None:
+            assert response.status_code == status, (label, response.status_code)
         times = []
         for _ in range(self.repeat):
             start = time.perf_counter()
@@ -439,30 +399,15 @@ def child(args: argparse.Namespace) -> None:
 
 
 def run_child(args: argparse.Namespace, kind: str) -> ChildResult:
-    drop = None
-    env = dict(os.environ)
-    if not args.database_url:
-        env["DATABASE_URL"] = f"sqlite:///{Path(tempfile.mkdtemp(prefix='fb-pages-bench-')) / 'bench.sqlite3'}"
-    else:
-        import psycopg
-
-        name = f"fb_pages_bench_{uuid.uuid4().hex[:8]}"
-        with psycopg.connect(args.database_url, autocommit=True, connect_timeout=5) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')  # the name is generated above, not user input
-        env["DATABASE_URL"] = f"{args.database_url.rsplit('/', 1)[0]}/{name}"
-
-        def drop() -> None:
-            with psycopg.connect(args.database_url, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    database = throwaway_database(args.database_url, prefix="fb_pages_bench")
     try:
         process = subprocess.run(
             [sys.executable, __file__, "--child", kind, "--repeat", str(args.repeat), "--seed", str(args.seed),
              "--only", *args.only],
-            cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True, check=True,
+            cwd=ROOT, env={**os.environ, "DATABASE_URL": database.url}, stdout=subprocess.PIPE, text=True, check=True,
         )
     finally:
-        if drop:
-            drop()
+        database.drop()
     result: ChildResult = json.loads(process.stdout.strip().splitlines()[-1])  # the child's last line (see child)
     return result
 

@@ -20,11 +20,8 @@ hashing); nothing timed hashes a password.
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -36,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
+from benchmarks.kit import demo_load, django_setup, throwaway_database  # noqa: E402
 from calibration.reports.schema import PairwiseKappa  # noqa: E402
 
 
@@ -71,26 +69,6 @@ def timed(function: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
     return statistics.median(walls), statistics.median(cpus), result
 
 
-def demo_setup() -> Any:
-    """Migrate a throwaway SQLite database and load the demo into it; return the demo cycle."""
-    from django.core.management import call_command
-    from django.db import transaction
-
-    from annotations.models import CalibrationCycle
-    from calibration.demo import DEMO_CYCLE_NAME, demo_people_create, demo_scores_create
-    from evaluations.demo import demo_benchmark_load
-    from evaluations.judge.demo import judge_demo_run
-
-    call_command("migrate", verbosity=0)
-    with transaction.atomic():
-        demo_benchmark_load()
-    judge_demo_run()
-    with transaction.atomic():
-        demo_people_create()
-        demo_scores_create()
-    return CalibrationCycle.objects.select_related("rubric").get(name=DEMO_CYCLE_NAME)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -98,19 +76,15 @@ def main() -> None:
     parser.add_argument("--no-demo", action="store_true", help="skip the demo cycle (no database needed)")
     args = parser.parse_args()
 
-    tmp = Path(tempfile.mkdtemp(prefix="fb-report-bench-"))
-    os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'bench.sqlite3'}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
-    import django
-
-    django.setup()
+    database = throwaway_database(None, prefix="report-bench")
+    django_setup(database)
     try:
         run(args)
     finally:
         from django.db import connection
 
         connection.close()
-        shutil.rmtree(tmp, ignore_errors=True)
+        database.drop()
 
 
 def run(args: argparse.Namespace) -> None:
@@ -130,7 +104,7 @@ def run(args: argparse.Namespace) -> None:
     print(f"calibration report build, {args.resamples:,} bootstrap resamples, median of {args.repeat} runs "
           f"(wall; process CPU in brackets)")
     if not args.no_demo:
-        cycle = demo_setup()
+        cycle = demo_load()
         wall, cpu, (report, inputs, _) = timed(lambda: cycle_report(cycle=cycle, n_resamples=args.resamples),
                                                args.repeat)
         print(f"demo cycle            {len(inputs.units):>5} units {len(inputs.ratings):>6} ratings "

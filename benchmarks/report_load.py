@@ -40,8 +40,6 @@ import random
 import re
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -58,9 +56,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-SCORE_FIELD = re.compile(r'name="score-([A-Za-z]+)"')
-RATIONALE = "Faithful to the tradition's sources; the original-language point is handled precisely."
+from benchmarks import kit  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -123,25 +119,17 @@ def expert_loop(base: str, session: str, stop_at: float, think: float, drafts: i
         path = first.headers.get("location", "")
         while path.startswith("/scoring/a/") and time.time() < stop_at:
             page = send("page", "GET", path)
-            token, keys = TOKEN.search(page.text), list(dict.fromkeys(SCORE_FIELD.findall(page.text)))
-            if page.status_code != 200 or token is None or not keys:
-                problems.append(f"GET {path}: {page.status_code}, token {token is not None}, {len(keys)} score fields")
+            form = kit.scoring_form(page.text, base=base, path=path, rng=rng)
+            if page.status_code != 200 or not form.complete:
+                problems.append(f"GET {path}: {page.status_code}, {form.summary}")
                 return
-            scores = {key: rng.choice([0, 1, 1, 2, 2, 2, 3]) for key in keys}
-            headers = {"HX-Request": "true", "X-CSRFToken": token.group(1), "HX-Current-URL": base + path}
             for draft in range(1, drafts + 1):
                 pause()
-                shown = keys[: max(1, round(len(keys) * draft / drafts))]
-                fields = {f"score-{k}": str(scores[k]) for k in shown}
-                fields.update(rationale=RATIONALE if draft == drafts else "", broken_note="", seconds="5",
-                              csrfmiddlewaretoken=token.group(1))
-                saved = send("draft", "POST", f"{path}draft/", data=fields, headers=headers)
+                saved = send("draft", "POST", f"{path}draft/", data=form.draft(draft, drafts), headers=form.headers)
                 if saved.status_code != 200:
                     problems.append(f"POST {path}draft/: {saved.status_code} {saved.text[:200]!r}")
             pause()
-            fields = {f"score-{k}": str(v) for k, v in scores.items()}
-            fields.update(rationale=RATIONALE, broken_note="", seconds="5", csrfmiddlewaretoken=token.group(1))
-            done = send("submit", "POST", f"{path}submit/", data=fields, headers=headers)
+            done = send("submit", "POST", f"{path}submit/", data=form.submit(), headers=form.headers)
             if done.status_code != 200:
                 problems.append(f"POST {path}submit/: {done.status_code} {done.text[:200]!r}")
                 return
@@ -184,47 +172,18 @@ def downloads(base: str, sessions: list[str], urls: list[tuple[str, str, int]], 
 
 # --- the server ----------------------------------------------------------------------------------------
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def server_cpu(master: int) -> float:
-    """User + system CPU seconds of the gunicorn master and its workers so far."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    pids = [master]
-    try:
-        for task in Path(f"/proc/{master}/task").iterdir():
-            pids += [int(p) for p in (task / "children").read_text().split()]
-        return sum(sum(int(v) for v in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[11:13])
-                   for pid in pids) / ticks
-    except (FileNotFoundError, ProcessLookupError):
-        return float("nan")
-
-
 def server_start(args: argparse.Namespace, env: dict[str, str], log: Path,
                  workers: int | None = None) -> tuple[subprocess.Popen, str]:
-    import httpx
 
-    port = free_port()
+    port = kit.free_port()
     command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
                "--workers", str(workers or args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
                "--chdir", str(ROOT), "--timeout", "120", "--error-logfile", str(log)]
     with log.open("ab") as stderr:
         server = subprocess.Popen(command, env=env, stdout=stderr, stderr=stderr)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {server.returncode}; see {log}")
-        try:
-            if httpx.get(f"{base}/accounts/login/", timeout=5).status_code == 200:
-                return server, base
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"gunicorn did not answer within 60 s; see {log}")
+    kit.answering(server, f"{base}/accounts/login/", seconds=60, name="gunicorn", log=log)
+    return server, base
 
 
 def nginx_binary() -> str | None:
@@ -235,9 +194,8 @@ def nginx_binary() -> str | None:
 def nginx_start(nginx: str, upstream: str, downloads_upstream: str, downloads_root: Path,
                 work: Path) -> tuple[subprocess.Popen, str]:
     """nginx in front of gunicorn, configured from config/nginx/faithbench.conf.template (compose.yaml's)."""
-    import httpx
 
-    port = free_port()
+    port = kit.free_port()
     values = {"FAITHBENCH_UPSTREAM": upstream, "FAITHBENCH_DOWNLOADS_UPSTREAM": downloads_upstream,
               "FAITHBENCH_LISTEN": f"127.0.0.1:{port}",
               "FAITHBENCH_DOWNLOADS_ROOT": str(downloads_root)}
@@ -254,54 +212,23 @@ def nginx_start(nginx: str, upstream: str, downloads_upstream: str, downloads_ro
     server = subprocess.Popen([nginx, "-p", str(work), "-c", str(work / "nginx.conf")],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"nginx exited with {server.returncode}; see {work / 'error.log'}")
-        try:
-            if httpx.get(f"{base}/accounts/login/", timeout=5).status_code == 200:
-                return server, base
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"nginx did not answer within 20 s; see {work / 'error.log'}")
-
-
-def stop(process: subprocess.Popen | None) -> None:
-    if process is not None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    kit.answering(server, f"{base}/accounts/login/", seconds=20, name="nginx", log=work / "error.log")
+    return server, base
 
 
 # --- set-up --------------------------------------------------------------------------------------------
-
-def session_for(user: Any) -> str:
-    """A signed-in session stored on the server, as a sign-in would leave it: the cookie value."""
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
-
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.create()
-    return str(session.session_key)
-
 
 def setup(args: argparse.Namespace) -> Setup:
     from django.core.management import call_command
     from django.urls import reverse
 
-    from benchmarks.cycle_rows import admin_user, scoring_cycle_write, snapshot_compute, synthetic_cycle_write
+    from benchmarks.cycle_rows import scoring_cycle_write, snapshot_compute, synthetic_cycle_write
     from evidence.models import SnapshotFile
     from tests.calibration.synthetic import synthetic_cycle
 
     call_command("migrate", verbosity=0)
     call_command("createcachetable", verbosity=0)
-    admin = admin_user()
+    admin = kit.admin_user()
     report_cycle = synthetic_cycle_write(synthetic_cycle(), name="Synthetic cycle (60 raters)", admin=admin)
     snapshot = snapshot_compute(report_cycle, n_resamples=args.resamples, requested_by=admin)
     sizes = dict(SnapshotFile.objects.filter(snapshot=snapshot).values_list("format", "size"))
@@ -310,21 +237,15 @@ def setup(args: argparse.Namespace) -> Setup:
             for fmt in args.formats.split(",")]
     _, experts = scoring_cycle_write(name="Scoring cycle", admin=admin, n_experts=args.experts,
                                      items_per_expert=args.items)
-    return Setup(admin=session_for(admin), downloaders=[session_for(admin) for _ in range(args.downloaders)],
-                 experts=[session_for(e) for e in experts], urls=urls, sizes=sizes, counts=snapshot.input_counts)
+    return Setup(admin=kit.session_for(admin), downloaders=[kit.session_for(admin) for _ in range(args.downloaders)],
+                 experts=[kit.session_for(e) for e in experts], urls=urls, sizes=sizes, counts=snapshot.input_counts)
 
 
 # --- the run -------------------------------------------------------------------------------------------
 
-def pct(values: list[float], q: float) -> float:
-    import numpy as np
-
-    return float(np.percentile(values, q)) if values else float("nan")
-
-
 def describe(records: list[Record]) -> str:
     ms = [r.seconds * 1000 for r in records]
-    return (f"{len(ms):6,} req  p50 {pct(ms, 50):7.1f} ms  p95 {pct(ms, 95):7.1f} ms  max {max(ms, default=0):7.1f} ms"
+    return (f"{len(ms):6,} req  p50 {kit.pct(ms, 50):7.1f} ms  p95 {kit.pct(ms, 95):7.1f} ms  max {max(ms, default=0):7.1f} ms"
             if ms else "     0 req")
 
 
@@ -347,7 +268,7 @@ def measure(args: argparse.Namespace, data: Setup, base: str, server: subprocess
         marks = {}
         for name, at in (("A", a_start), ("B", b_start), ("end", end)):
             time.sleep(max(0.0, at - time.time()))
-            marks[name] = (server_cpu(server.pid), os.getloadavg()[0])
+            marks[name] = (kit.server_cpu(server.pid), os.getloadavg()[0])
         for thread in threads:
             thread.join()
         fetched = [Record(*row) for row in downloaded.result()]
@@ -382,8 +303,8 @@ def report(args: argparse.Namespace, result: Measured, think: float) -> float:
     print(f"server CPU (gunicorn, {args.workers} {args.worker_class} workers): phase A {cpu_a:.1f} s, "
           f"phase B {cpu_b:.1f} s of {2 * args.phase_seconds} core-seconds; load average at A/B/end "
           + " / ".join(f"{x:.2f}" for x in result.load))
-    p95_a = pct([r.seconds for r in a], 95)
-    p95_b = pct([r.seconds for r in b], 95)
+    p95_a = kit.pct([r.seconds for r in a], 95)
+    p95_b = kit.pct([r.seconds for r in b], 95)
     print(f"\nexperts' p95: {p95_a * 1000:.1f} ms alone, {p95_b * 1000:.1f} ms with downloads: "
           f"ratio {p95_b / p95_a:.2f} (goal ≤ 1.20)")
     print(f"5xx: {errors_5xx} (goal 0); other unexpected expert answers: {other}; downloads with the wrong size: "
@@ -435,11 +356,10 @@ def main() -> None:
     if args.offload == "nginx" and nginx is None:
         sys.exit("--offload nginx: nginx is not installed (apt-get install -y nginx)")
 
-    from benchmarks.cycle_rows import django_setup, load_average, throwaway_database
 
     warnings.filterwarnings("ignore", "No directory at", UserWarning)  # whitenoise: no collectstatic here
 
-    database = throwaway_database(args.database_url, prefix="bench_load")
+    database = kit.throwaway_database(args.database_url, prefix="bench_load")
     log = Path(tempfile.mkstemp(prefix="fb-report-load-", suffix=".log")[1])
     work = Path(tempfile.mkdtemp(prefix="fb-report-load-"))
     work.chmod(0o755)  # nginx's workers may run as another user and read the files under it
@@ -450,14 +370,14 @@ def main() -> None:
     os.environ.update(env)
     server, pool, proxy, keep_log = None, None, None, True  # kept when anything fails
     try:
-        django_setup(database, "benchmarks.settings_load")
+        kit.django_setup(database, "benchmarks.settings_load")
         started = time.perf_counter()
         data = setup(args)
         from django.db import connections
 
         connections.close_all()
         print(f"report snapshot downloads under scoring load — PostgreSQL, "
-              f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, load average {load_average()}")
+              f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, load average {kit.load_average()}")
         print(f"set-up {time.perf_counter() - started:.1f} s: snapshot of {data.counts['units']:,} units, "
               f"{data.counts['expert_ratings']:,} ratings, {data.counts['raters']} raters; files "
               + ", ".join(f"{fmt} {size / 1024:,.0f} KiB" for fmt, size in sorted(data.sizes.items()))
@@ -490,18 +410,11 @@ def main() -> None:
               + (f"p95_ratio_think={summary['think'][-1]:.2f} " if summary["think"] else "")
               + f"(goal ≤ 1.20; files sent by {'nginx' if nginx else 'gunicorn'})")
     finally:
-        stop(proxy)
-        stop(pool)
-        stop(server)
-        from django.db import connections
-
-        connections.close_all()
-        database.drop()
+        kit.stop(proxy)
+        kit.stop(pool)
+        kit.stop(server)
         shutil.rmtree(work, ignore_errors=True)
-        if keep_log:
-            print(f"gunicorn's log: {log}")
-        else:
-            log.unlink(missing_ok=True)
+        kit.finish(database, log, keep_log=keep_log, label="gunicorn's log")
 
 
 if __name__ == "__main__":

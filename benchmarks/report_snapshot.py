@@ -45,14 +45,8 @@ if TYPE_CHECKING:  # imported for real inside the functions, once Django is set 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.cycle_rows import (  # noqa: E402
-    admin_user,
-    demo_load,
-    django_setup,
-    load_average,
-    synthetic_cycle_write,
-    throwaway_database,
-)
+from benchmarks.cycle_rows import synthetic_cycle_write  # noqa: E402
+from benchmarks.kit import admin_user, demo_load, django_setup, load_average, throwaway_database  # noqa: E402
 
 N_RESAMPLES = 1000
 urlpatterns: list[Any] = []  # filled in run(): the app's URLs plus the two pre-snapshot views below

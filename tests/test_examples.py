@@ -14,17 +14,15 @@ import pytest
 from accounts.models import ApiToken
 from evaluations.judge.fake_server import FakeLLMServer
 from evaluations.models import JudgeRun, ModelResponse
-from evaluations.services import reference_data_ensure
 from tests.accounts.api import token_secret
 from tests.annotations.factories import person, world_build
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_the_example_script_pushes_judges_and_downloads_the_bundle(live_server, settings, immediate_tasks,
                                                                    tmp_path) -> None:  # type: ignore[no-untyped-def]
-    reference_data_ensure()
     world = world_build()
     admin = person("admin", name="Script Admin")
     token = token_secret(admin, ApiToken.Scope.DATA_WRITE, ApiToken.Scope.JUDGE_RUN, ApiToken.Scope.REPORTS_READ)
@@ -57,7 +55,6 @@ def test_the_example_script_pushes_judges_and_downloads_the_bundle(live_server, 
 
 
 def test_the_example_script_reports_the_servers_reasons(live_server, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    reference_data_ensure()
     admin = person("admin", name="Script Admin")
     token = token_secret(admin, ApiToken.Scope.DATA_WRITE, ApiToken.Scope.JUDGE_RUN, ApiToken.Scope.REPORTS_READ)
     (tmp_path / "responses.json").write_text(json.dumps([{"case": "NO-SUCH", "model": "m", "text": "x"}]))

@@ -99,10 +99,9 @@ def back_to_latest() -> Iterator[None]:
         migrate(latest())
 
 
-# Transactional: schema changes cannot run inside the test's wrapping transaction (SQLite refuses them).
-# serialized_rollback: the flush after this test is followed, for the next transactional test, by the
-# reference data and content types that the test database was created with.
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+# Transactional: schema changes cannot run inside the test's wrapping transaction (SQLite refuses them). The
+# flush afterwards is followed by the migration-made rows the test database was created with (tests/conftest.py).
+@pytest.mark.django_db(transaction=True)
 def test_migrations_run_from_zero_to_latest_and_back_and_match_the_models(back_to_latest: None) -> None:
     assert project_tables(), "the test database starts fully migrated"
 

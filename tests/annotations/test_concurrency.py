@@ -10,15 +10,13 @@ from django.urls import reverse
 
 from annotations.models import Annotation, AnnotationEvent
 from annotations.services import sub_dimension_keys
-from evaluations.services import reference_data_ensure
 from tests.annotations.factories import world_build
 
 
 @pytest.mark.postgres
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("with_draft", [False, True], ids=["fresh", "after-draft"])
 def test_two_simultaneous_submissions_make_exactly_one_annotation(with_draft: bool) -> None:
-    reference_data_ensure()  # a flushed transactional database may lack the migration's reference data
     world = world_build()
     assignment = world.assignments(world.expert)[0]
     keys = sub_dimension_keys(assignment=assignment)

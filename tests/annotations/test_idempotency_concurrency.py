@@ -14,11 +14,10 @@ from django.urls import reverse
 
 from annotations.models import Annotation, AnnotationEvent, SaveReceipt
 from annotations.services import sub_dimension_keys
-from evaluations.services import reference_data_ensure
 from tests.annotations.factories import world_build
 from tests.concurrency import run_together
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
 def expert_client(user) -> Client:  # type: ignore[no-untyped-def]
@@ -28,7 +27,6 @@ def expert_client(user) -> Client:  # type: ignore[no-untyped-def]
 
 
 def test_idempotency_key_two_simultaneous_duplicate_submits_store_one_and_both_answer_200() -> None:
-    reference_data_ensure()  # a flushed transactional database may lack the migration's reference data
     world = world_build()
     assignment = world.assignments(world.expert)[0]
     body = {f"score-{k}": "2" for k in sub_dimension_keys(assignment=assignment)}
@@ -47,7 +45,6 @@ def test_idempotency_key_two_simultaneous_duplicate_submits_store_one_and_both_a
 
 
 def test_idempotency_key_sent_for_two_items_at_once_stores_one_write_and_refuses_the_other() -> None:
-    reference_data_ensure()
     world = world_build()
     first, second = world.assignments(world.expert)[:2]
     key = str(uuid.uuid4())

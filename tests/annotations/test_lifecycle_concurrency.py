@@ -12,15 +12,13 @@ from django.db import connection, transaction
 from annotations.lifecycle import assignment_reassign, cycle_close, panel_member_remove
 from annotations.models import Annotation, Assignment, CalibrationCycle, CycleEvent
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
-from evaluations.services import reference_data_ensure
 from tests.annotations.factories import person, tradition, world_build
 from tests.concurrency import run_together
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
 def test_closing_waits_for_a_save_in_flight_and_refuses_the_next() -> None:
-    reference_data_ensure()
     world = world_build()
     assignment = world.assignments(world.expert)[0]
     locked, release, closed = threading.Event(), threading.Event(), threading.Event()
@@ -59,7 +57,6 @@ def test_closing_waits_for_a_save_in_flight_and_refuses_the_next() -> None:
 
 
 def test_a_submission_racing_the_close_is_stored_before_it_or_refused() -> None:
-    reference_data_ensure()
     world = world_build()
     assignment = world.assignments(world.expert)[0]
     data = AnnotationInput(scores=dict.fromkeys(sub_dimension_keys(assignment=assignment), 2))
@@ -85,7 +82,6 @@ def test_a_submission_racing_the_close_is_stored_before_it_or_refused() -> None:
 
 
 def test_one_assignment_is_reassigned_once_however_many_leads_click() -> None:
-    reference_data_ensure()
     world = world_build()
     first, second = (person(tradition=tradition("catholic")) for _ in range(2))
     world.catholic.members.add(first, second)
@@ -103,7 +99,6 @@ def test_one_assignment_is_reassigned_once_however_many_leads_click() -> None:
 
 
 def test_a_reassignment_racing_the_new_experts_removal_leaves_no_open_work_off_the_panel() -> None:
-    reference_data_ensure()
     world = world_build()
     leaving = person(tradition=tradition("catholic"))
     world.catholic.members.add(leaving)

@@ -9,11 +9,10 @@ from annotations.models import Panel
 from casereview.models import CaseFlag, CaseReview
 from casereview.rules import ReviewAnswers
 from casereview.services import case_review_submit, review_cycle_close, review_cycle_open
-from evaluations.services import reference_data_ensure
 from tests.annotations.factories import CaseFactory, person, tradition
 from tests.concurrency import run_together
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 NO = ReviewAnswers(valid="no", reference_correct="no", difficulty="medium", clarity=1)
 
@@ -25,7 +24,6 @@ def together(*calls):  # type: ignore[no-untyped-def]
 
 
 def world():  # type: ignore[no-untyped-def]
-    reference_data_ensure()
     catholic = tradition("catholic")
     panel = Panel.objects.create(name="Catholic panel", tradition=catholic,
                                  lead=person(User.Role.ADJUDICATOR, tradition=catholic))

@@ -18,7 +18,7 @@ from django_tasks_db.models import DBTaskResult, DBTaskResultQuerySet
 from config.management.commands.run_worker import recovery_start
 from config.models import WorkerHeartbeat
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 DATABASE_BACKEND = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 SHUTTING_DOWN = "terminating connection due to administrator command: the database system is shutting down"
 calls: dict[str, int] = {}

@@ -9,14 +9,12 @@ from django.db import connection
 
 from delphi.models import DelphiResponse
 from delphi.services import delphi_response_submit, delphi_round_close
-from evaluations.services import reference_data_ensure
 from tests.delphi.factories import allocation, delphi_world_build, submit_all
 
 
 @pytest.mark.postgres
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_a_submission_racing_the_round_close_is_counted_or_refused() -> None:
-    reference_data_ensure()
     world = delphi_world_build()
     submit_all(world, world.round(1), [0, 1, 2, 3])  # four of five; the fifth answers while the admin closes
     late = world.others[3]

@@ -69,9 +69,9 @@ def test_health_needs_no_sign_in_no_known_host_and_says_nothing_sensitive(client
     assert "sessionid" not in response.cookies and "csrftoken" not in response.cookies
 
 
-# Transactional (the thread has its own connection); serialized_rollback restores the migration's reference
-# data afterwards for the tests that follow, as in tests/evaluations/judge/test_tasks_and_command.py.
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+# Transactional (the thread has its own connection); the flush afterwards puts the migration's reference data
+# back for the tests that follow (tests/conftest.py).
+@pytest.mark.django_db(transaction=True)
 def test_the_heartbeat_thread_writes_a_row_and_stops() -> None:  # type: ignore[no-untyped-def]
     from tests.e2e.scoring_helpers import read  # retries a read while the thread holds SQLite's table lock
 
@@ -126,7 +126,7 @@ def test_json_formatter_writes_one_object_per_line_with_the_extra_fields() -> No
     assert (entry["request_id"], entry["user_id"], entry["status"]) == ("abc", 7, 200)
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_run_worker_records_a_heartbeat_that_makes_health_ok(client, settings) -> None:  # type: ignore[no-untyped-def]
     """`manage.py run_worker` is db_worker plus the heartbeat: after a batch run /healthz sees a worker."""
     from django.core.management import call_command

@@ -23,7 +23,7 @@ from tests.annotations.factories import world_build
 ROOT = Path(__file__).resolve().parents[2]
 NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if Path(p).exists()), None)
 pytestmark = [
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    pytest.mark.django_db(transaction=True),
     # `make test` installs nginx with the other test tools (Makefile: test-tools)
     pytest.mark.skipif(NGINX is None, reason="nginx is not installed (apt-get install -y nginx)"),
 ]

@@ -7,7 +7,6 @@ from typing import Any
 
 from django.db import OperationalError
 
-from evaluations.services import reference_data_ensure
 from tests.annotations.factories import World, world_build
 
 PASSWORD = "pw-e2e-resilience-9753"
@@ -15,7 +14,6 @@ PASSWORD = "pw-e2e-resilience-9753"
 
 def scoring_world() -> World:
     """The annotations test world; every person in it signs in with PASSWORD."""
-    reference_data_ensure()  # a flushed transactional database may lack the migration's reference data
     world = world_build()
     for user in (world.expert, world.other_expert, world.other_panel_expert, world.lead, world.admin):
         user.set_password(PASSWORD)

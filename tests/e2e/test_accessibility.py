@@ -20,7 +20,6 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 
-from evaluations.services import reference_data_ensure
 from tests.e2e.a11y import (
     BLOCKING,
     CRAWL_LIMIT,
@@ -57,10 +56,9 @@ def session_cookie(base: str, email: str) -> dict:
 
 
 @pytest.mark.e2e
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_every_page_of_every_role_is_axe_clean_and_fits_a_phone(live_server, monkeypatch, browser) -> None:  # type: ignore[no-untyped-def]
 
-    reference_data_ensure()
     call_command("load_demo", "--i-know-this-is-not-production", stdout=StringIO(), stderr=StringIO())
     roles = demo_pages()
     assert sum(len(role.urls) for role in roles) >= 40  # the list really covers the application
@@ -118,7 +116,7 @@ def test_every_page_of_every_role_is_axe_clean_and_fits_a_phone(live_server, mon
 
 
 @pytest.mark.e2e
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_keyboard_focus_is_visible_with_at_least_3_to_1_contrast(live_server, monkeypatch, browser) -> None:  # type: ignore[no-untyped-def]
 
     from tests.e2e.scoring_helpers import scoring_world

@@ -7,7 +7,6 @@ import re
 import pytest
 from django.core.management import call_command
 
-from evaluations.services import reference_data_ensure
 from tests.e2e.conftest import ARTIFACTS
 
 PASSWORD = "pw-e2e-admin-1357"
@@ -20,14 +19,13 @@ def current_code(user) -> str:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.e2e
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_admin_signs_in_with_totp_and_reads_the_report(live_server, page) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
     from calibration.demo import demo_totp_activate
     from tests.calibration.reports.test_report_views import scored_world
 
-    reference_data_ensure()
     world, run = scored_world()
     world.admin.set_password(PASSWORD)
     world.admin.save()

@@ -12,7 +12,6 @@ from accounts.models import User
 from annotations.models import Panel
 from casereview.models import CaseFlag, CaseReview
 from evaluations.models import TestCase, TestCaseRevision
-from evaluations.services import reference_data_ensure
 from tests.annotations.factories import CaseFactory, person, tradition
 from tests.e2e.conftest import ARTIFACTS
 
@@ -42,11 +41,10 @@ def answer(page, valid: str, reference: str, difficulty: str, clarity: str, comm
 
 
 @pytest.mark.e2e
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_assign_three_blind_reviews_flag_revise_history(live_server, new_context) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    reference_data_ensure()
     catholic = tradition("catholic")
     lead = person(User.Role.ADJUDICATOR, tradition=catholic, name="Lena Lead", email="lena@faithbench.test")
     experts = [person(tradition=catholic, name=n, email=f"{n.split()[0].lower()}@faithbench.test")

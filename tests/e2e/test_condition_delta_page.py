@@ -6,10 +6,9 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from evaluations.services import reference_data_ensure
 from tests.e2e.a11y import BLOCKING, axe_violations, describe, horizontal_overflow
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def test_condition_delta_page_is_axe_clean_and_fits_a_phone(live_server, browser) -> None:  # type: ignore[no-untyped-def]
@@ -18,7 +17,6 @@ def test_condition_delta_page_is_axe_clean_and_fits_a_phone(live_server, browser
     from evaluations.demo import CONDITION_PLAN, demo_benchmark_load, demo_conditions_create
     from tests.annotations.factories import person
 
-    reference_data_ensure()
     demo_benchmark_load()
     run = demo_conditions_create(n_cases=12)
     assert run is not None and run.status == "finished" and run.scored_items == run.total_items == 12 * sum(

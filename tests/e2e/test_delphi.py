@@ -13,7 +13,6 @@ from decimal import Decimal
 import pytest
 
 from delphi.models import DelphiAllocation, DelphiResponse
-from evaluations.services import reference_data_ensure
 from tests.delphi.factories import allocation, delphi_world_build
 from tests.e2e.conftest import ARTIFACTS
 
@@ -38,11 +37,10 @@ def fill_allocation(page, structure, points: dict[str, Decimal]) -> None:  # typ
 
 
 @pytest.mark.e2e
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_two_experts_round_1_admin_closes_expert_sees_feedback_and_submits_round_2(live_server, new_context) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    reference_data_ensure()  # a flushed transactional database may lack the migration's reference data
     world = delphi_world_build()
     alice, bob = world.expert, world.others[0]
     for user in (alice, bob, world.admin):

@@ -14,7 +14,7 @@ from tests.e2e.a11y import horizontal_overflow
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.scoring_helpers import read, scoring_world, sign_in
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 DOCTRINAL = ["doctrinalAccuracy", "traditionFidelity", "nuanceRecognition", "sourceGrounding"]
 

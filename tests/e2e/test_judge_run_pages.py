@@ -13,10 +13,9 @@ from django.core.management import call_command
 from django.test import Client
 
 from evaluations.judge.fake_server import FakeLLMServer
-from evaluations.services import reference_data_ensure
 from tests.e2e.conftest import ARTIFACTS
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def work_off_the_queue() -> None:
@@ -44,7 +43,6 @@ def on_a_phone_nothing_scrolls_sideways(page: Any) -> None:
 def admin(db: Any) -> Any:
     from tests.annotations.factories import person
 
-    reference_data_ensure()
     return person("admin", name="Judge Pages Admin")
 
 
@@ -147,7 +145,6 @@ def test_validation_check_run_from_its_row(live_server, page, settings) -> None:
     from calibration.validation.store import bias_checks
     from tests.calibration.reports.test_report_views import scored_world
 
-    reference_data_ensure()
     world, run = scored_world()
     sign_in(page, live_server, world.admin)
     page.goto(f"{live_server.url}/calibration/validation/")

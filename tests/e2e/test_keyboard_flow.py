@@ -26,7 +26,7 @@ def tab_to(page, selector: str, *, backwards: bool = False, limit: int = 150) ->
 
 
 @pytest.mark.e2e
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_expert_scores_weights_and_reviews_with_the_keyboard_only(live_server, monkeypatch, browser) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 

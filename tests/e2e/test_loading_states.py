@@ -9,7 +9,7 @@ import pytest
 from annotations.services import sub_dimension_keys
 from tests.e2e.scoring_helpers import scoring_world, sign_in
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 SLOW_SECONDS = 1.5
 
 

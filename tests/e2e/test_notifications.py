@@ -6,7 +6,7 @@ import pytest
 from accounts.models import Notification
 from tests.e2e.scoring_helpers import read, scoring_world, sign_in
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def test_an_expert_follows_a_notification_to_their_queue(live_server, browser) -> None:  # type: ignore[no-untyped-def]

@@ -15,7 +15,7 @@ from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.scoring_helpers import read, scoring_world, sign_in
 from tests.e2e.test_scoring_resilience import wait_for
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def test_idempotency_key_stored_saves_whose_answers_were_lost_are_retried_to_success(live_server, browser) -> None:  # type: ignore[no-untyped-def]

@@ -19,7 +19,7 @@ from annotations.services import sub_dimension_keys
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.scoring_helpers import read, scoring_world, sign_in
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 SETTLED = "() => document.activeElement && document.activeElement.closest('#score-form') !== null"
 

@@ -12,7 +12,6 @@ import pytest
 
 from annotations.models import Annotation, Assignment
 from annotations.services import sub_dimension_keys
-from evaluations.services import reference_data_ensure
 from tests.annotations.factories import world_build
 from tests.e2e.conftest import ARTIFACTS
 
@@ -24,11 +23,10 @@ def progress_text(page) -> str:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.e2e
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_expert_scores_two_items_with_the_keyboard(live_server, page) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    reference_data_ensure()  # a flushed transactional database may lack the migration's reference data
     world = world_build()
     world.expert.set_password(PASSWORD)
     world.expert.save()

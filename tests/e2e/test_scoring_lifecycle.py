@@ -8,7 +8,6 @@ import pytest
 
 from annotations.lifecycle import cycle_close
 from annotations.models import Annotation
-from evaluations.services import reference_data_ensure
 from tests.annotations.factories import world_build
 from tests.e2e.conftest import ARTIFACTS
 
@@ -16,11 +15,10 @@ PASSWORD = "pw-e2e-expert-1357"
 
 
 @pytest.mark.e2e
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_closing_the_cycle_mid_scoring_turns_the_page_read_only(live_server, page) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    reference_data_ensure()
     world = world_build()
     world.expert.set_password(PASSWORD)
     world.expert.save()

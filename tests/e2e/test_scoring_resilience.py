@@ -21,7 +21,7 @@ from tests.e2e.a11y import BLOCKING, axe_violations, describe
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.scoring_helpers import read, scoring_world, sign_in
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def wait_for(predicate, timeout: float = 10.0) -> bool:  # type: ignore[no-untyped-def]

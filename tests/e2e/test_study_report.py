@@ -15,7 +15,7 @@ PASSWORD = "pw-e2e-study-2468"
 
 
 @pytest.mark.e2e
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_admin_judges_a_study_and_reads_its_report(live_server, page, settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 

@@ -31,7 +31,7 @@ def choose_file(page, name: str, content: str) -> None:  # type: ignore[no-untyp
 
 
 @pytest.mark.e2e
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_study_upload_rater_item_score_preview_mapping_confirm(live_server, new_context, settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
@@ -80,7 +80,7 @@ def test_study_upload_rater_item_score_preview_mapping_confirm(live_server, new_
 
 
 @pytest.mark.e2e
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_study_upload_wrong_header_shows_one_message_then_mapping_imports(live_server, browser, settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 

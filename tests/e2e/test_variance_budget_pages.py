@@ -10,18 +10,16 @@ from django.test import Client
 
 from tests.e2e.a11y import BLOCKING, axe_violations, describe, horizontal_overflow
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def _world() -> tuple[Any, Any]:
     from annotations.models import CalibrationCycle
     from calibration.calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
     from evaluations.models import GenerationCondition, RubricVersion
-    from evaluations.services import reference_data_ensure
     from tests.annotations.factories import CaseFactory, EvaluatedModelFactory, ModelResponseFactory, person
     from tests.calibration.calibrated.test_variance_budget_pages import judge_score_add, run_finished
 
-    reference_data_ensure()
     rubric = RubricVersion.objects.get(version="1.0")
     standard = GenerationCondition.objects.standard()
     route_b = GenerationCondition.objects.create(

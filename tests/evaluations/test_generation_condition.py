@@ -120,7 +120,7 @@ def test_generation_condition_standard_settings_are_read_only_in_the_admin(clien
     assert 'name="temperature"' not in locked and 'name="temperature"' in editable
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_generation_condition_migration_assigns_existing_responses_to_the_standard_condition():
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor

@@ -22,7 +22,7 @@ def payload_hash(payload: object) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_every_old_artefact_arrives_as_a_snapshot(back_to_latest: None) -> None:  # noqa: F811
     migrate(BEFORE)
     loader = MigrationExecutor(connection).loader

@@ -39,12 +39,10 @@ def test_cancelling_while_the_worker_commits_on_a_sqlite_file(tmp_path) -> None:
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL: runs in the DATABASE_URL pass")
-# Transactional (the worker thread has its own connection); serialized_rollback restores the migration's reference
-# data afterwards for the tests that follow, as in tests/evaluations/judge/test_tasks_and_command.py.
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+# Transactional (the worker thread has its own connection); the flush afterwards puts the migration's reference
+# data back for the tests that follow (tests/conftest.py).
+@pytest.mark.django_db(transaction=True)
 def test_cancelling_while_the_worker_commits_on_postgresql(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from evaluations.services import reference_data_ensure
     from tests.evaluations.judge.cancel_race import cancel_race
 
-    reference_data_ensure()
     check(cancel_race(ROUNDS, tmp_path)["rounds"])

@@ -61,7 +61,7 @@ def test_bad_starts_are_400_and_start_nothing(benchmark, body, field) -> None:  
     assert not JudgeRun.objects.exists()
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_a_run_started_over_the_api_is_executed_and_adds_up(tmp_path, judge_settings) -> None:  # type: ignore[no-untyped-def]
     import_benchmark(tmp_path, n_cases=6)
     client = Client()

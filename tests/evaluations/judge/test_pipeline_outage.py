@@ -15,7 +15,7 @@ from evaluations.models import JudgeResult, JudgeRun, ModelResponse
 from .conftest import import_benchmark, no_sleep
 
 # Transactional: the retry closes the connection, so no test transaction may be around it.
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_batch_committed_as_the_connection_dropped_is_stored_once_and_the_run_finishes(

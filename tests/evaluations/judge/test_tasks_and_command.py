@@ -28,7 +28,7 @@ def run_command(*args: str) -> str:
 
 # The worker closes "old" connections between tasks, as in production: the data must be committed, and the
 # migration's reference data is restored afterwards for the tests that follow.
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_a_started_run_is_executed_by_the_db_worker(tmp_path, judge_settings):
     from evaluations.models import RubricVersion
 
