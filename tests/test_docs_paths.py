@@ -33,6 +33,7 @@ SKIPPED_DIRECTORIES = {".git", ".venv", ".theobert", "node_modules", "__pycache_
 NOT_REPOSITORY_FILES = {
     "ratings.csv": "the ratings file of a report bundle and of `manage.py irr`",
     "inputs.csv": "the inputs file inside a snapshot's bundle",
+    "variance_budget.csv": "the variance budget file inside a calibrated snapshot's bundle",
     ".theobert/": "the TheoBERT extra that `make test` installs",
 }
 
