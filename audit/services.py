@@ -33,6 +33,7 @@ def audit_record(
     action: str,
     actor: Any = _FROM_REQUEST,
     subject_user: Any = None,
+    subject_user_id: int | None = None,
     target_type: str = "",
     target_id: object = "",
     target: str = "",
@@ -42,6 +43,7 @@ def audit_record(
     """Append one row. Called inside the transaction of the action it records, so both commit or neither does.
 
     `actor` defaults to the signed-in user of `request` (or of the request being served); None is the system.
+    `subject_user` (or its id) is the person the action is about.
     """
     if action not in Action.values:
         raise ValueError(f"action: unknown audit action {action!r}")
@@ -51,7 +53,8 @@ def audit_record(
     if actor is not None and not getattr(actor, "pk", None):
         actor = None  # an anonymous or unsaved user is nobody
     return AuditEvent.objects.create(
-        action=action, actor=actor, subject_user=subject_user, target_type=target_type[:60],
+        action=action, actor=actor, subject_user_id=subject_user.pk if subject_user is not None else subject_user_id,
+        target_type=target_type[:60],
         target_id=str(target_id)[:100], target=target[:300], detail=detail or {},
         ip=info.ip if info is not None else None, path=info.path if info is not None else "",
     )
@@ -98,3 +101,11 @@ def audit_prune(*, now: datetime | None = None, days: int | None = None, actor: 
     audit_record(action=Action.AUDIT_PRUNED, actor=actor, target_type="audit trail",
                  detail={"deleted": deleted, "before": cutoff.isoformat(), "retention_days": days})
     return deleted
+
+
+def audit_snapshot_computed(*, snapshot_id: int, kind: str, subject: str, version: int,
+                            input_hash: str) -> AuditEvent:
+    """Record that a queued evidence version was computed and stored (by the worker: the system acts)."""
+    return audit_record(action=Action.SNAPSHOT_COMPUTED, actor=None, target_type="snapshot", target_id=snapshot_id,
+                        target=f"{kind} {subject}", detail={"kind": kind, "subject": subject, "version": version,
+                                                            "input_hash": input_hash})

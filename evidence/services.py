@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from accounts.models import Notification, User
 from accounts.notifications import notify
+from audit.services import audit_snapshot_computed
 
 from .models import STALE_AFTER, Snapshot, SnapshotFile, SnapshotQuerySet, SnapshotSummary
 from .registry import Progress, kind_spec
@@ -155,10 +156,12 @@ def snapshot_store(*, snapshot: Snapshot, files: Mapping[str, bytes], **fields: 
                          sha256=hashlib.sha256(content).hexdigest(), size=len(content))
             for fmt, content in files.items()
         )
-        Snapshot.objects.filter(pk=snapshot.pk, status=Snapshot.Status.RUNNING).update(
+        if Snapshot.objects.filter(pk=snapshot.pk, status=Snapshot.Status.RUNNING).update(
             status=Snapshot.Status.READY, progress=100, progress_note="", finished_at=timezone.now(),
             heartbeat_at=timezone.now(), **fields,
-        )
+        ):
+            audit_snapshot_computed(snapshot_id=snapshot.pk, kind=snapshot.kind, subject=snapshot.subject,
+                                    version=snapshot.version, input_hash=fields.get("input_hash", ""))
 
 
 def zip_bundle(*, folder: str, entries: list[tuple[str, bytes]]) -> bytes:
