@@ -6,10 +6,12 @@ request that records nothing costs no query.
 """
 from __future__ import annotations
 
+import ipaddress
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
 
 
@@ -28,9 +30,23 @@ def request_info(request: HttpRequest) -> RequestInfo:
     user = getattr(request, "user", None)
     if user is not None and not getattr(user, "is_authenticated", False):
         user = None
-    # REMOTE_ADDR only: X-Forwarded-For is written by the client unless a proxy we trust rewrites it.
-    ip = request.META.get("REMOTE_ADDR") or None
-    return RequestInfo(user=user, ip=ip, path=request.path[:300])
+    return RequestInfo(user=user, ip=client_ip(request), path=request.path[:300])
+
+
+def client_ip(request: HttpRequest) -> str | None:
+    """The client's address: REMOTE_ADDR, or — behind N proxies we trust (`DJANGO_TRUSTED_PROXY_COUNT`, the
+    setting the sign-in rate limits use) — the address the outermost trusted proxy saw. X-Forwarded-For is
+    otherwise written by the client and not believed."""
+    count = int(getattr(settings, "ALLAUTH_TRUSTED_PROXY_COUNT", 0) or 0)
+    if count > 0:
+        hops = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
+        if len(hops) >= count:
+            candidate = hops[-count]
+            try:
+                return str(ipaddress.ip_address(candidate))
+            except ValueError:
+                return None
+    return request.META.get("REMOTE_ADDR") or None
 
 
 def current_request_info() -> RequestInfo | None:

@@ -41,9 +41,16 @@ def help_audience(slug: str) -> str:
     return HELP_AUDIENCE.get(slug, "admin")
 
 
+def help_audiences_for(user: Any) -> frozenset[str]:
+    """The audiences whose topics `user` may read (asked once per request: is_lead may query)."""
+    return frozenset(audience for audience in ("expert", "lead", "admin")
+                     if allowed(user, Action.READ_HELP, audience))
+
+
 def help_topics_for(user: Any) -> list[Topic]:
     """The topics `user` may read, by title."""
-    return [topic for topic in docs_topics() if allowed(user, Action.READ_HELP, help_audience(topic.slug))]
+    audiences = help_audiences_for(user)
+    return [topic for topic in docs_topics() if help_audience(topic.slug) in audiences]
 
 
 @policy_required(Action.USE_ACCOUNT)
@@ -56,10 +63,11 @@ def help_index(request: HttpRequest) -> HttpResponse:
 def help_topic(request: HttpRequest, topic: str) -> HttpResponse:
     """One documentation page, docs/<topic>.md, rendered (404 when unknown or not for this reader's role)."""
     found = docs_topic(topic)
-    if found is None or not allowed(request.user, Action.READ_HELP, help_audience(found.slug)):
+    audiences = help_audiences_for(request.user)
+    if found is None or help_audience(found.slug) not in audiences:
         raise Http404(f"No help page {topic!r}.")
 
     def readable(slug: str) -> bool:
-        return allowed(request.user, Action.READ_HELP, help_audience(slug))
+        return help_audience(slug) in audiences
 
     return render(request, "help/topic.html", {"topic": found, "body": docs_render(found, readable=readable)})
