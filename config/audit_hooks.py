@@ -83,8 +83,15 @@ def _user_access_m2m(sender: Any, instance: Any, action: str, model: Any, pk_set
     if action not in ("post_add", "post_remove", "pre_clear") or (action != "pre_clear" and not pk_set):
         return
     relation = "groups" if sender is get_user_model().groups.through else "user_permissions"
-    if not isinstance(instance, get_user_model()):
-        return  # changed from the group's or permission's side: recorded per user below
+    if not isinstance(instance, get_user_model()):  # group.user_set.add(…): one row per person changed
+        if action == "pre_clear":
+            pk_set = set(sender._default_manager.filter(**{instance._meta.model_name: instance})
+                         .values_list("user_id", flat=True))
+        key = "added" if action == "post_add" else "removed"
+        for user_id in sorted(pk_set):
+            audit_record(action=Action.PERMISSIONS_CHANGED, subject_user_id=user_id, target_type="user",
+                         target_id=user_id, detail={relation: {key: [instance.pk]}})
+        return
     if action == "pre_clear":
         ids = sorted(getattr(instance, relation).values_list("pk", flat=True))
         change = {"removed": ids}

@@ -61,7 +61,7 @@ def audit_log_export(request: HttpRequest) -> HttpResponse:
     """The filtered rows as CSV (formula cells escaped); the export itself is recorded like every export."""
     form = _form(request)
     if not form.is_valid():
-        errors = "; ".join(f"{field}: {' '.join(messages)}" for field, messages in form.errors.items())
+        errors = "; ".join(f"{field}: {' '.join(str(m) for m in messages)}" for field, messages in form.errors.items())
         return HttpResponse(errors, status=400, content_type="text/plain; charset=utf-8")
     out = io.StringIO()
     writer = csv_writer(out)

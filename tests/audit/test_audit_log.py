@@ -209,3 +209,28 @@ def test_audit_log_prune_removes_only_rows_past_retention_and_records_itself(set
     assert len(pruned) == 1 and pruned[0].detail["deleted"] == 1 and pruned[0].detail["retention_days"] == 30
     with pytest.raises(ValueError):
         audit_prune(days=0)
+
+
+def test_audit_log_page_reads_a_fixed_number_of_queries(client: Client, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+    admin_user = person(User.Role.ADMIN)
+    people = [person() for _ in range(5)]
+    for index in range(60):
+        audit_record(action=A.EXPORT, actor=people[index % 5], subject_user=people[(index + 1) % 5], target=f"f{index}")
+    client.force_login(admin_user)
+    with django_assert_max_num_queries(12):
+        response = client.get(reverse("audit_log"))
+    assert response.status_code == 200 and response.content.decode().count("File exported") >= 60
+
+
+def test_audit_log_records_group_changes_made_from_the_groups_side() -> None:
+    from django.contrib.auth.models import Group
+
+    first, second = person(), person()
+    group = Group.objects.create(name="reviewers")
+    group.user_set.add(first, second)
+    group.user_set.clear()
+    details = sorted((row.subject_user_id, str(row.detail)) for row in rows(A.PERMISSIONS_CHANGED))
+    assert details == sorted([(first.pk, str({"groups": {"added": [group.pk]}})),
+                              (second.pk, str({"groups": {"added": [group.pk]}})),
+                              (first.pk, str({"groups": {"removed": [group.pk]}})),
+                              (second.pk, str({"groups": {"removed": [group.pk]}}))])
