@@ -27,7 +27,6 @@ HELP_AUDIENCE: dict[str, str] = {
     # panel leads (and admins)
     "adjudication": "lead",
     "delphi": "lead",  # its re-scoring part describes judge runs and the leaderboard
-    "panels-and-cycles": "lead",
     "reports": "lead",
     "statistics": "lead",
     "calibrated-leaderboard": "lead",

@@ -234,3 +234,15 @@ def test_audit_log_records_group_changes_made_from_the_groups_side() -> None:
                               (second.pk, str({"groups": {"added": [group.pk]}})),
                               (first.pk, str({"groups": {"removed": [group.pk]}})),
                               (second.pk, str({"groups": {"removed": [group.pk]}}))])
+
+
+def test_audit_log_names_the_token_owner_for_an_api_download(world) -> None:  # type: ignore[no-untyped-def]
+    from calibration.reports.snapshots import report_snapshot_compute, report_snapshot_request
+    from tests.accounts.api import token_auth
+
+    snapshot = report_snapshot_request(cycle=world.cycle, requested_by=world.admin, n_resamples=0)
+    report_snapshot_compute(snapshot_id=snapshot.pk)
+    response = Client().get(reverse("api-cycle-report-bundle", args=[world.cycle.pk]), **token_auth(world.admin))
+    assert response.status_code == 200
+    downloads = rows(A.DOWNLOAD)
+    assert [(r.actor_id, r.detail["version"], r.detail["format"]) for r in downloads] == [(world.admin.pk, 1, "bundle")]
