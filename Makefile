@@ -116,7 +116,7 @@ lint: install
 	$(BIN)/lint-imports
 
 typecheck: install
-	$(BIN)/mypy stats access accounts evaluations annotations calibration delphi casereview evidence config
+	$(BIN)/mypy stats access accounts evaluations annotations calibration delphi casereview evidence audit config
 
 check: install
 	$(BIN)/python manage.py makemigrations --check --dry-run

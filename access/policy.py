@@ -61,6 +61,8 @@ class Action(StrEnum):
     VIEW_CASE_HISTORY = "view_case_history"  # a case's versions and reviews; object: a test case — its tradition's lead
     USE_API = "use_api"                      # the REST API (with a token: the token's scope as well)
     ADMIN_SITE = "admin_site"                # Django's admin site (its own model permissions apply on top)
+    VIEW_AUDIT = "view_audit"                # the audit trail and its CSV export: admins only
+    READ_HELP = "read_help"                  # object: a help topic's audience ("expert", "lead", else admins only)
 
 
 # --- who is who ------------------------------------------------------------------------------------------
@@ -149,6 +151,18 @@ def _sees_case_history(user: Any, case: Any) -> bool:
     return _active(user) and user.led_panels.filter(tradition_id=case.tradition_id).exists()
 
 
+def _reads_help(user: Any, audience: Any) -> bool:
+    """Help topics by role: every signed-in user reads the experts' topics, leads theirs too, admins all (a topic
+    with no stated audience is for admins: a new page names models and judges until someone says otherwise)."""
+    if audience is None:  # the help index itself
+        return _active(user)
+    if audience == "expert":
+        return _active(user)
+    if audience == "lead":
+        return is_admin(user) or is_lead(user)
+    return is_admin(user)
+
+
 def _delphi_panelist(user: Any, study: Any) -> bool:
     if study is None:
         return _active(user)
@@ -175,6 +189,8 @@ RULES: dict[Action, Callable[[Any, Any], bool]] = {
     Action.VIEW_CASE_HISTORY: _sees_case_history,
     Action.USE_API: lambda user, obj: is_admin(user),
     Action.ADMIN_SITE: lambda user, obj: is_admin(user),
+    Action.VIEW_AUDIT: lambda user, obj: is_admin(user),
+    Action.READ_HELP: _reads_help,
 }
 
 
@@ -378,6 +394,9 @@ URL_ACTIONS: dict[str, Action] = {
     "accounts:profile": A.USE_ACCOUNT,
     "accounts:api_tokens": A.USE_ACCOUNT,
     "accounts:api_token_revoke": A.USE_ACCOUNT,
+    "accounts:my_data": A.USE_ACCOUNT,  # one's own personal data as JSON (Art. 15/20): no id in the URL
+    "audit_log": A.VIEW_AUDIT,
+    "audit_log_export": A.VIEW_AUDIT,
     "accounts:inbox": A.USE_ACCOUNT,  # one's own notifications only (another's id: 404)  # object: the token — its owner only (404 for anyone else)
     "annotations:queue": A.USE_ACCOUNT,
     "annotations:next": A.USE_ACCOUNT,

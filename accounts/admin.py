@@ -3,6 +3,7 @@ from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
+from .admin_privacy import PseudonymiseAdminMixin, pseudonymise_selected
 from .forms import InvitationAdminForm, UserCreateForm, UserEditForm
 from .models import ApiToken, ExpertProfile, Invitation, User
 from .services import (
@@ -31,7 +32,7 @@ class ExpertProfileInline(admin.StackedInline):
 
 
 @admin.register(User)
-class UserAdmin(DjangoUserAdmin):
+class UserAdmin(PseudonymiseAdminMixin, DjangoUserAdmin):
     add_form = UserCreateForm
     form = UserEditForm
     ordering = ["email"]
@@ -43,6 +44,7 @@ class UserAdmin(DjangoUserAdmin):
     list_filter = ["role", "is_staff", "is_superuser", "is_active"]
     search_fields = ["email", "display_name", "first_name", "last_name"]
     inlines = [ExpertProfileInline]
+    actions = [pseudonymise_selected]  # deleting a person is pseudonymising them (accounts/admin_privacy.py)
     fieldsets = (
         (None, {"fields": ("email", "password")}),
         ("Profile", {"fields": ("display_name", "first_name", "last_name", "role")}),

@@ -14,6 +14,8 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from audit.models import AuditEvent
+from audit.services import audit_record
 from evaluations.models import Tradition
 
 from .mfa import mfa_satisfied
@@ -182,12 +184,18 @@ def api_token_create(*, user: User, name: str, scopes: list[str], days: int | No
         scopes=[scope for scope in ApiToken.Scope.values if scope in scopes],
         expires_at=timezone.now() + timedelta(days=days),
     )
+    audit_record(action=AuditEvent.Action.TOKEN_CREATED, subject_user=user, target_type="API token",
+                 target_id=token.pk, target=f"{token.name[:80]} ({token.prefix}…)",
+                 detail={"scopes": token.scopes, "expires_at": token.expires_at.isoformat()})
     return token, secret
 
 
+@transaction.atomic
 def api_token_revoke(*, token: ApiToken) -> None:
     """Revoke a token (idempotent: the first revocation time is kept); requests with it fail from now on."""
-    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    if ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now()):
+        audit_record(action=AuditEvent.Action.TOKEN_REVOKED, subject_user_id=token.user_id, target_type="API token",
+                     target_id=token.pk, target=f"{token.name[:80]} ({token.prefix}…)")
 
 
 def api_token_touch(*, token: ApiToken) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,12 +97,13 @@ def _title(markdown: str, fallback: str) -> str:
     return fallback
 
 
-def _help_href(target: str) -> str | None:
-    """Where a docs page's relative link points on the site, or None when the site does not serve it."""
+def _help_href(target: str, readable: Callable[[str], bool] | None = None) -> str | None:
+    """Where a docs page's relative link points on the site, or None when the site does not serve it (or not to
+    this reader: `readable(slug)` is False)."""
     if target.startswith("#") or _EXTERNAL.match(target):
         return target
     doc = _DOC_LINK.match(target)
-    if doc and (docs_dir() / f"{doc.group(1)}.md").is_file():
+    if doc and (docs_dir() / f"{doc.group(1)}.md").is_file() and (readable is None or readable(doc.group(1))):
         return f"/help/{doc.group(1)}/{doc.group(2) or ''}"
     readme = _README_LINK.match(target)
     if readme:
@@ -109,15 +111,15 @@ def _help_href(target: str) -> str | None:
     return None
 
 
-def docs_render(topic: Topic) -> SafeString:
-    """A docs page as safe HTML for the help view."""
+def docs_render(topic: Topic, *, readable: Callable[[str], bool] | None = None) -> SafeString:
+    """A docs page as safe HTML for the help view; links to topics the reader may not open (`readable`) are text."""
     body = str(markdown_to_safe_html(topic.path.read_text(encoding="utf-8")))
     texts = [html.unescape(_TAGS.sub("", m.group(2))) for m in _HEADING.finditer(body)]
     anchors = iter(_unique([heading_slug(text) for text in texts]))
     body = _HEADING.sub(lambda m: f'<h{m.group(1)} id="{next(anchors)}">{m.group(2)}</h{m.group(1)}>', body)
 
     def link(m: re.Match[str]) -> str:
-        href = _help_href(html.unescape(m.group(1)))
+        href = _help_href(html.unescape(m.group(1)), readable)
         return m.group(3) if href is None else f'<a href="{html.escape(href)}"{m.group(2)}>{m.group(3)}</a>'
 
     body = _LINK.sub(link, body)

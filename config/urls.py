@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from access.policy import Action, policy_required
 from accounts import views as account_views
+from config import audit_views
 from config import help as help_views
 from config import home as home_views
 from evaluations.urls import judge_urls
@@ -16,6 +17,8 @@ urlpatterns = [
     path("", home_views.home, name="home"),
     path("help/", help_views.help_index, name="help"),
     path("help/<str:topic>/", help_views.help_topic, name="help_topic"),
+    path("audit/", audit_views.audit_log, name="audit_log"),
+    path("audit/export/", audit_views.audit_log_export, name="audit_log_export"),
     # The admin signs in through allauth too, so MFA and the login rate limits apply there as well.
     path("admin/login/", account_views.admin_login, name="admin_login_via_allauth"),
     path("admin/", admin.site.urls),

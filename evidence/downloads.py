@@ -24,6 +24,8 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpResponse
 
+from audit.services import audit_download
+
 from .models import Snapshot, SnapshotFile
 
 __all__ = ["OFFLOAD_MODES", "StoredFileCorrupt", "offload_mode", "snapshot_file_response",
@@ -102,4 +104,5 @@ def snapshot_file_response(*, snapshot: Snapshot, fmt: str, content_type: str,
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     response["ETag"] = f'"{stored.sha256}"'
     response["X-Input-Hash"] = snapshot.input_hash
+    audit_download(snapshot=snapshot, fmt=fmt, filename=filename, response=response)  # who, which version, when
     return response

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from accounts.models import Notification, User
 from accounts.notifications import notify
+from audit.services import audit_snapshot_computed
 
 from .kit.meta import software_versions
 from .models import STALE_AFTER, Snapshot, SnapshotFile, SnapshotQuerySet, SnapshotSummary
@@ -158,10 +159,12 @@ def snapshot_store(*, snapshot: Snapshot, files: Mapping[str, bytes], software: 
                          sha256=hashlib.sha256(content).hexdigest(), size=len(content))
             for fmt, content in files.items()
         )
-        Snapshot.objects.filter(pk=snapshot.pk, status=Snapshot.Status.RUNNING).update(
+        if Snapshot.objects.filter(pk=snapshot.pk, status=Snapshot.Status.RUNNING).update(
             status=Snapshot.Status.READY, progress=100, progress_note="", finished_at=timezone.now(),
             heartbeat_at=timezone.now(), software=software, **fields,
-        )
+        ):
+            audit_snapshot_computed(snapshot_id=snapshot.pk, kind=snapshot.kind, subject=snapshot.subject,
+                                    version=snapshot.version, input_hash=fields.get("input_hash", ""))
 
 
 class ProgressReporter(Progress):

@@ -17,8 +17,9 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 @pytest.fixture
 def client_signed_in() -> Client:
+    """An admin: every topic is theirs (tests/config/test_help_by_role.py checks what the other roles read)."""
     client = Client()
-    client.force_login(person("expert"))
+    client.force_login(person("admin"))
     return client
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("config", "calibration", "delphi", "casereview", "evidence", "annotations", "accounts", "evaluations", "access", "stats")
+PACKAGES = ("config", "calibration", "delphi", "casereview", "evidence", "annotations", "accounts", "evaluations", "audit", "access", "stats")
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 

@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "allauth.account",
     "allauth.mfa",
     "accounts",
+    "audit",  # the append-only audit trail (issue 33): below evaluations, so every app above records into it
     "evaluations",
     "annotations",
     "evidence",  # the one versioned, hashed snapshot of every computed artefact
@@ -76,6 +77,8 @@ MIDDLEWARE = [
     "allauth.account.middleware.AccountMiddleware",
     # After authentication and htmx: staff and adjudicators without TOTP go to the MFA set-up page first.
     "accounts.middleware.MfaRequiredMiddleware",
+    # Remembers the request for audit rows written by receivers and services; records every attachment answered.
+    "audit.middleware.AuditContextMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -207,6 +210,8 @@ MFA_TOTP_ISSUER = "FaithBench Calibration"
 # Only the test settings turn this off (for tests that are not about it).
 ACCOUNTS_MFA_REQUIRED = True
 ACCOUNTS_INVITATION_DAYS = 14
+# Audit rows older than this are removed by `manage.py prune_audit` (which records the prune): docs/data-protection.md.
+AUDIT_RETENTION_DAYS = int(env("FAITHBENCH_AUDIT_RETENTION_DAYS", "365") or 365)
 # API tokens (accounts.ApiToken): lifetime when created (days), the longest a creator may choose, and how
 # often the last-used time is written (at most once per this many seconds, to keep requests cheap).
 ACCOUNTS_API_TOKEN_DAYS = int(env("ACCOUNTS_API_TOKEN_DAYS", "90") or 90)

@@ -98,7 +98,15 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("help", reverse("help"), signed_in),
         Case("set_language", reverse("set_language"), roles("allow", "allow", "allow", "allow", "allow"),
              method="post", data={"language": "en", "next": "/"}),
-        Case("help_topic", reverse("help_topic", args=["judge-pipeline"]), signed_in),
+        Case("help_topic", reverse("help_topic", args=["scoring-and-blinding"]), signed_in),
+        # help topics by role (config/help.py): admins' topics name models and judges, so experts get 404
+        Case("help_topic", reverse("help_topic", args=["judge-pipeline"]),
+             roles("login", "404", "404", "404", "allow", panel_lead="404")),
+        Case("help_topic", reverse("help_topic", args=["reports"]),
+             roles("login", "404", "404", "allow", "allow", panel_lead="allow")),
+        # the audit trail: admins only
+        Case("audit_log", reverse("audit_log"), staff_only),
+        Case("audit_log_export", reverse("audit_log_export"), staff_only),
         Case("evaluations:index", reverse("evaluations:index"), roles("allow", "allow", "allow", "allow", "allow")),
         Case("api-schema", reverse("api-schema"), roles("403", "403", "403", "403", "allow")),
         Case("api-docs", reverse("api-docs"), staff_only),
@@ -112,6 +120,7 @@ def build_cases(world) -> list[Case]:  # type: ignore[no-untyped-def]
         Case("accounts:profile", reverse("accounts:profile"), signed_in),
         Case("accounts:api_tokens", reverse("accounts:api_tokens"), signed_in),
         Case("accounts:inbox", reverse("accounts:inbox"), signed_in),
+        Case("accounts:my_data", reverse("accounts:my_data"), signed_in),  # one's own data only: no id in the URL
         Case("accounts:inbox", reverse("accounts:inbox"), roles("login", "allow", "allow", "allow", "allow"),
              method="post"),  # marks one's own notifications read
         # A token is revoked only by its owner (here the admin); anyone else gets 404, GET is 405.

@@ -84,7 +84,15 @@ EXPECTED = {
     Action.VIEW_HELD_OUT:       (N, N, N, N, N, N, Y, N),
     Action.READ_CASE_TEXT:      (N, N, N, N, N, N, Y, N),  # every case's text; one case: anyone unless held out
     Action.VIEW_CASE_HISTORY:   (N, N, Y, Y, Y, Y, Y, N),  # the lead pages; one case: its tradition's panel lead
+    Action.VIEW_AUDIT:          (N, N, N, N, Y, Y, Y, N),  # the audit trail: admins only
+    Action.READ_HELP:           (N, Y, Y, Y, Y, Y, Y, N),  # the help index; a topic: by its audience (below)
 }
+
+
+def test_help_by_role_topics_by_audience(who) -> None:  # type: ignore[no-untyped-def]
+    expected = {"expert": (N, Y, Y, Y, Y, Y, Y, N), "lead": (N, N, Y, Y, Y, Y, Y, N), "admin": (N, N, N, N, Y, Y, Y, N)}
+    for audience, row in expected.items():
+        assert tuple(allowed(who[name], Action.READ_HELP, audience) for name in IDENTITIES) == row, audience
 
 
 @pytest.fixture
