@@ -136,3 +136,15 @@ def test_rater_severity_formatting_never_prints_nan_and_redaction_hides_names() 
     assert fmt(float("nan")) == "—" and fmt(None) == "—" and fmt(float("inf")) == "—" and fmt(0.5, signed=True) == "+0.50"
     assert redact("Ask Zq Otherexpert Namemarker about ZQMODELNAME-7731", [OTHER_EXPERT_NAME, MODEL_NAME_MARKER]) == \
         "Ask [hidden] about [hidden]"
+
+
+def test_my_calibration_and_panel_health_are_linked_from_home_for_their_readers(db) -> None:  # type: ignore[no-untyped-def]
+    world = world_build()
+    mine, health = reverse("calibration:my_calibration"), reverse("calibration:panel_health_index")
+    expert_home = _client(world.expert).get(reverse("home")).content.decode()
+    assert f'href="{mine}"' in expert_home and f'href="{health}"' not in expert_home
+    lead_home = _client(world.lead).get(reverse("home")).content.decode()
+    assert f'href="{health}"' in lead_home
+    admin_calibration = _client(world.admin).get(reverse("calibration:index")).content.decode()
+    assert f'href="{health}"' in admin_calibration
+    assert _client(world.lead).get(health).status_code == 200  # the link leads somewhere its reader may go
