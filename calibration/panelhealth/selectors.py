@@ -198,8 +198,9 @@ def _fill_classical(rows: dict[int, ExpertRow], data: RaterData, classical: Clas
 
 def _drift_periods(cycle: CalibrationCycle | None, chosen: list[CalibrationCycle],
                    ratings: list[Rating]) -> tuple[list[int], dict[int, str], str]:
-    """Each rating's period for drift — by week inside one cycle, by cycle across cycles — its labels and basis."""
-    if cycle is not None:
+    """Each rating's period for drift — by week inside one cycle (also when the panel has only one), by cycle
+    across cycles — its labels and basis."""
+    if cycle is not None or len(chosen) == 1:
         times = [r.submitted_at for r in ratings]
         first = min((t for t in times if t is not None), default=None)
         periods = [int((t - first).days // 7) if t is not None and first is not None else 0 for t in times]
