@@ -148,3 +148,22 @@ def test_my_calibration_and_panel_health_are_linked_from_home_for_their_readers(
     admin_calibration = _client(world.admin).get(reverse("calibration:index")).content.decode()
     assert f'href="{health}"' in admin_calibration
     assert _client(world.lead).get(health).status_code == 200  # the link leads somewhere its reader may go
+
+
+def test_rater_drift_reads_a_panel_with_one_cycle_by_week() -> None:
+    """All cycles of a panel that has only one: drift by week of that cycle (by cycle there would be one period and
+    no test); two or more cycles: by cycle."""
+    from datetime import UTC, datetime, timedelta
+    from types import SimpleNamespace
+
+    from calibration.panelhealth.selectors import Rating, _drift_periods
+
+    start = datetime(2026, 11, 2, 9, tzinfo=UTC)
+    ratings = [Rating(response_id=1, item_id=1, expert_id=5, key="a", score=2, cycle_id=7,
+                      submitted_at=start + timedelta(days=day), seconds=60, annotation_id=day) for day in (0, 6, 8, 20)]
+    one = [SimpleNamespace(pk=7, name="Cycle 7")]
+    periods, labels, basis = _drift_periods(None, one, ratings)  # type: ignore[arg-type]
+    assert periods == [0, 0, 1, 2] and labels[2] == "week 3" and basis.startswith("week")
+    two = [SimpleNamespace(pk=8, name="Cycle 8"), SimpleNamespace(pk=7, name="Cycle 7")]  # newest first
+    periods, labels, basis = _drift_periods(None, two, ratings)  # type: ignore[arg-type]
+    assert periods == [0, 0, 0, 0] and labels == {0: "Cycle 7", 1: "Cycle 8"} and basis == "cycle"
