@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Q
@@ -128,6 +129,12 @@ def _demo_cycle_create(*, admin: User, neutral: Panel) -> CalibrationCycle | Non
 
 
 FEATURED_EXPERT = "catholic1@faithbench.test"  # left with an untouched queue, to try scoring in the browser
+# Panel health's tour: one expert scores a point lower than the others most of the time throughout (severe), one
+# starts like the panel and grows stricter through the cycle (drift). Each has a random stream of their own, so
+# the other experts' scores are those they had before.
+SEVERE_EXPERT = "evangelical3@faithbench.test"
+DRIFTING_EXPERT = "reformed3@faithbench.test"
+DEMO_CYCLE_WEEKS = 4  # the demo cycle's submissions are spread over this many weeks, in each expert's queue order
 DEMO_RATIONALES = {
     0: "Misreads the question and misstates the tradition's position; the key term is handled wrongly.",
     3: "Precise, well sourced and faithful to the tradition's own vocabulary; handles the original language well.",
@@ -144,6 +151,8 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
     disagree get a gold decision from the demo admin, so the judge-vs-gold comparison has data.
     The experts rate answers of the judge's own family (gemini) a point lower than the judge does four times in five —
     methodology §8.2's self-preference, which the calibrated leaderboard then shows as that model's shift.
+    SEVERE_EXPERT and DRIFTING_EXPERT then lower some of their scores (`_rater_effect`), and every expert's
+    submissions are dated through the cycle's DEMO_CYCLE_WEEKS weeks in queue order, so drift by week can be read.
     """
     import random
 
@@ -168,8 +177,10 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
             "result__response_id", "sub_dimension", "raw_score"):
         judged[(response_id, key)] = raw
     done = 0
-    assignments = (Assignment.objects.filter(cycle=cycle).exclude(expert__email=FEATURED_EXPERT)
-                   .select_related("expert", "item__response__model", "cycle").order_by("expert_id", "position"))
+    assignments = list(Assignment.objects.filter(cycle=cycle).exclude(expert__email=FEATURED_EXPERT)
+                       .select_related("expert", "item__response__model", "cycle").order_by("expert_id", "position"))
+    queue_place = _queue_places(assignments)
+    effects = {SEVERE_EXPERT: random.Random(seed + 2), DRIFTING_EXPERT: random.Random(seed + 3)}
     for assignment in assignments:
         if rng.random() > share:
             continue
@@ -184,10 +195,14 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
             if favoured and stricter.random() < 0.8:
                 base -= 1
             scores[key] = max(0, min(3, base + rng.choice([-1, 0, 0, 0, 1])))
+        if assignment.expert.email in effects:
+            scores = _rater_effect(scores, email=assignment.expert.email, place=queue_place[assignment.pk],
+                                   rng=effects[assignment.expert.email])
         extreme = next((s for s in scores.values() if s in DEMO_RATIONALES), None)
         annotation_submit(assignment=assignment, actor=assignment.expert, data=AnnotationInput(
             scores=scores, rationale=DEMO_RATIONALES[extreme] if extreme is not None else ""))
         done += 1
+    _submissions_spread(cycle=cycle, queue_place=queue_place)
     admin = User.objects.get(email="admin@faithbench.test")
     disputed = sorted((s for s in item_states(cycle_ids=[cycle.pk]).values() if s.needs_adjudication),
                       key=lambda s: s.item_id)
@@ -196,6 +211,37 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
         adjudication_record(item_id=state.item_id, adjudicator=admin, scores=gold, reason="rubric_ambiguity",
                             note="Demo: settled on the panel's median after discussion.")
     return done
+
+
+def _queue_places(assignments: list[Any]) -> dict[int, float]:
+    """Each assignment's place in its expert's queue, from 0 (first) to 1 (last)."""
+    by_expert: dict[int, list[int]] = {}
+    for assignment in assignments:
+        by_expert.setdefault(assignment.expert_id, []).append(assignment.pk)
+    return {pk: index / max(1, len(pks) - 1) for pks in by_expert.values() for index, pk in enumerate(pks)}
+
+
+def _rater_effect(scores: dict[str, int], *, email: str, place: float, rng: Any) -> dict[str, int]:
+    """The severe expert scores a point lower about half the time; the drifting one never in the first quarter of
+    their queue, then more and more often, and always in its last quarter. One draw per sub-score from the
+    expert's own stream."""
+    chance = 0.45 if email == SEVERE_EXPERT else min(1.0, max(0.0, 2 * place - 0.5))
+    return {key: max(0, score - 1) if rng.random() < chance else score for key, score in scores.items()}
+
+
+def _submissions_spread(*, cycle: CalibrationCycle, queue_place: dict[int, float]) -> None:
+    """Date the cycle's submissions through DEMO_CYCLE_WEEKS weeks ending now, in each expert's queue order (the
+    last an hour before the weeks are up, so the final week is a whole one)."""
+    from django.utils import timezone
+
+    from annotations.models import Annotation
+
+    now = timezone.now()
+    span = timedelta(weeks=DEMO_CYCLE_WEEKS) - timedelta(hours=1)
+    annotations = list(Annotation.objects.filter(assignment__cycle=cycle, submitted_at__isnull=False))
+    for annotation in annotations:
+        annotation.submitted_at = now - span * (1 - queue_place.get(annotation.assignment_id, 1.0))
+    Annotation.objects.bulk_update(annotations, ["submitted_at"])
 
 
 def demo_totp_activate() -> list[str]:

@@ -286,12 +286,8 @@ def _shown(bounds: tuple[float, float]) -> tuple[float, float]:
     return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) and lo < hi else (0.0, 1.0)
 
 
-def _stream(sample: LabelledSample, *, bounds: tuple[float, float], lam: float | None,
-            with_bounds: bool = True) -> _Stream:
-    """Pseudo-outcomes Zₜ with predictable λₜ and their bounds [Lₜ, Uₜ] (module doc), or a reason.
-
-    with_bounds=False skips [Lₜ, Uₜ] (zeros): only the betting method uses them.
-    """
+def _stream_arrays(sample: LabelledSample, bounds: tuple[float, float]) -> dict[str, np.ndarray | None] | _Stream:
+    """The sample's arrays, checked (sizes, bounds, weights, inclusion probabilities), or the failed stream."""
     arrays: dict[str, np.ndarray | None] = {}
     for name in ("Y", "Yhat", "Yhat_unlabeled", "w", "w_unlabeled", "pi", "pi_unlabeled"):
         arrays[name], problem = _array(name, getattr(sample, name))
@@ -310,24 +306,69 @@ def _stream(sample: LabelledSample, *, bounds: tuple[float, float], lam: float |
         outside = values[(values < a - 1e-12) | (values > b + 1e-12)]
         if outside.size:
             return _failed(f"{name} has values outside the bounds {a:g}–{b:g} (e.g. {outside[0]:g})", n=n, big_n=big_n)
+    problem = _weights_problem(arrays, n, big_n)
+    return _failed(problem, n=n, big_n=big_n) if problem else arrays
+
+
+def _weights_problem(arrays: dict[str, np.ndarray | None], n: int, big_n: int) -> str | None:
+    """What is wrong with the weights w and inclusion probabilities π, in words (None: nothing)."""
     w, w_u, pi, pi_u = arrays["w"], arrays["w_unlabeled"], arrays["pi"], arrays["pi_unlabeled"]
     if (w is None) != (w_u is None):
-        return _failed("w and w_unlabeled go together: the weights of the labelled items and of every item",
-                       n=n, big_n=big_n)
+        return "w and w_unlabeled go together: the weights of the labelled items and of every item"
     if (pi is None) != (pi_u is None):
-        return _failed("pi and pi_unlabeled go together: the inclusion probability of each labelled item and of "
-                       "every item (only their ratios matter)", n=n, big_n=big_n)
+        return ("pi and pi_unlabeled go together: the inclusion probability of each labelled item and of "
+                "every item (only their ratios matter)")
     for name, given, size in (("w", w, n), ("w_unlabeled", w_u, big_n), ("pi", pi, n),
                                ("pi_unlabeled", pi_u, big_n)):
         if given is None:
             continue
         if given.size != size:
-            return _failed(f"{name} has {given.size} values for {size} items", n=n, big_n=big_n)
+            return f"{name} has {given.size} values for {size} items"
         if name.startswith("pi") and ((given <= 0).any() or (given > 1 + 1e-12).any()):
-            return _failed(f"{name} must be inclusion probabilities in (0, 1]: an item with π = 0 can never be "
-                           "drawn, so no weighting can stand for it", n=n, big_n=big_n)
+            return (f"{name} must be inclusion probabilities in (0, 1]: an item with π = 0 can never be "
+                    "drawn, so no weighting can stand for it")
         if name.startswith("w") and ((given < 0).any() or (size and given.sum() <= 0)):
-            return _failed(f"{name} must be non-negative with a positive sum", n=n, big_n=big_n)
+            return f"{name} must be non-negative with a positive sum"
+    return None
+
+
+def _lambdas(lam: float | None, n: int, ry: np.ndarray, ryhat: np.ndarray, spread: np.ndarray,
+             notes: list[str]) -> np.ndarray:
+    """λₜ for each label: the fixed `lam`, or tuned on the labels before t (a note when the judge is constant)."""
+    lams = np.zeros(n)
+    if lam is not None:
+        lams[:] = float(lam)
+    elif spread.max() - spread.min() <= 1e-12 * max(1.0, abs(float(spread.max()))):
+        notes.append("the judge's scores do not vary (constant judge): λ = 0, the experts-only sequence")
+    elif n > LAM_WARMUP:
+        # λ for label t+1 from labels 1..t: running sums give every prefix's covariance at once.
+        k = np.arange(1, n + 1, dtype=float)
+        sx, sy = np.cumsum(ry), np.cumsum(ryhat)
+        sxy, syy = np.cumsum(ry * ryhat), np.cumsum(ryhat * ryhat)
+        cov = sxy - sx * sy / k
+        var = syy - sy * sy / k
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(var > 1e-12 * np.maximum(syy, 1e-300), cov / var, 0.0)
+        tuned = np.clip(np.nan_to_num(ratio), 0.0, 1.0)
+        lams[LAM_WARMUP:] = tuned[LAM_WARMUP - 1:n - 1]
+        lams = np.round(np.round(lams / LAM_STEP) * LAM_STEP, 10)
+    return lams
+
+
+def _stream(sample: LabelledSample, *, bounds: tuple[float, float], lam: float | None,
+            with_bounds: bool = True) -> _Stream:
+    """Pseudo-outcomes Zₜ with predictable λₜ and their bounds [Lₜ, Uₜ] (module doc), or a reason.
+
+    with_bounds=False skips [Lₜ, Uₜ] (zeros): only the betting method uses them.
+    """
+    arrays = _stream_arrays(sample, bounds)
+    if isinstance(arrays, _Stream):
+        return arrays
+    y, yhat, yhat_u = arrays["Y"], arrays["Yhat"], arrays["Yhat_unlabeled"]
+    assert y is not None and yhat is not None and yhat_u is not None  # checked by _stream_arrays
+    w, w_u, pi, pi_u = arrays["w"], arrays["w_unlabeled"], arrays["pi"], arrays["pi_unlabeled"]
+    n, big_n = int(y.size), int(yhat_u.size)
+    a, b = bounds
     notes: list[str] = []
     if pi_u is not None and pi is not None and np.all(pi_u == 1.0) and np.all(pi == 1.0):
         notes.append("π = 1 for every item: every item was certain to be drawn, so the draw is uniform (weights 1)")
@@ -344,25 +385,7 @@ def _stream(sample: LabelledSample, *, bounds: tuple[float, float], lam: float |
     if lam is not None and not (isinstance(lam, int | float) and math.isfinite(lam) and 0 <= lam <= 1):
         return _failed(f"lam must be between 0 and 1 (or None: tuned on past labels), got {lam}", n=n, big_n=big_n)
     ry, ryhat = r * y, r * yhat
-    lams = np.zeros(n)
-    if lam is not None:
-        lams[:] = float(lam)
-    else:
-        spread = np.concatenate([r_u * yhat_u, ryhat])
-        if spread.max() - spread.min() <= 1e-12 * max(1.0, abs(float(spread.max()))):
-            notes.append("the judge's scores do not vary (constant judge): λ = 0, the experts-only sequence")
-        elif n > LAM_WARMUP:
-            # λ for label t+1 from labels 1..t: running sums give every prefix's covariance at once.
-            k = np.arange(1, n + 1, dtype=float)
-            sx, sy = np.cumsum(ry), np.cumsum(ryhat)
-            sxy, syy = np.cumsum(ry * ryhat), np.cumsum(ryhat * ryhat)
-            cov = sxy - sx * sy / k
-            var = syy - sy * sy / k
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(var > 1e-12 * np.maximum(syy, 1e-300), cov / var, 0.0)
-            tuned = np.clip(np.nan_to_num(ratio), 0.0, 1.0)
-            lams[LAM_WARMUP:] = tuned[LAM_WARMUP - 1:n - 1]
-            lams = np.round(np.round(lams / LAM_STEP) * LAM_STEP, 10)
+    lams = _lambdas(lam, n, ry, ryhat, np.concatenate([r_u * yhat_u, ryhat]), notes)
     low = np.zeros(n)
     high = np.zeros(n)
     r_all = np.concatenate([r_u, r])

@@ -20,7 +20,10 @@ from annotations.models import Annotation, Assignment, CalibrationCycle, CycleIt
 from stats.raters import (
     FLAG_RULES,
     MIN_RATINGS,
+    ClassicalFigures,
     DriftResult,
+    FacetsFit,
+    RaterData,
     RaterDataError,
     RaterFlag,
     classical_figures,
@@ -146,29 +149,25 @@ def panel_cycles(*, panel: Panel) -> list[CalibrationCycle]:
     return list(CalibrationCycle.objects.filter(assignments__panel=panel).distinct().order_by("-created_at", "-id"))
 
 
-def panel_health(*, panel: Panel, cycle: CalibrationCycle | None = None) -> PanelHealth:
-    """Every expert of the panel: severity and fit (many-facet model), classical figures, drift, fatigue, flags.
-
-    One cycle (drift by week within it) or all the panel's cycles (drift by cycle, linked by shared anchors).
-    """
-    cycles = panel_cycles(panel=panel)
-    chosen = [cycle] if cycle is not None else cycles
-    ratings = _ratings(panel=panel, cycles=chosen)
-    notes: list[str] = []
-    names = {u.pk: str(u) for u in panel.members.all()}
-    experts = sorted({r.expert_id for r in ratings})
+def _expert_rows(panel: Panel, ratings: list[Rating]) -> tuple[list[int], dict[int, ExpertRow]]:
+    """The experts who scored (sorted ids) and an empty row for each, named (a former member says so)."""
     from accounts.models import User
 
+    names = {u.pk: str(u) for u in panel.members.all()}
+    experts = sorted({r.expert_id for r in ratings})
     for user in User.objects.filter(pk__in=set(experts) - set(names)):
         names[user.pk] = f"{user} (no longer on the panel)"
-    rows: dict[int, ExpertRow] = {}
     per_expert_items: dict[int, set[int]] = defaultdict(set)
     for r in ratings:
         per_expert_items[r.expert_id].add(r.response_id)
-    for e in experts:
-        rows[e] = ExpertRow(name=names.get(e, "expert"), n_ratings=sum(1 for r in ratings if r.expert_id == e),
-                            n_items=len(per_expert_items[e]))
-    scope = cycle.name if cycle is not None else "all cycles of this panel"
+    rows = {e: ExpertRow(name=names.get(e, "expert"), n_ratings=sum(1 for r in ratings if r.expert_id == e),
+                         n_items=len(per_expert_items[e])) for e in experts}
+    return experts, rows
+
+
+def _scope_notes(cycle: CalibrationCycle | None, chosen: list[CalibrationCycle], ratings: list[Rating]) -> list[str]:
+    """Why severities of this scope may not share one scale: no anchors in the cycle, or no response in common."""
+    notes: list[str] = []
     if cycle is not None and not CycleItem.objects.filter(cycle=cycle, is_anchor=True).exists():
         notes.append("This cycle has no anchor items, so its severities are on its own scale: compare experts within "
                      "it, not with another cycle's figures.")
@@ -181,24 +180,11 @@ def panel_health(*, panel: Panel, cycle: CalibrationCycle | None = None) -> Pane
         if len(sets) > 1 and not shared:
             notes.append("These cycles share no anchor response, so severities of different cycles are not on one "
                          "scale: read one cycle at a time, or keep anchors in the next draw.")
-    result = PanelHealth(panel=panel, scope=scope, cycles=cycles, selected=cycle, rows=[], notes=notes,
-                         alpha_all="—", drift_basis="", n_ratings=len(ratings),
-                         flag_rules=[(code, rule, fp) for code, (rule, fp) in FLAG_RULES.items()],
-                         retest_note="No re-served (test–retest) items in this scope: cycles cannot re-serve items "
-                                     "yet, so intra-rater agreement is not reported.",
-                         actions=_lead_actions())
-    if not ratings:
-        notes.append("No submitted scores from this panel in this scope yet.")
-        return result
-    gold = _gold({r.item_id for r in ratings})
-    data = rater_data([r.response_id for r in ratings], [r.expert_id for r in ratings], [r.key for r in ratings],
-                      [r.score for r in ratings])
-    gold_per_rating = np.array([gold.get((r.item_id, r.key), np.nan) for r in ratings], dtype=np.float64)
-    if not gold:
-        notes.append("No adjudicated (gold) scores in this scope: agreement with gold is not reported.")
-    # The classical figures need no model.
-    classical = classical_figures(data, gold_per_rating)
-    result.alpha_all = fmt(classical.alpha_all, 3)
+    return notes
+
+
+def _fill_classical(rows: dict[int, ExpertRow], data: RaterData, classical: ClassicalFigures) -> None:
+    """The model-free figures of each row: agreement with gold, deviation from the panel, α without the expert."""
     for idx, label in enumerate(data.raters):
         row = rows[int(label)]  # type: ignore[call-overload]
         row.gold_n = int(classical.gold_n[idx])
@@ -208,34 +194,26 @@ def panel_health(*, panel: Panel, cycle: CalibrationCycle | None = None) -> Pane
         row.panel_deviation_interval = fmt_interval(classical.panel_deviation_interval[idx], signed=True)
         row.alpha_without = fmt(classical.alpha_without[idx], 3)
         row.alpha_change = fmt(classical.alpha_change[idx], 3, signed=True)
-    if len(experts) < MIN_PANEL_RATERS:
-        notes.append("Only one expert has scored here: severities compare experts, so there is none to report.")
-        result.rows = [rows[e] for e in experts]
-        return result
-    try:
-        fit = facets_fit(data)
-    except RaterDataError as exc:
-        notes.append(f"The rater model cannot be fitted: {exc}.")
-        result.rows = [rows[e] for e in experts]
-        return result
-    if not fit.converged:
-        notes.append("The rater model did not converge; severities are shown but should be read with care.")
-    low, high = fit.severity_interval()
-    # Drift: by week inside one cycle, by cycle across cycles.
-    if cycle is not None:
+
+
+def _drift_periods(cycle: CalibrationCycle | None, chosen: list[CalibrationCycle],
+                   ratings: list[Rating]) -> tuple[list[int], dict[int, str], str]:
+    """Each rating's period for drift — by week inside one cycle (also when the panel has only one), by cycle
+    across cycles — its labels and basis."""
+    if cycle is not None or len(chosen) == 1:
         times = [r.submitted_at for r in ratings]
         first = min((t for t in times if t is not None), default=None)
         periods = [int((t - first).days // 7) if t is not None and first is not None else 0 for t in times]
-        result.drift_basis = "week of the cycle (from its first submission)"
-        labels = {p: f"week {p + 1}" for p in set(periods)}
-    else:
-        order = {c.pk: i for i, c in enumerate(reversed(chosen))}
-        periods = [order[r.cycle_id] for r in ratings]
-        result.drift_basis = "cycle"
-        labels = {order[c.pk]: c.name for c in chosen}
-    drift: list[DriftResult] = rater_drift(data, fit, periods, simulations=2000)
-    flags = rater_flags(fit, drift)
-    fatigue = _fatigue(ratings, gold)
+        return periods, {p: f"week {p + 1}" for p in set(periods)}, "week of the cycle (from its first submission)"
+    order = {c.pk: i for i, c in enumerate(reversed(chosen))}
+    return [order[r.cycle_id] for r in ratings], {order[c.pk]: c.name for c in chosen}, "cycle"
+
+
+def _fill_model(rows: dict[int, ExpertRow], data: RaterData, fit: FacetsFit, drift: list[DriftResult],
+                flags: list[list[RaterFlag]], fatigue: dict[int, list[tuple[str, int, str, str, str]]],
+                labels: dict[int, str]) -> None:
+    """The model's figures of each row: severity with its interval, fit, drift by period, flags, fatigue."""
+    low, high = fit.severity_interval()
     for idx, label in enumerate(data.raters):
         row = rows[int(label)]  # type: ignore[call-overload]
         if not fit.reported[idx]:
@@ -255,7 +233,51 @@ def panel_health(*, panel: Panel, cycle: CalibrationCycle | None = None) -> Pane
                 row.notes.append("Drift not tested: fewer than two periods with at least 10 ratings.")
         row.flags = flags[idx]
         row.fatigue = fatigue.get(int(label), [])  # type: ignore[call-overload]
+
+
+def panel_health(*, panel: Panel, cycle: CalibrationCycle | None = None) -> PanelHealth:
+    """Every expert of the panel: severity and fit (many-facet model), classical figures, drift, fatigue, flags.
+
+    One cycle (drift by week within it) or all the panel's cycles (drift by cycle, linked by shared anchors).
+    """
+    cycles = panel_cycles(panel=panel)
+    chosen = [cycle] if cycle is not None else cycles
+    ratings = _ratings(panel=panel, cycles=chosen)
+    experts, rows = _expert_rows(panel, ratings)
+    notes = _scope_notes(cycle, chosen, ratings)
+    result = PanelHealth(panel=panel, scope=cycle.name if cycle is not None else "all cycles of this panel",
+                         cycles=cycles, selected=cycle, rows=[], notes=notes,
+                         alpha_all="—", drift_basis="", n_ratings=len(ratings),
+                         flag_rules=[(code, rule, fp) for code, (rule, fp) in FLAG_RULES.items()],
+                         retest_note="No re-served (test–retest) items in this scope: cycles cannot re-serve items "
+                                     "yet, so intra-rater agreement is not reported.",
+                         actions=_lead_actions())
+    if not ratings:
+        notes.append("No submitted scores from this panel in this scope yet.")
+        return result
+    gold = _gold({r.item_id for r in ratings})
+    data = rater_data([r.response_id for r in ratings], [r.expert_id for r in ratings], [r.key for r in ratings],
+                      [r.score for r in ratings])
+    gold_per_rating = np.array([gold.get((r.item_id, r.key), np.nan) for r in ratings], dtype=np.float64)
+    if not gold:
+        notes.append("No adjudicated (gold) scores in this scope: agreement with gold is not reported.")
+    classical = classical_figures(data, gold_per_rating)  # the classical figures need no model
+    result.alpha_all = fmt(classical.alpha_all, 3)
+    _fill_classical(rows, data, classical)
     result.rows = [rows[e] for e in experts]
+    if len(experts) < MIN_PANEL_RATERS:
+        notes.append("Only one expert has scored here: severities compare experts, so there is none to report.")
+        return result
+    try:
+        fit = facets_fit(data)
+    except RaterDataError as exc:
+        notes.append(f"The rater model cannot be fitted: {exc}.")
+        return result
+    if not fit.converged:
+        notes.append("The rater model did not converge; severities are shown but should be read with care.")
+    periods, labels, result.drift_basis = _drift_periods(cycle, chosen, ratings)
+    drift: list[DriftResult] = rater_drift(data, fit, periods, simulations=2000)
+    _fill_model(rows, data, fit, drift, rater_flags(fit, drift), _fatigue(ratings, gold), labels)
     return result
 
 

@@ -136,3 +136,34 @@ def test_rater_severity_formatting_never_prints_nan_and_redaction_hides_names() 
     assert fmt(float("nan")) == "—" and fmt(None) == "—" and fmt(float("inf")) == "—" and fmt(0.5, signed=True) == "+0.50"
     assert redact("Ask Zq Otherexpert Namemarker about ZQMODELNAME-7731", [OTHER_EXPERT_NAME, MODEL_NAME_MARKER]) == \
         "Ask [hidden] about [hidden]"
+
+
+def test_my_calibration_and_panel_health_are_linked_from_home_for_their_readers(db) -> None:  # type: ignore[no-untyped-def]
+    world = world_build()
+    mine, health = reverse("calibration:my_calibration"), reverse("calibration:panel_health_index")
+    expert_home = _client(world.expert).get(reverse("home")).content.decode()
+    assert f'href="{mine}"' in expert_home and f'href="{health}"' not in expert_home
+    lead_home = _client(world.lead).get(reverse("home")).content.decode()
+    assert f'href="{health}"' in lead_home
+    admin_calibration = _client(world.admin).get(reverse("calibration:index")).content.decode()
+    assert f'href="{health}"' in admin_calibration
+    assert _client(world.lead).get(health).status_code == 200  # the link leads somewhere its reader may go
+
+
+def test_rater_drift_reads_a_panel_with_one_cycle_by_week() -> None:
+    """All cycles of a panel that has only one: drift by week of that cycle (by cycle there would be one period and
+    no test); two or more cycles: by cycle."""
+    from datetime import UTC, datetime, timedelta
+    from types import SimpleNamespace
+
+    from calibration.panelhealth.selectors import Rating, _drift_periods
+
+    start = datetime(2026, 11, 2, 9, tzinfo=UTC)
+    ratings = [Rating(response_id=1, item_id=1, expert_id=5, key="a", score=2, cycle_id=7,
+                      submitted_at=start + timedelta(days=day), seconds=60, annotation_id=day) for day in (0, 6, 8, 20)]
+    one = [SimpleNamespace(pk=7, name="Cycle 7")]
+    periods, labels, basis = _drift_periods(None, one, ratings)  # type: ignore[arg-type]
+    assert periods == [0, 0, 1, 2] and labels[2] == "week 3" and basis.startswith("week")
+    two = [SimpleNamespace(pk=8, name="Cycle 8"), SimpleNamespace(pk=7, name="Cycle 7")]  # newest first
+    periods, labels, basis = _drift_periods(None, two, ratings)  # type: ignore[arg-type]
+    assert periods == [0, 0, 0, 0] and labels == {0: "Cycle 7", 1: "Cycle 8"} and basis == "cycle"

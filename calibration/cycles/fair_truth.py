@@ -1,0 +1,136 @@
+"""Truth with severity: the experts' truth with each panel's rater severities taken out — a sensitivity (issue 34).
+
+The calibrated leaderboard's truth (`calibration.cycles.truth`) is, per response and sub-dimension, the gold score
+where there is one, else the panel's mean. A mean moves with *who* scored: a response scored by a severe expert gets
+a lower truth than the same response scored by a lenient one. The severity-adjusted truth adds to the panel mean
+what the scorers' severities took off it, from the many-facet model fitted per panel on the cycle's submitted scores
+(`stats.raters`): the fair average (`fair_average`, the score expected from a rater of the panel's average
+severity — Linacre's FACETS "fair average", Eckes 2015 ch. 4) minus the score expected from the raters who did
+score it, both at the same estimated quality (`severity_corrections`). Gold stays gold; composites follow the same
+rule (`truth.composite_of`). Per model, the shift is the mean adjusted composite minus the mean panel-mean
+composite over the responses that have both. The IRR report's α is not touched: it is agreement, not truth.
+
+A panel whose model cannot be fitted (one expert, too few ratings, one category) keeps its panel means, and a note
+says so — the adjusted truth is never silently the same number for a reason nobody can see.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+import numpy as np
+from scipy.special import expit
+
+from annotations.models import Annotation, Assignment, CalibrationCycle, GoldScore, SubScore
+from stats.raters import RaterDataError, facets_fit, fair_average, rater_data
+
+from .truth import ResponseTruth, composite_of, response_truths
+
+Cell = tuple[int, str]  # (item, sub-dimension key)
+
+
+@dataclass(frozen=True)
+class PanelRating:
+    panel: str  # the panel's name (in notes)
+    item: int  # the cycle item
+    rater: int  # the expert
+    key: str
+    score: int
+
+
+def severity_corrections(ratings: Sequence[PanelRating], *,
+                         categories: int = 4) -> tuple[dict[Cell, float], list[str]]:
+    """{(item, key): what the raters' severities took off the cell's panel mean}, per panel, and notes for panels
+    left at their means.
+
+    The correction is the model's fair average (a rater of the panel's average severity) minus the model's expected
+    score averaged over the raters who did score the cell, both at the same estimated quality: so the adjusted truth
+    (panel mean + correction) moves only for who scored, not for the quality estimate's shrinkage toward the mean.
+    An item scored by more than one panel gets the rating-weighted mean of the panels' corrections.
+    """
+    by_panel: dict[str, list[PanelRating]] = defaultdict(list)
+    for r in ratings:
+        by_panel[r.panel].append(r)
+    total: dict[Cell, float] = defaultdict(float)
+    weight: dict[Cell, int] = defaultdict(int)
+    notes: list[str] = []
+    for panel, rows in by_panel.items():
+        if len({r.rater for r in rows}) < 2:
+            notes.append(f"{panel}: only one expert scored, so there is no severity to take out (panel mean kept)")
+            continue
+        try:
+            data = rater_data([r.item for r in rows], [r.rater for r in rows], [r.key for r in rows],
+                              [r.score for r in rows], categories=categories)
+            fit = facets_fit(data)
+        except RaterDataError as exc:
+            notes.append(f"{panel}: the rater model cannot be fitted ({exc}; panel mean kept)")
+            continue
+        fair = fair_average(fit, categories)
+        # Each rating's expected score under its own rater's severity, at the same θ and τ as the fair average.
+        expected = expit(fit.quality[data.item][:, None] - fit.severity[data.rater][:, None]
+                         - fit.steps[data.sub]).sum(axis=1)
+        for index, r in enumerate(rows):
+            cell = (r.item, r.key)
+            total[cell] += float(fair[data.item[index], data.sub[index]] - expected[index])
+            weight[cell] += 1
+    return {cell: total[cell] / weight[cell] for cell in total}, notes
+
+
+@dataclass(frozen=True)
+class TruthShift:
+    model: str
+    n: int  # responses with both truths
+    panel_mean: float  # mean composite (0–1) under the leaderboard's truth
+    severity_adjusted: float  # mean composite under the severity-adjusted truth
+    shift: float  # severity_adjusted − panel_mean
+
+
+@dataclass
+class SeverityTruth:
+    adjusted: dict[int, float]  # response id → severity-adjusted composite
+    shifts: list[TruthShift]
+    notes: list[str] = field(default_factory=list)
+
+
+def severity_adjusted_truth(*, cycle: CalibrationCycle) -> SeverityTruth:
+    """Each model's mean truth under the panel-mean rule and under the severity-adjusted one, with the shift."""
+    from evaluations.models import RubricSubDimension
+
+    truths = response_truths(cycle=cycle, basis="panel")
+    rows = SubScore.objects.filter(
+        annotation__assignment__cycle=cycle, annotation__status=Annotation.Status.SUBMITTED,
+    ).exclude(annotation__assignment__status=Assignment.Status.WITHDRAWN).values_list(
+        "annotation__assignment__panel__name", "annotation__assignment__item_id", "annotation__assignment__expert_id",
+        "key", "score")
+    corrections, notes = severity_corrections([PanelRating(*row) for row in rows])
+    gold = {(item, key): score for item, key, score in GoldScore.objects.filter(
+        decision__item__cycle=cycle, decision__is_current=True).values_list("decision__item_id", "key", "score")}
+    weights: dict[str, dict[str, Decimal]] = defaultdict(dict)
+    for dimension, key, w in RubricSubDimension.objects.filter(dimension__rubric=cycle.rubric).values_list(
+            "dimension__key", "key", "weight"):
+        weights[dimension][key] = w
+    adjusted: dict[int, float] = {}
+    for response_id, truth in truths.items():
+        scores = {key: float(gold[(truth.item_id, key)]) if (truth.item_id, key) in gold
+                  else value + corrections.get((truth.item_id, key), 0.0) for key, value in truth.scores.items()}
+        composite = composite_of(scores, weights[truth.dimension])
+        if composite is not None:
+            adjusted[response_id] = composite
+    return SeverityTruth(adjusted=adjusted, shifts=_shifts(truths, adjusted), notes=notes)
+
+
+def _shifts(truths: dict[int, ResponseTruth], adjusted: dict[int, float]) -> list[TruthShift]:
+    from evaluations.models import ModelResponse
+
+    names = dict(ModelResponse.objects.filter(pk__in=adjusted).values_list("pk", "model__name"))
+    per_model: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for response_id, value in adjusted.items():
+        per_model[names[response_id]].append((truths[response_id].composite, value))
+    out = []
+    for model, pairs in sorted(per_model.items()):
+        panel_mean, fair_mean = (float(np.mean(column)) for column in zip(*pairs, strict=True))
+        out.append(TruthShift(model=model, n=len(pairs), panel_mean=panel_mean, severity_adjusted=fair_mean,
+                              shift=fair_mean - panel_mean))
+    return out
