@@ -29,6 +29,7 @@ from .build import InputRow
 from .schema import CalibratedReport, Cell, Estimate, ModelEntry, Span
 
 INPUT_FIELDS = [f.name for f in fields(InputRow)]
+LEGACY_INPUT_FIELDS = INPUT_FIELDS[:INPUT_FIELDS.index("arrival")]
 FILE_NAMES = {
     SnapshotFile.Format.JSON: "report.json",
     SnapshotFile.Format.CSV: "tables.csv",
@@ -60,6 +61,8 @@ def inputs_csv_parse(data: bytes) -> list[InputRow]:
     """inputs.csv back into rows (to recompute a bundle)."""
     reader = csv.reader(io.StringIO(data.decode("utf-8")))
     header = next(reader, None)
+    if header == LEGACY_INPUT_FIELDS:  # a schema-1 bundle: no arrival order, cases or panel noise
+        header = INPUT_FIELDS
     if header != INPUT_FIELDS:
         raise InputsError(f"inputs.csv line 1: expected the columns {', '.join(INPUT_FIELDS)}; "
                           f"found {', '.join(header or []) or 'nothing'}")
@@ -83,6 +86,9 @@ def inputs_csv_parse(data: bytes) -> list[InputRow]:
                 judge=number("judge"), expert=number("expert"), expert_gold=number("expert_gold"),
                 inclusion_probability=number("inclusion_probability"), inclusion_basis=record["inclusion_basis"],
                 n_raters=int(record["n_raters"] or 0),
+                arrival=int(record["arrival"]) if record.get("arrival") else None,
+                case=int(record["case"]) if record.get("case") else None,
+                panel_var=number("panel_var"),
             ))
         except (KeyError, ValueError) as exc:
             if isinstance(exc, InputsError):
