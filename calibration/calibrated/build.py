@@ -67,6 +67,8 @@ USABLE_BASES = ("drawn", "carried", "recomputed", "cross", "edge_case")
 DEFAULT_TARGET_HALF_WIDTH = 0.1
 MIN_LABELS_FOR_WORDS = 10  # a shift is put into words only on at least this many expert labels
 DEFAULT_MARGIN = 0.05
+CONSTANT_JUDGE = ("the judge gave every response here the same score (constant judge): it carries no information, "
+                  "so the calibrated score rests on the experts' labels alone")
 SCHEMA_VERSION = 2  # 2: anytime-valid intervals, verdicts and lever advice (issue 31)
 
 
@@ -182,8 +184,11 @@ def _anytime(group: _Group, options: Options, horizon: int) -> tuple[Estimate, C
         data, _, _ = group.data()
         return empty, data
     data, covered, skipped = group.data()
-    return as_estimate(mean_estimate(data, alpha=options.alpha, horizon=horizon), alpha=options.alpha,
-                       covered=covered, skipped=skipped), data
+    block = as_estimate(mean_estimate(data, alpha=options.alpha, horizon=horizon), alpha=options.alpha,
+                        covered=covered, skipped=skipped)
+    if data.n and data.yhat_u.size and float(np.ptp(data.yhat_u)) == 0.0:
+        block.words = "; ".join(w for w in (block.words, CONSTANT_JUDGE) if w)
+    return block, data
 
 
 def _judge_only(group: _Group, options: Options, name: str) -> Span:
@@ -456,7 +461,7 @@ def _meta(options: Options, n_pairs: int) -> CalibratedMeta:
                     "differences of calibrated scores (per-case differences where both models' responses to the "
                     "same cases were labelled); a model's rank set runs from 1 + the models clearly above it to "
                     "K − the models clearly below it",
-        margin=options.margin, horizon=options.horizon,
+        margin=_r(options.margin), horizon=options.horizon,
         arrival="the order the experts submitted their scores (first submission per item; unknown last, by response)",
     )
 

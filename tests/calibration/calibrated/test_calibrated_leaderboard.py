@@ -113,25 +113,31 @@ def test_a_model_with_no_expert_labels_gets_a_statement_not_a_number() -> None:
     assert unlabelled["judge_only"]["estimate"] is not None  # the judge-only board still shows it
 
 
-def test_a_stratum_with_one_label_is_reported_and_left_out_not_pooled() -> None:
+def test_small_sample_a_dimension_without_labels_is_left_out_and_one_label_says_so_in_words() -> None:
     rows, _ = population(models=1, per_model=400)
     kept_one = False
-    trimmed = []
+    one, none = [], []
     for r in rows:
+        unlabelled = InputRow(**{**r.__dict__, "expert": None, "inclusion_probability": None, "inclusion_basis": ""})
+        none.append(unlabelled if r.dimension == "textual" else r)
         if r.dimension == "textual" and r.expert is not None:
-            if kept_one:
-                r = InputRow(**{**r.__dict__, "expert": None, "inclusion_probability": None, "inclusion_basis": ""})
+            one.append(unlabelled if kept_one else r)
             kept_one = True
-        trimmed.append(r)
-    report = calibrated_leaderboard_build(trimmed, Options(n_resamples=0))
-    model = report["models"][0]
+        else:
+            one.append(r)
+    model = calibrated_leaderboard_build(none, Options(n_resamples=0))["models"][0]
     skipped = model["calibrated"]["skipped"]
-    assert [s["stratum"] for s in skipped] == ["textual"] and skipped[0]["n"] == 1
+    assert [s["stratum"] for s in skipped] == ["textual"] and skipped[0]["n"] == 0
     # only doctrinal (easy and hard cases: weight 3 of 7.5) is covered, and it says so
     assert model["calibrated"]["covered_weight"] == pytest.approx(0.4)
     # the doctrinal-only estimate equals the model's doctrinal cell: nothing of textual leaked in
     assert model["calibrated"]["estimate"] == model["by_dimension"]["doctrinal"]["calibrated"]["estimate"]
     assert model["by_dimension"]["textual"]["calibrated"]["estimate"] is None
+    assert model["by_dimension"]["textual"]["calibrated"]["status"] == "no_labels"
+    cell = calibrated_leaderboard_build(one, Options(n_resamples=0))["models"][0]["by_dimension"]["textual"]
+    calibrated = cell["calibrated"]
+    assert calibrated["n"] == 1 and calibrated["status"] == "few_labels" and "1 expert label" in calibrated["words"]
+    assert (calibrated["lower"], calibrated["upper"]) == (0.0, 1.0)  # one label: the whole scale, never a point
 
 
 def test_a_constant_judge_still_gives_the_experts_estimate() -> None:
@@ -323,10 +329,13 @@ def test_command_computes_a_version_and_exports_its_stored_bytes(tmp_path) -> No
         call_command("calibrated_leaderboard", str(run.pk), "--cycle", "no such cycle", stdout=io.StringIO())
 
 
-def test_the_evidence_meter_says_when_expert_labels_alone_cannot_reach_the_target() -> None:
+def test_the_evidence_meter_says_enough_only_when_a_verdict_is_reached() -> None:
     rows, _ = population(models=1, per_model=40, label_share=0.5)
-    tight = calibrated_leaderboard_build(rows, Options(n_resamples=0, target_half_width=0.001))["models"][0]
-    assert tight["evidence"]["more_labels"] is None
-    assert "not reachable by expert labels alone" in tight["evidence"]["note"]
-    loose = calibrated_leaderboard_build(rows, Options(n_resamples=0, target_half_width=0.3))["models"][0]
-    assert loose["evidence"]["more_labels"] == 0 and loose["evidence"]["note"] == ""
+    few = calibrated_leaderboard_build(rows, Options(n_resamples=0))["models"][0]["evidence"]
+    assert few["verdict"]["verdict"] == "continue" and few["more_labels"] != 0
+    assert few["advice"]["lever"] in ("labels", "experts") and few["advice"]["words"]
+    rows, _ = population(models=1, per_model=800, label_share=0.5)
+    many = calibrated_leaderboard_build(rows, Options(n_resamples=0))["models"][0]["evidence"]
+    # a judge that tracks the truth (noise 0.05, no bias) is settled equivalent within ±0.05 on ~400 labels
+    assert many["verdict"]["verdict"] == "equivalent" and many["more_labels"] == 0
+    assert many["advice"]["lever"] == "none" and many["advice"]["words"].startswith("enough")
