@@ -91,12 +91,12 @@ def board(request: AuthedRequest, run_id: int) -> HttpResponse:
                                      _context(request, run, snapshot, CalibratedRequestForm(run=run))))
 
 
-@policy_required(Action.MANAGE_CALIBRATION)
-@require_POST
 def _margin(value: float | None) -> float:
     return DEFAULT_MARGIN if value is None else value
 
 
+@policy_required(Action.MANAGE_CALIBRATION)
+@require_POST
 def compute(request: AuthedRequest, run_id: int) -> HttpResponse:
     """Queue a new version; the worker computes it while the page shows its progress."""
     run = _run(run_id)
