@@ -161,8 +161,12 @@ class _Group:
         the dimensions with at least one usable label (a dimension never drawn has no label to stand for it).
         Returns (the data, the covered share of the difficulty weight, the dimensions left out)."""
         dims = sorted(set(self.dimension.tolist()))
-        covered_dims = {d for d in dims if (self.labelled & (self.dimension == d)).any()}
+        covered_dims = {d for d in dims if (self.labelled & (self.dimension == d)).any()} or set(dims)
         population = np.array([d in covered_dims for d in self.dimension.tolist()], dtype=bool)
+        if not self.labelled.any():  # no label at all: the whole cell, and the sequence says "no labels"
+            return (CellData(y=np.zeros(0), yhat=np.zeros(0), w=np.zeros(0), pi=np.zeros(0), case=np.zeros(0, np.int64),
+                             arrival=np.zeros(0), panel_var=np.zeros(0), yhat_u=self.judge, w_u=self.weight,
+                             case_u=self.case), 0.0, [])
         skipped = [Skipped(stratum=str(d), n=0, reason="no usable expert label in this dimension yet: its "
                            "responses are left out of the calibrated score") for d in dims if d not in covered_dims]
         total = float(self.weight.sum())

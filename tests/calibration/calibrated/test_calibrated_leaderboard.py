@@ -134,6 +134,7 @@ def test_small_sample_a_dimension_without_labels_is_left_out_and_one_label_says_
     assert model["calibrated"]["estimate"] == model["by_dimension"]["doctrinal"]["calibrated"]["estimate"]
     assert model["by_dimension"]["textual"]["calibrated"]["estimate"] is None
     assert model["by_dimension"]["textual"]["calibrated"]["status"] == "no_labels"
+    assert "no expert labels yet" in model["by_dimension"]["textual"]["calibrated"]["words"]
     cell = calibrated_leaderboard_build(one, Options(n_resamples=0))["models"][0]["by_dimension"]["textual"]
     calibrated = cell["calibrated"]
     assert calibrated["n"] == 1 and calibrated["status"] == "few_labels" and "1 expert label" in calibrated["words"]
