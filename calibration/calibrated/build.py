@@ -8,18 +8,20 @@ and the item's inclusion probability.
 For every model, overall and per dimension and per tradition:
 - **judge-only**: the difficulty-weighted mean of the judge's composites (methodology §5.4.2) with the
   leaderboard's stratified percentile bootstrap (§5.4, §5.7.1) — it covers the sampling of test cases only;
-- **expert-calibrated**: PPI++ (`stats.ppi`, power-tuned λ): the judge's weighted mean over every judged
-  response, corrected by the inverse-probability-weighted mean residual Y − λŶ on the expert-labelled ones.
-  Population weights are difficulty weights; a labelled response weighs difficulty weight / inclusion
-  probability (edge cases, picked on purpose, are certain given the pick: probability 1, a take-all stratum).
-  Strata are the dimensions (the draw is made per dimension); a stratum with fewer than two
-  usable labels is reported and left out (the estimate then covers a stated share of the model's weight);
-- **shift** = calibrated − judge, estimated directly as the weighted mean residual Y − Ŷ with its own
-  interval: the judge's bias on that model (its self-preference when the judge's family is the model's).
-Rank sets: Bonferroni-simultaneous intervals on every pairwise difference of calibrated overall scores; a
-model's rank is the set {1 + #models clearly above … K − #models clearly below}.
-Evidence meter: `stats.ppi.labels_needed` with the residual and judge variances observed, for a target
-half-width per model and for separating each adjacent pair whose order is uncertain.
+- **expert-calibrated**: an anytime-valid prediction-powered confidence sequence (`stats.anytime` through
+  `sequences`, issue 31) on the cell's labels in the order the experts submitted them (`arrival`): the judge's
+  weighted mean over every judged response plus the inverse-probability-weighted residual Y − λŶ, λ tuned on
+  past labels only. Population weights are difficulty weights; a labelled response weighs difficulty weight /
+  inclusion probability (edge cases, picked on purpose, are certain given the pick: probability 1). Valid at any
+  number of labels and any look, inside the 0–1 scale; a dimension without a usable label is reported and left
+  out (the estimate then covers a stated share of the model's weight); a cell with under 5 labels says so;
+- **shift** = calibrated − judge-only, exactly (the judge's mean is known: the interval is the calibrated one moved).
+Verdicts: every model's shift and every pair of models gets separated / equivalent within ±margin / continue,
+read off the anytime sequences (valid under continuous monitoring), with the looks so far; pairs run on per-case
+differences when both models' responses to the same cases were labelled. Rank sets: the same sequences at a
+Bonferroni level over every pair. The evidence meter is a controller (`sequences.advice`): the lever that brings
+a verdict (more labels, and where; or more experts per item when panel noise dominates) and the expected labels
+to it (`stats.anytime.labels_to_verdict`); "enough" only once a verdict is reached.
 """
 from __future__ import annotations
 

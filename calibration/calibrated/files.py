@@ -245,13 +245,17 @@ Options:          alpha {alpha}, {n_resamples} bootstrap resamples for the judge
 
 Files
 - report.json   The whole leaderboard: per model (overall, per dimension, per tradition) the judge-only
-                score with its bootstrap interval, the expert-calibrated score (PPI++) with its interval,
-                λ, the expert-labelled n and judged N, the shift (calibrated − judge), rank sets, the
-                evidence meter; pairs of models with simultaneous intervals; the gold-only sensitivity.
+                score with its bootstrap interval, the expert-calibrated score with its anytime-valid
+                interval (a confidence sequence over the labels in arrival order: valid at any n and any
+                look), λ, the expert-labelled n and judged N, the shift (calibrated − judge, exactly), rank
+                sets, live verdicts (separated / equivalent within ±margin / continue, with their looks) and
+                the lever that would bring one; pairs of models (paired per case where possible); the
+                gold-only sensitivity.
 - tables.csv    The same numbers in long format.
 - report.pdf    A printable summary; every page names the version and the input hash.
 - inputs.csv    The exact input rows, one per judged response: model, facets, the judge's composite, the
-                experts' truth composite (and gold-only), the item's inclusion probability and its basis.
+                experts' truth composite (and gold-only), the item's inclusion probability and its basis,
+                the label's arrival (the order the experts submitted), the test case and the panel noise.
 - variance_budget.csv         Per model, the variance budget over the run and its finished repeats: case
                 sampling, provider route, generation and judge run-to-run, judge error (this version's shift);
                 the total interval beside the cases-only one (docs/variance-budget.md).
