@@ -71,7 +71,6 @@ from scipy.special import ndtr
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.calibrated.sequences import DEFAULT_HORIZON as BOARD_HORIZON  # noqa: E402
 from calibration.calibrated.sequences import CellData, as_estimate, mean_estimate  # noqa: E402
 from stats.anytime import (  # noqa: E402
     LabelledSample,
@@ -358,7 +357,7 @@ def savings(tally: Tally) -> float:
 # Issue 31: anytime-valid intervals, verdicts under continuous monitoring (stats/anytime.py)
 #
 # The cells and the width go through the calibrated builder's own cell code (calibration.calibrated.sequences:
-# CellData → mean_estimate → as_estimate, with the builder's horizon and no maximum of labels, the Hájek estimate
+# CellData → mean_estimate → as_estimate, with the builder's horizon (the planned draw, Σπ) and no maximum of labels, the Hájek estimate
 # of Σπ and the outward rounding), so the benchmark measures what the page shows; only reading rows into arrays
 # (the builder's _Group) is skipped. The monitored pairs call stats.anytime's difference sequences, as the
 # builder's pairs do.
@@ -423,15 +422,20 @@ def anytime_cells(rng: np.random.Generator, bench: Benchmark, design: Design, ta
                 pi = pi_all[pick] if draw == "active" else None
                 for budget in ANYTIME_BUDGETS:
                     k = slice(0, budget)
+                    # the draw's inclusion probabilities as a cycle records them: budget / N (uniform), or the
+                    # active π scaled to an expected draw of `budget` labels (only ratios matter to the weights;
+                    # the board reads its horizon, the planned draw, off Σπ)
+                    probability = (np.full(budget, budget / members.size) if pi is None
+                                   else np.minimum(pi[k] * budget / pi_all.sum(), 1.0))
                     lower, upper = board_cell(y[k], judge[items][k], judge[members], w_all[pick][k], w_all,
-                                              None if pi is None else pi[k])
+                                              probability)
                     hit = lower <= cell_truth <= upper  # running intersection: covered now = covered at every look
                     # the fixed-n PPI++ interval on the same labels (issue 22's estimator, λ tuned), for context
                     fixed_w = w_all[pick][k] / (pi[k] if pi is not None else 1.0)
                     fixed = ppi_mean(y[k], judge[items][k], judge[members], w=fixed_w, w_unlabeled=w_all) \
                         if budget >= 2 else None
                     fixed_hit = fixed is not None and fixed.lower <= cell_truth <= fixed.upper
-                    tally.add((draw, budget), hit, fixed_hit, float(upper[-1] - lower[-1]))
+                    tally.add((draw, budget), hit, fixed_hit, float(upper - lower))
 
 
 @dataclass
@@ -529,21 +533,22 @@ def anytime_width(rng: np.random.Generator, bench: Benchmark, design: Design) ->
     judge = judged(rng, bench, design, latent, members, float(MODEL_BIAS[MONITOR_MODEL]))
     pick = rng.permutation(members.size)[:ANYTIME_WIDTH_N]
     y = panel_label(rng, latent[pick], weights[pick]) / 100
-    lower, upper = board_cell(y, judge[pick], judge, np.ones(y.size), np.ones(judge.size), None,
-                              horizon=ANYTIME_WIDTH_N)
+    lower, upper = board_cell(y, judge[pick], judge, np.ones(y.size), np.ones(judge.size),
+                              np.full(y.size, ANYTIME_WIDTH_N / judge.size))  # a draw planned at 100 labels
     betting = mean_cs(y, judge[pick], judge, method="betting", horizon=ANYTIME_WIDTH_N)
     fixed = ppi_mean(y, judge[pick], judge)
     return upper - lower, betting.width, fixed.upper - fixed.lower
 
 
 def board_cell(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray, w: np.ndarray, w_u: np.ndarray,
-               pi: np.ndarray | None, *, horizon: int = BOARD_HORIZON) -> tuple[float, float]:
-    """The calibrated builder's interval of one cell (labels in arrival order) as the page stores it."""
+               pi: np.ndarray) -> tuple[float, float]:
+    """The calibrated builder's interval of one cell (labels in arrival order) as the page stores it: its horizon
+    the planned draw (Σπ), no maximum of labels."""
     n = y.size
-    data = CellData(y=y, yhat=yhat, w=w, pi=np.ones(n) if pi is None else pi, case=np.full(n, -1),
+    data = CellData(y=y, yhat=yhat, w=w, pi=pi, case=np.full(n, -1),
                     arrival=np.arange(n, dtype=float), panel_var=np.full(n, np.nan), yhat_u=yhat_u, w_u=w_u,
                     case_u=np.full(yhat_u.size, -1))
-    block = as_estimate(mean_estimate(data, alpha=ALPHA, horizon=horizon), alpha=ALPHA, covered=1.0, skipped=[])
+    block = as_estimate(mean_estimate(data, alpha=ALPHA), alpha=ALPHA, covered=1.0, skipped=[])
     if block.lower is None or block.upper is None:
         return 0.0, 1.0  # no interval: the page shows the whole scale
     return block.lower, block.upper

@@ -50,7 +50,6 @@ from .schema import (
     Span,
 )
 from .sequences import (
-    DEFAULT_HORIZON,
     CellData,
     advice,
     as_estimate,
@@ -107,7 +106,7 @@ class Options:
     seconds_per_item: float | None = None  # median active seconds per expert per item
     judge_families: tuple[str, ...] = ()  # the families of the run's judges (self-preference)
     margin: float = DEFAULT_MARGIN  # the verdicts' equivalence margin (composite points), set on the compute form
-    horizon: int = DEFAULT_HORIZON  # labels per cell at which a sequence is narrowest: fixed before the first label
+    horizon: int | None = None  # labels at which a sequence is narrowest; None: the draw's plan per cell (Σπ)
 
 
 def _r(value: float | None, places: int = 6) -> float | None:
@@ -182,19 +181,20 @@ class _Group:
 
 
 
-def _anytime(group: _Group, options: Options, horizon: int) -> tuple[Estimate, CellData]:
-    """The calibrated block of a cell: the anytime sequence over its labels in arrival order."""
+def _anytime(group: _Group, options: Options) -> tuple[Estimate, CellData, int]:
+    """The calibrated block of a cell: the anytime sequence over its labels in arrival order, its data and horizon
+    (the options' or the draw's plan for the cell)."""
+    data, covered, skipped = group.data()
+    horizon = options.horizon or data.planned()
     if not group.judge.size:
         empty = Estimate(estimate=None, lower=None, upper=None, se=None, lam=None, n=0, covered_weight=0.0,
                          skipped=[], status="no_labels", words="no judged response in this cell")
-        data, _, _ = group.data()
-        return empty, data
-    data, covered, skipped = group.data()
+        return empty, data, horizon
     block = as_estimate(mean_estimate(data, alpha=options.alpha, horizon=horizon), alpha=options.alpha,
                         covered=covered, skipped=skipped)
     if data.n and data.yhat_u.size and float(np.ptp(data.yhat_u)) == 0.0:
         block.words = "; ".join(w for w in (block.words, CONSTANT_JUDGE) if w)
-    return block, data
+    return block, data, horizon
 
 
 def _judge_only(group: _Group, options: Options, name: str) -> Span:
@@ -336,12 +336,12 @@ def _meter(calibrated: Estimate, shift: Estimate, data: CellData, options: Optio
                     note="" if more is not None else tip.words, verdict=verdict, advice=tip, **extra)
 
 
-def _cell(group: _Group, options: Options, raters: float, judge_only: Span) -> tuple[Cell, CellData]:
+def _cell(group: _Group, options: Options, raters: float, judge_only: Span) -> tuple[Cell, CellData, int]:
     """One model's cell in one dimension or tradition: calibrated (anytime), shift = calibrated − judge, meter."""
-    calibrated, data = _anytime(group, options, options.horizon)
+    calibrated, data, horizon = _anytime(group, options)
     shift = shift_of(calibrated, data.judge_mean)
     return Cell(judge_only=judge_only, calibrated=calibrated, shift=shift,
-                evidence=_meter(calibrated, shift, data, options, raters, options.horizon, [])), data
+                evidence=_meter(calibrated, shift, data, options, raters, horizon, [])), data, horizon
 
 
 def _cells(model: str, mine: list[InputRow], options: Options, raters: float,
@@ -350,26 +350,25 @@ def _cells(model: str, mine: list[InputRow], options: Options, raters: float,
     by_dimension, by_tradition, candidates = {}, {}, []
     for value in sorted({r.dimension for r in mine}):
         group = _Group.of([r for r in mine if r.dimension == value], "panel")
-        by_dimension[value], data = _cell(group, options, raters, judge_by_dimension[value])
-        candidates.append(_Candidate(model, value, by_dimension[value].shift, data, options.horizon))
+        by_dimension[value], data, horizon = _cell(group, options, raters, judge_by_dimension[value])
+        candidates.append(_Candidate(model, value, by_dimension[value].shift, data, horizon))
     for value in sorted({r.tradition for r in mine}):
         group = _Group.of([r for r in mine if r.tradition == value], "panel")
         judge_only = _judge_only(group, options, f"judge:{model}:tradition:{value}")
-        by_tradition[value], _ = _cell(group, options, raters, judge_only)
+        by_tradition[value], _, _ = _cell(group, options, raters, judge_only)
     return by_dimension, by_tradition, candidates
 
 
 def _model_board(model: str, mine: list[InputRow], options: Options) -> _ModelBoard:
     """One model overall (judge-only, calibrated, shift, gold-only, meter) and its cells."""
     group = _Group.of(mine, "panel")
-    horizon = options.horizon * max(1, len({r.dimension for r in mine}))  # the plan: a horizon per dimension
-    calibrated, data = _anytime(group, options, horizon)
+    calibrated, data, horizon = _anytime(group, options)
     judge_overall, judge_by_dimension = _judge_only_with_dimensions(group, options, f"judge:{model}:overall")
     raters = float(np.median([r.n_raters for r in mine if r.expert is not None] or [0])) or 1.0
     by_dimension, by_tradition, candidates = _cells(model, mine, options, raters, judge_by_dimension)
     where = _where(by_dimension, "dimension") + _where(by_tradition, "tradition", 1)
     shift = shift_of(calibrated, data.judge_mean)
-    gold, _ = _anytime(_Group.of(mine, "gold"), options, horizon)
+    gold, _, _ = _anytime(_Group.of(mine, "gold"), options)
     entry = ModelEntry(
         model=model, family=mine[0].family, judged=int(group.judge.size),
         not_scored=sum(1 for r in mine if r.judge is None),

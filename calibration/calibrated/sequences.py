@@ -28,7 +28,8 @@ from stats.anytime import DifferenceEstimate, LabelledSample
 from .schema import Advice, Estimate, Verdict
 
 PANEL_DOMINATES = 0.5  # panel noise above this share of the residual variance: more experts per item helps more
-DEFAULT_HORIZON = 30  # labels per cell at which a cell's sequence is narrowest (fixed before the first label)
+DEFAULT_HORIZON = 30  # the horizon of a cell without labels yet (the forecast's)
+MAX_HORIZON = 5000
 
 
 def r6(value: float | None, places: int = 6, *, direction: str = "nearest") -> float | None:
@@ -67,6 +68,15 @@ class CellData:
         return LabelledSample(self.y, self.yhat, self.yhat_u, w=self.w, w_unlabeled=self.w_u, pi=self.pi,
                               pi_unlabeled=np.full(self.yhat_u.size, min(c, 1.0)))
 
+    def planned(self) -> int:
+        """The sequence's horizon, from the design: the draw's expected labels in this cell, Σπ over its population
+        (≈ n / Σ 1/π × N; exactly the planned draw for a uniform draw, whatever subset has arrived), at least 5.
+        Fixed by the draw before the first label; DEFAULT_HORIZON before any label."""
+        if not self.n or not self.yhat_u.size:
+            return DEFAULT_HORIZON
+        c = min(self.n / float(np.sum(1.0 / self.pi)), 1.0)
+        return int(min(max(round(c * self.yhat_u.size), anytime.FEW_LABELS), MAX_HORIZON))
+
     @property
     def judge_mean(self) -> float | None:
         return float(np.average(self.yhat_u, weights=self.w_u)) if self.yhat_u.size else None
@@ -77,7 +87,9 @@ def _words(est: anytime.MeanEstimate | DifferenceEstimate) -> str | None:
     return "; ".join(parts) if parts else None
 
 
-def mean_estimate(data: CellData, *, alpha: float, horizon: int) -> anytime.MeanEstimate:
+def mean_estimate(data: CellData, *, alpha: float, horizon: int | None = None) -> anytime.MeanEstimate:
+    """The cell's anytime sequence after its labels; horizon None: the draw's plan (``CellData.planned``)."""
+    horizon = horizon or data.planned()
     s = data.sample()
     return anytime.mean_cs(s.Y, s.Yhat, s.Yhat_unlabeled, alpha=alpha, w=s.w, w_unlabeled=s.w_unlabeled, pi=s.pi,
                            pi_unlabeled=s.pi_unlabeled, horizon=horizon)
@@ -185,8 +197,9 @@ def advice(verdict: Verdict, *, gap: float | None, sd: float | None, n: int, mar
 
 
 def difference(a: CellData, b: CellData, *, alpha: float, horizon: int) -> DifferenceEstimate:
-    """θ_a − θ_b: per-case differences when both models answered the same cases and at least 5 cases (and half
-    the smaller sample) were labelled for both with the same inclusion probability; else independent samples."""
+    """θ_a − θ_b: per-case differences when both models answered the same cases and at least 5 cases (and 3/4 of
+    the smaller sample) were labelled for both with the same inclusion probability; else independent samples
+    (the choice is made on counts alone, never on which interval comes out narrower)."""
     paired = _paired(a, b)
     if paired is not None:
         pa, pb = paired
@@ -203,7 +216,7 @@ def _paired(a: CellData, b: CellData) -> tuple[LabelledSample, LabelledSample] |
     common = [(i, at_b[c]) for i, c in enumerate(a.case.tolist()) if c >= 0 and c in at_b]
     # a case's pair of labels is complete when the later of the two arrives
     common.sort(key=lambda ij: (max(a.arrival[ij[0]], b.arrival[ij[1]]), int(a.case[ij[0]])))
-    if len(common) < max(anytime.FEW_LABELS, min(a.n, b.n) / 2):
+    if len(common) < max(anytime.FEW_LABELS, 0.75 * min(a.n, b.n)):  # by counts, before any score is read
         return None
     ia = np.array([i for i, _ in common])
     ib = np.array([j for _, j in common])
