@@ -185,6 +185,9 @@ def advice(verdict: Verdict, *, gap: float | None, sd: float | None, n: int, mar
                       words="fewer than 2 usable expert labels: label more (" + (", ".join(where) or "any") +
                             ") before a forecast is possible")
     forecast = anytime.labels_to_verdict(gap=gap, sd=sd, n_so_far=n, margin=margin, alpha=alpha, horizon=horizon)
+    if forecast.labels == 0:  # the mean path is past the line but the interval is not: the next label may do it
+        forecast = anytime.Forecast(1, forecast.target, f"the next label(s) may settle it as '{forecast.target}' "
+                                                        f"if the gap is {gap:+.3f} with sd {sd:.3f} per step")
     if share is not None and share > PANEL_DOMINATES:
         return Advice(lever="experts", where=where, labels_to_verdict=forecast.labels, target=forecast.target,
                       panel_share=r6(share, 3),

@@ -237,3 +237,19 @@ def test_a_bad_margin_is_refused_in_words(margin: float) -> None:
 
 def test_a_good_margin_is_accepted() -> None:
     assert margin_problem(0.05) is None and margin_problem(0.5) is None
+
+
+def test_enough_never_shows_without_a_verdict() -> None:
+    """Over many small boards: a meter says 0 more labels (enough) exactly when its verdict is reached."""
+    for seed in range(6):
+        rows, _ = population(seed=seed, models=3, per_model=60, label_share=0.3)
+        report = build(with_arrival(rows, seed=seed), Options(n_resamples=0)).to_json()
+        meters = [e["evidence"] for e in report["models"]]
+        meters += [c["evidence"] for e in report["models"] for c in [*e["by_dimension"].values(),
+                                                                      *e["by_tradition"].values()]]
+        for meter in meters:
+            settled = meter["verdict"]["verdict"] in ("separated", "equivalent")
+            assert (meter["more_labels"] == 0) == settled, meter
+        for pair in report["pairs"]:
+            settled = pair["verdict"]["verdict"] in ("separated", "equivalent")
+            assert (pair["more_labels_each"] == 0) == settled, pair
