@@ -253,3 +253,23 @@ def test_enough_never_shows_without_a_verdict() -> None:
         for pair in report["pairs"]:
             settled = pair["verdict"]["verdict"] in ("separated", "equivalent")
             assert (pair["more_labels_each"] == 0) == settled, pair
+
+
+def test_a_schema_1_version_still_reads_and_renders() -> None:
+    """Versions stored before issue 31 (no verdicts, advice or status) keep opening: the new keys are optional."""
+    import gzip
+    from pathlib import Path
+
+    from calibration.calibrated.render import board_rows, cell_rows, interval_axis, pair_rows
+    from calibration.calibrated.schema import CalibratedReport
+
+    path = Path(__file__).resolve().parents[1] / "data" / "demo_golden" / "calibrated.json.gz"
+    payload = json.loads(gzip.decompress(path.read_bytes()))
+    payload["schema"] = 1
+    for entry in payload["models"]:  # strip what schema 2 added, if the recording is newer
+        entry["evidence"].pop("verdict", None)
+        entry["evidence"].pop("advice", None)
+    report = CalibratedReport.from_json(payload)
+    rows = board_rows(report, interval_axis(report))
+    assert rows and all(row.verdict == "" for row in rows)
+    assert cell_rows(report, "by_dimension") and isinstance(pair_rows(report), list)
