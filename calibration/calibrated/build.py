@@ -134,7 +134,6 @@ class _Group:
     response: np.ndarray
     case: np.ndarray  # int: test case id (−1 unknown)
     panel_var: np.ndarray  # float (NaN: not measured)
-    tradition: np.ndarray
 
     @classmethod
     def of(cls, rows: Sequence[InputRow], truth: str) -> _Group:
@@ -154,7 +153,6 @@ class _Group:
             response=np.array([r.response_id for r in scored], dtype=np.int64),
             case=np.array([-1 if r.case is None else r.case for r in scored], dtype=np.int64),
             panel_var=np.array([math.nan if r.panel_var is None else r.panel_var for r in scored], dtype=float),
-            tradition=np.array([r.tradition for r in scored], dtype=object),
         )
 
     def data(self) -> tuple[CellData, float, list[Skipped]]:
