@@ -171,6 +171,8 @@ class EvidenceRow:
     n: int
     more: int | None
     hours: float | None
+    verdict: str = ""  # schema 2: the model's live verdict (the judge against the experts) and what would settle it
+    advice: str = ""
 
 
 def calibrated_evidence_for_cycle(*, cycle: CalibrationCycle) -> EvidenceSummary | None:
@@ -181,8 +183,11 @@ def calibrated_evidence_for_cycle(*, cycle: CalibrationCycle) -> EvidenceSummary
     report = CalibratedReport.from_json(snapshot.payload)  # the stored JSON read back into the tree
     models = [EvidenceRow(model=e.model, estimate=e.calibrated.estimate, lower=e.calibrated.lower,
                           upper=e.calibrated.upper, n=e.calibrated.n, more=e.evidence.more_labels,
-                          hours=e.evidence.expert_hours) for e in report.models]
-    pairs = [p for p in report.pairs if p.adjacent and not p.separated]
+                          hours=e.evidence.expert_hours,
+                          verdict="" if e.evidence.verdict is None else e.evidence.verdict.verdict,
+                          advice="" if e.evidence.advice is None else e.evidence.advice.words) for e in report.models]
+    pairs = [p for p in report.pairs if p.adjacent and (
+        not p.separated if p.verdict is None else p.verdict.verdict not in ("separated", "equivalent"))]
     return EvidenceSummary(snapshot=snapshot, models=models, pairs=pairs)
 
 

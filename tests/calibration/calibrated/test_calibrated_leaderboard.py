@@ -301,6 +301,15 @@ def test_calibrated_pages_and_api_for_admins_and_leads_never_experts(client, imm
     queued = client.post(reverse("api-calibrated-versions", args=[run.pk]), {"cycle": 999_999},
                          content_type="application/json")
     assert queued.status_code == 400 and "cycle" in queued.json()
+    # issue 31: the API carries the verdicts, looks and lever; a margin outside (0, 1) is refused in words
+    board = api["leaderboard"]
+    assert all(e["evidence"]["verdict"]["words"] and "looks" in e["evidence"]["verdict"] for e in board["models"])
+    assert board["meta"]["margin"] == 0.05
+    for margin in (0, 1.5):
+        refused = client.post(reverse("api-calibrated-versions", args=[run.pk]), {"cycle": world.cycle.pk,
+                              "margin": margin}, content_type="application/json")
+        assert refused.status_code == 400 and "equivalence margin" in refused.json()["margin"][0]
+    assert "Verdict · more expert items" in cycle_page
 
     client.force_login(world.lead)
     assert client.get(reverse("calibrated:board", args=[run.pk])).status_code == 200
