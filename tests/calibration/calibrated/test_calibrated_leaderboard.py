@@ -349,3 +349,24 @@ def test_the_evidence_meter_says_enough_only_when_a_verdict_is_reached() -> None
     # a judge that tracks the truth (noise 0.05, no bias) is settled equivalent within ±0.05 on ~400 labels
     assert many["verdict"]["verdict"] == "equivalent" and many["more_labels"] == 0
     assert many["advice"]["lever"] == "none" and many["advice"]["words"].startswith("enough")
+
+
+@pytest.mark.django_db
+def test_anytime_arrival_is_the_experts_submission_order_and_a_recompute_keeps_it() -> None:
+    from annotations.models import Annotation
+    from calibration.calibrated.selectors import calibrated_inputs
+
+    world, run = judged_world()
+    inputs = calibrated_inputs(run=run, cycle=world.cycle)
+    first: dict[int, object] = {}
+    for response, submitted in Annotation.objects.filter(
+            assignment__cycle=world.cycle, status=Annotation.Status.SUBMITTED).values_list(
+            "assignment__item__response_id", "submitted_at"):
+        first[response] = min(first.get(response, submitted), submitted)  # type: ignore[type-var]
+    arrived = sorted((r for r in inputs.rows if r.arrival is not None), key=lambda r: r.arrival or 0)
+    assert [r.arrival for r in arrived] == list(range(1, len(first) + 1))
+    assert [r.response_id for r in arrived] == sorted(first, key=lambda r: (first[r], r))
+    assert all(r.case is not None for r in inputs.rows)
+    assert any(r.panel_var is not None for r in arrived)  # two or more experts: the panel's noise is measured
+    again = calibrated_inputs(run=run, cycle=world.cycle)  # later: the clock is the experts', not the recompute's
+    assert inputs_csv(again.rows) == inputs_csv(inputs.rows)
