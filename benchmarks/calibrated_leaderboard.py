@@ -71,12 +71,12 @@ from scipy.special import ndtr
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from calibration.calibrated.sequences import CellData, as_estimate, mean_estimate  # noqa: E402
 from stats.anytime import (  # noqa: E402
     LabelledSample,
     difference_cs_path,
     labels_to_verdict,
     mean_cs,
-    mean_cs_path,
 )
 from stats.ppi import Stratum, neyman_allocation, ppi_mean, ppi_stratified_mean  # noqa: E402
 
@@ -356,11 +356,11 @@ def savings(tally: Tally) -> float:
 # ---------------------------------------------------------------------------------------------------------------
 # Issue 31: anytime-valid intervals, verdicts under continuous monitoring (stats/anytime.py)
 #
-# For now this calls stats.anytime directly on simulated cells shaped like the board's (strata = dimensions,
-# composites on 0–1, difficulty weights, a judge with a family bias and per-dimension noise, π from an active
-# draw). LEAD: once the calibrated builder (calibration/calibrated/) computes its cells with stats.anytime,
-# route `anytime_cells` through the real builder (as the issue-22 half does with ppi_stratified_mean) so the
-# benchmark measures what the page shows.
+# The cells and the width go through the calibrated builder's own cell code (calibration.calibrated.sequences:
+# CellData → mean_estimate → as_estimate, with the builder's horizon (the planned draw, Σπ) and no maximum of labels, the Hájek estimate
+# of Σπ and the outward rounding), so the benchmark measures what the page shows; only reading rows into arrays
+# (the builder's _Group) is skipped. The monitored pairs call stats.anytime's difference sequences, as the
+# builder's pairs do.
 
 ANYTIME_BUDGETS = (5, 10, 20, 40)  # labels per model × dimension cell
 ANYTIME_MAX_LABELS = 200  # the designs' maximum looks: every sequence is valid for every look up to here
@@ -420,19 +420,22 @@ def anytime_cells(rng: np.random.Generator, bench: Benchmark, design: Design, ta
                 items = members[pick]
                 y = panel_label(rng, world.latent[items], world.weights[items]) / 100
                 pi = pi_all[pick] if draw == "active" else None
-                pi_u = pi_all if draw == "active" else None
                 for budget in ANYTIME_BUDGETS:
                     k = slice(0, budget)
-                    lower, upper = mean_cs_path(y[k], judge[items][k], judge[members], w=w_all[pick][k],
-                                                w_unlabeled=w_all, pi=None if pi is None else pi[k],
-                                                pi_unlabeled=pi_u, horizon=budget, max_labels=ANYTIME_MAX_LABELS)
-                    hit = bool(np.all((lower <= cell_truth) & (cell_truth <= upper)))  # = at the last look
+                    # the draw's inclusion probabilities as a cycle records them: budget / N (uniform), or the
+                    # active π scaled to an expected draw of `budget` labels (only ratios matter to the weights;
+                    # the board reads its horizon, the planned draw, off Σπ)
+                    probability = (np.full(budget, budget / members.size) if pi is None
+                                   else np.minimum(pi[k] * budget / pi_all.sum(), 1.0))
+                    lower, upper = board_cell(y[k], judge[items][k], judge[members], w_all[pick][k], w_all,
+                                              probability)
+                    hit = lower <= cell_truth <= upper  # running intersection: covered now = covered at every look
                     # the fixed-n PPI++ interval on the same labels (issue 22's estimator, λ tuned), for context
                     fixed_w = w_all[pick][k] / (pi[k] if pi is not None else 1.0)
                     fixed = ppi_mean(y[k], judge[items][k], judge[members], w=fixed_w, w_unlabeled=w_all) \
                         if budget >= 2 else None
                     fixed_hit = fixed is not None and fixed.lower <= cell_truth <= fixed.upper
-                    tally.add((draw, budget), hit, fixed_hit, float(upper[-1] - lower[-1]))
+                    tally.add((draw, budget), hit, fixed_hit, float(upper - lower))
 
 
 @dataclass
@@ -530,10 +533,25 @@ def anytime_width(rng: np.random.Generator, bench: Benchmark, design: Design) ->
     judge = judged(rng, bench, design, latent, members, float(MODEL_BIAS[MONITOR_MODEL]))
     pick = rng.permutation(members.size)[:ANYTIME_WIDTH_N]
     y = panel_label(rng, latent[pick], weights[pick]) / 100
-    ours = mean_cs(y, judge[pick], judge, horizon=ANYTIME_WIDTH_N, max_labels=ANYTIME_MAX_LABELS)
+    lower, upper = board_cell(y, judge[pick], judge, np.ones(y.size), np.ones(judge.size),
+                              np.full(y.size, ANYTIME_WIDTH_N / judge.size))  # a draw planned at 100 labels
     betting = mean_cs(y, judge[pick], judge, method="betting", horizon=ANYTIME_WIDTH_N)
     fixed = ppi_mean(y, judge[pick], judge)
-    return ours.width, betting.width, fixed.upper - fixed.lower
+    return upper - lower, betting.width, fixed.upper - fixed.lower
+
+
+def board_cell(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray, w: np.ndarray, w_u: np.ndarray,
+               pi: np.ndarray) -> tuple[float, float]:
+    """The calibrated builder's interval of one cell (labels in arrival order) as the page stores it: its horizon
+    the planned draw (Σπ), no maximum of labels."""
+    n = y.size
+    data = CellData(y=y, yhat=yhat, w=w, pi=pi, case=np.full(n, -1),
+                    arrival=np.arange(n, dtype=float), panel_var=np.full(n, np.nan), yhat_u=yhat_u, w_u=w_u,
+                    case_u=np.full(yhat_u.size, -1))
+    block = as_estimate(mean_estimate(data, alpha=ALPHA), alpha=ALPHA, covered=1.0, skipped=[])
+    if block.lower is None or block.upper is None:
+        return 0.0, 1.0  # no interval: the page shows the whole scale
+    return block.lower, block.upper
 
 
 def normal_mixture_ratio(n: int, alpha: float) -> float:

@@ -19,7 +19,7 @@ from evidence.kit.serializers import WITH_BODY, SnapshotSerializer
 from evidence.models import Snapshot
 from evidence.services import MAX_RESAMPLES
 
-from .build import DEFAULT_TARGET_HALF_WIDTH
+from .build import DEFAULT_MARGIN, DEFAULT_TARGET_HALF_WIDTH
 from .selectors import calibrated_label_cycle, calibrated_snapshot_for, calibrated_snapshots
 from .snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .tasks import calibrated_snapshot_start
@@ -42,6 +42,9 @@ class CalibratedRequestSerializer(serializers.Serializer):
     cycle = serializers.IntegerField(min_value=1, help_text="The calibration cycle whose expert scores correct the run.")
     target_half_width = serializers.FloatField(required=False, default=DEFAULT_TARGET_HALF_WIDTH, min_value=0.001,
                                                max_value=1)
+    margin = serializers.FloatField(
+        required=False, default=DEFAULT_MARGIN,
+        help_text="The verdicts' equivalence margin in composite points: above 0 and below 1 (default 0.05).")
     seed = serializers.IntegerField(required=False, default=DEFAULT_SEED, min_value=0)
     n_resamples = serializers.IntegerField(required=False, default=DEFAULT_RESAMPLES, min_value=0,
                                            max_value=MAX_RESAMPLES)
@@ -82,7 +85,8 @@ class CalibratedVersionsAPIView(SubjectSnapshotVersionsAPIView):
         try:
             snapshot = calibrated_snapshot_start(run=run, cycle=cycle, requested_by=request.user, seed=data["seed"],
                                                  n_resamples=data["n_resamples"],
-                                                 target_half_width=data["target_half_width"])
+                                                 target_half_width=data["target_half_width"],
+                                                 margin=data["margin"])
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else
                                               {"non_field_errors": exc.messages}) from exc

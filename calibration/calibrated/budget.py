@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -98,6 +98,15 @@ def _model_budget(model: str, cells: Cells, routes: list[str], runs: list[int], 
     budget = variance_budget(table, case_weights=[weights[c] for c in kept],
                              judge_error_var=None if se is None else float(se) ** 2,
                              judge_shift=float((shift.estimate if shift is not None else None) or 0.0))
+    if se is not None and shift is not None and shift.estimate is not None:
+        # the cases-only interval about the same estimate as the score beside it (issue 31): the calibrated score
+        # of this table, ȳ + shift, not the judge's ȳ
+        moved = float(shift.estimate)
+        c = budget.cases_only
+        budget = replace(budget, cases_only=Interval(c.estimate + moved, c.se, c.lower + moved, c.upper + moved,
+                                                     c.df))
+        notes.append(f"both intervals are about the calibrated score: the judge's mean {budget.mean:.3f} "
+                     f"{'+' if moved >= 0 else '−'} the calibrated shift {abs(moved):.3f}")
     return ModelBudget(model, budget, len(kept), dropped, labels, notes + budget.notes)
 
 

@@ -8,18 +8,20 @@ and the item's inclusion probability.
 For every model, overall and per dimension and per tradition:
 - **judge-only**: the difficulty-weighted mean of the judge's composites (methodology §5.4.2) with the
   leaderboard's stratified percentile bootstrap (§5.4, §5.7.1) — it covers the sampling of test cases only;
-- **expert-calibrated**: PPI++ (`stats.ppi`, power-tuned λ): the judge's weighted mean over every judged
-  response, corrected by the inverse-probability-weighted mean residual Y − λŶ on the expert-labelled ones.
-  Population weights are difficulty weights; a labelled response weighs difficulty weight / inclusion
-  probability (edge cases, picked on purpose, are certain given the pick: probability 1, a take-all stratum).
-  Strata are the dimensions (the draw is made per dimension); a stratum with fewer than two
-  usable labels is reported and left out (the estimate then covers a stated share of the model's weight);
-- **shift** = calibrated − judge, estimated directly as the weighted mean residual Y − Ŷ with its own
-  interval: the judge's bias on that model (its self-preference when the judge's family is the model's).
-Rank sets: Bonferroni-simultaneous intervals on every pairwise difference of calibrated overall scores; a
-model's rank is the set {1 + #models clearly above … K − #models clearly below}.
-Evidence meter: `stats.ppi.labels_needed` with the residual and judge variances observed, for a target
-half-width per model and for separating each adjacent pair whose order is uncertain.
+- **expert-calibrated**: an anytime-valid prediction-powered confidence sequence (`stats.anytime` through
+  `sequences`, issue 31) on the cell's labels in the order the experts submitted them (`arrival`): the judge's
+  weighted mean over every judged response plus the inverse-probability-weighted residual Y − λŶ, λ tuned on
+  past labels only. Population weights are difficulty weights; a labelled response weighs difficulty weight /
+  inclusion probability (edge cases, picked on purpose, are certain given the pick: probability 1). Valid at any
+  number of labels and any look, inside the 0–1 scale; a dimension without a usable label is reported and left
+  out (the estimate then covers a stated share of the model's weight); a cell with under 5 labels says so;
+- **shift** = calibrated − judge-only, exactly (the judge's mean is known: the interval is the calibrated one moved).
+Verdicts: every model's shift and every pair of models gets separated / equivalent within ±margin / continue,
+read off the anytime sequences (valid under continuous monitoring), with the looks so far; pairs run on per-case
+differences when both models' responses to the same cases were labelled. Rank sets: the same sequences at a
+Bonferroni level over every pair. The evidence meter is a controller (`sequences.advice`): the lever that brings
+a verdict (more labels, and where; or more experts per item when panel noise dominates) and the expected labels
+to it (`stats.anytime.labels_to_verdict`); "enough" only once a verdict is reached.
 """
 from __future__ import annotations
 
@@ -30,20 +32,11 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
-from scipy.stats import norm
 
 from evaluations.methodology import DIFFICULTY_WEIGHTS
+from stats import anytime
 from stats.bootstrap import named_seed
 from stats.means import bootstrap_weighted_mean_ci, bootstrap_weighted_mean_ci_with_strata, weighted_mean
-from stats.ppi import (
-    Difference,
-    MeanEstimate,
-    StratifiedEstimate,
-    Stratum,
-    labels_needed,
-    mean_difference,
-    ppi_stratified_mean,
-)
 
 from .schema import (
     CalibratedMeta,
@@ -57,11 +50,27 @@ from .schema import (
     Skipped,
     Span,
 )
+from .sequences import (
+    CellData,
+    advice,
+    as_estimate,
+    difference,
+    mean_estimate,
+    panel_share,
+    r6,
+    shift_of,
+    shift_verdict,
+    step_sd,
+    verdict_out,
+)
 
 USABLE_BASES = ("drawn", "carried", "recomputed", "cross", "edge_case")
 DEFAULT_TARGET_HALF_WIDTH = 0.1
 MIN_LABELS_FOR_WORDS = 10  # a shift is put into words only on at least this many expert labels
-SCHEMA_VERSION = 1
+DEFAULT_MARGIN = 0.05
+CONSTANT_JUDGE = ("the judge gave every response here the same score (constant judge): it carries no information, "
+                  "so the calibrated score rests on the experts' labels alone")
+SCHEMA_VERSION = 2  # 2: anytime-valid intervals, verdicts and lever advice (issue 31)
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,12 @@ class InputRow:
     inclusion_probability: float | None  # edge cases: 1 (certain, given the pick: their own take-all stratum)
     inclusion_basis: str  # drawn, carried, recomputed, cross, edge_case, unknown; "" when not labelled
     n_raters: int
+    # schema 2 (issue 31): the label's place in the order the experts submitted (1 = first; from the annotations'
+    # submission times, so recomputing a version never resets the clock), the test case (pairs two models'
+    # responses to the same case) and the variance of the panel's mean composite (panel noise; None: < 2 experts)
+    arrival: int | None = None
+    case: int | None = None
+    panel_var: float | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +105,8 @@ class Options:
     target_half_width: float = DEFAULT_TARGET_HALF_WIDTH
     seconds_per_item: float | None = None  # median active seconds per expert per item
     judge_families: tuple[str, ...] = ()  # the families of the run's judges (self-preference)
+    margin: float = DEFAULT_MARGIN  # the verdicts' equivalence margin (composite points), set on the compute form
+    horizon: int | None = None  # labels at which a sequence is narrowest; None: the draw's plan per cell (Σπ)
 
 
 def _r(value: float | None, places: int = 6) -> float | None:
@@ -113,6 +130,10 @@ class _Group:
     labelled: np.ndarray  # bool: usable expert label
     expert: np.ndarray
     probability: np.ndarray
+    arrival: np.ndarray  # float: arrival rank (inf: unknown, after every known one)
+    response: np.ndarray
+    case: np.ndarray  # int: test case id (−1 unknown)
+    panel_var: np.ndarray  # float (NaN: not measured)
 
     @classmethod
     def of(cls, rows: Sequence[InputRow], truth: str) -> _Group:
@@ -128,48 +149,50 @@ class _Group:
             expert=np.array([value(r) if ok else math.nan for r, ok in zip(scored, usable, strict=True)], dtype=float),
             probability=np.array([r.inclusion_probability if ok else math.nan
                                   for r, ok in zip(scored, usable, strict=True)], dtype=float),
+            arrival=np.array([math.inf if r.arrival is None else r.arrival for r in scored], dtype=float),
+            response=np.array([r.response_id for r in scored], dtype=np.int64),
+            case=np.array([-1 if r.case is None else r.case for r in scored], dtype=np.int64),
+            panel_var=np.array([math.nan if r.panel_var is None else r.panel_var for r in scored], dtype=float),
         )
 
-    def strata(self, *, residual: bool = False) -> list[Stratum]:
-        """One stratum per dimension: population weights = difficulty weights, labelled weights ÷ π."""
-        out = []
-        for dimension in sorted(set(self.dimension.tolist())):
-            mine = self.dimension == dimension
-            lab = mine & self.labelled
-            y, yhat = self.expert[lab], self.judge[lab]
-            if residual:  # the shift: the mean of Y − Ŷ, a classical (λ = 0) estimate on the residuals
-                y, yhat = y - yhat, np.zeros_like(yhat)
-            out.append(Stratum(
-                key=str(dimension), Y=y, Yhat=yhat,
-                Yhat_unlabeled=np.zeros(int(mine.sum())) if residual else self.judge[mine],
-                size=float(self.weight[mine].sum()),
-                w=self.weight[lab] / self.probability[lab] if lab.any() else None,
-                w_unlabeled=self.weight[mine],
-            ))
-        return out
+    def data(self) -> tuple[CellData, float, list[Skipped]]:
+        """The cell's labels in arrival order (unknown arrival last, by response id) over its covered population:
+        the dimensions with at least one usable label (a dimension never drawn has no label to stand for it).
+        Returns (the data, the covered share of the difficulty weight, the dimensions left out)."""
+        dims = sorted(set(self.dimension.tolist()))
+        covered_dims = {d for d in dims if (self.labelled & (self.dimension == d)).any()} or set(dims)
+        population = np.array([d in covered_dims for d in self.dimension.tolist()], dtype=bool)
+        if not self.labelled.any():  # no label at all: the whole cell, and the sequence says "no labels"
+            return (CellData(y=np.zeros(0), yhat=np.zeros(0), w=np.zeros(0), pi=np.zeros(0), case=np.zeros(0, np.int64),
+                             arrival=np.zeros(0), panel_var=np.zeros(0), yhat_u=self.judge, w_u=self.weight,
+                             case_u=self.case), 0.0, [])
+        skipped = [Skipped(stratum=str(d), n=0, reason="no usable expert label in this dimension yet: its "
+                           "responses are left out of the calibrated score") for d in dims if d not in covered_dims]
+        total = float(self.weight.sum())
+        covered = float(self.weight[population].sum()) / total if total > 0 else 0.0
+        lab = np.flatnonzero(self.labelled)
+        lab = lab[np.lexsort((self.response[lab], self.arrival[lab]))]
+        data = CellData(y=self.expert[lab], yhat=self.judge[lab], w=self.weight[lab], pi=self.probability[lab],
+                        case=self.case[lab], arrival=self.arrival[lab], panel_var=self.panel_var[lab],
+                        yhat_u=self.judge[population], w_u=self.weight[population], case_u=self.case[population])
+        return data, covered, skipped
 
 
-def _stratified(group: _Group, options: Options, *, residual: bool = False) -> StratifiedEstimate | None:
+
+def _anytime(group: _Group, options: Options) -> tuple[Estimate, CellData, int]:
+    """The calibrated block of a cell: the anytime sequence over its labels in arrival order, its data and horizon
+    (the options' or the draw's plan for the cell)."""
+    data, covered, skipped = group.data()
+    horizon = options.horizon or data.planned()
     if not group.judge.size:
-        return None
-    # t quantiles (Welch–Satterthwaite degrees of freedom across strata): a cell of a handful of expert labels gets
-    # the wide interval it deserves, not a normal one on a standard error that two labels cannot estimate
-    return ppi_stratified_mean(group.strata(residual=residual), alpha=options.alpha,
-                               lam=0.0 if residual else None, small_sample=True)
-
-
-def _estimate(result: StratifiedEstimate | None) -> Estimate:
-    if result is None:
-        return Estimate(estimate=None, lower=None, upper=None, se=None, lam=None, n=0, covered_weight=0.0, skipped=[])
-    lams = [s.lam for s in result.strata if s.lam is not None]
-    return Estimate(
-        estimate=_r(result.estimate), lower=_r(result.lower), upper=_r(result.upper), se=_r(result.se),
-        lam=_r(float(np.mean(lams))) if lams else None,
-        lam_by_stratum={s.key: _r(s.lam) for s in result.strata if s.lam is not None},
-        n=int(sum(s.n for s in result.strata if s.skipped is None)),
-        covered_weight=_r(result.covered_weight, 4),
-        skipped=[Skipped(stratum=s.key, n=s.n, reason=s.skipped) for s in result.strata if s.skipped],
-    )
+        empty = Estimate(estimate=None, lower=None, upper=None, se=None, lam=None, n=0, covered_weight=0.0,
+                         skipped=[], status="no_labels", words="no judged response in this cell")
+        return empty, data, horizon
+    block = as_estimate(mean_estimate(data, alpha=options.alpha, horizon=horizon), alpha=options.alpha,
+                        covered=covered, skipped=skipped)
+    if data.n and data.yhat_u.size and float(np.ptp(data.yhat_u)) == 0.0:
+        block.words = "; ".join(w for w in (block.words, CONSTANT_JUDGE) if w)
+    return block, data, horizon
 
 
 def _judge_only(group: _Group, options: Options, name: str) -> Span:
@@ -204,106 +227,47 @@ def _judge_only_with_dimensions(group: _Group, options: Options, name: str) -> t
     return _span(weighted_mean(group.judge, group.weight), low, high, n=int(group.judge.size)), cells
 
 
-@dataclass(frozen=True)
-class Plan:
-    """What the planning function needs of a cell: the residual and judge variances, λ, N judged and n labelled
-    (the variances and λ are None with fewer than two usable labels)."""
-
-    residual_var: float | None
-    judge_var: float | None
-    lam: float | None
-    N: int  # noqa: N815 - the methodology's name for the judged responses
-    n: int
-
-
-def _planning(group: _Group, result: StratifiedEstimate | None) -> Plan:
-    """The variances the planning function needs, pooled over the group's usable labels."""
-    lab = group.labelled
-    if result is None or result.estimate is None or lab.sum() < 2:
-        return Plan(residual_var=None, judge_var=None, lam=None, N=int(group.judge.size), n=int(lab.sum()))
-    lams = [s.lam for s in result.strata if s.lam is not None]
-    lam = float(np.mean(lams)) if lams else 1.0
-    w = group.weight[lab] / group.probability[lab]
-    w = w / w.sum() * lab.sum()
-    residual = w * (group.expert[lab] - lam * group.judge[lab])
-    wu = group.weight / group.weight.sum() * group.judge.size
-    return Plan(residual_var=float(residual.var()), judge_var=float((wu * group.judge).var()), lam=lam,
-                N=int(group.judge.size), n=int(lab.sum()))
-
-
-def _more_labels(plan: Plan, target: float, alpha: float) -> int | None:
-    if plan.residual_var is None or plan.judge_var is None or plan.lam is None:
-        return None
-    needed = labels_needed(residual_var=plan.residual_var, judge_var=plan.judge_var, N=plan.N,
-                           lam=plan.lam, target_half_width=target, alpha=alpha)
-    return None if needed is None else max(0, needed - plan.n)
-
-
-def _se_after(plan: Plan, more: int) -> float:
-    assert plan.residual_var is not None and plan.judge_var is not None and plan.lam is not None
-    return math.sqrt(plan.residual_var / (plan.n + more) + plan.lam ** 2 * plan.judge_var / plan.N)
-
-
-def _to_separate(a: Plan, b: Plan, gap: float, z: float, limit: int = 100_000) -> int | None:
-    """More labels per model (the same number for both) for the pair's simultaneous interval to clear zero."""
-    if a.residual_var is None or b.residual_var is None or gap == 0:
-        return None
-    if z * math.hypot(_se_after(a, limit), _se_after(b, limit)) >= abs(gap):
-        return None
-    low, high = 0, limit
-    while low < high:
-        mid = (low + high) // 2
-        if z * math.hypot(_se_after(a, mid), _se_after(b, mid)) < abs(gap):
-            high = mid
-        else:
-            low = mid + 1
-    return low
-
-
-def _evidence_note(plan: Plan, more: int | None) -> str:
-    """Why the evidence meter shows no number: no usable labels yet, or a target more expert labels cannot reach."""
-    if more is not None:
-        return ""
-    if plan.residual_var is None:
-        return "fewer than 2 usable expert labels: nothing to plan from yet"
-    return ("not reachable by expert labels alone: the judged responses' own sampling error is already wider "
-            "than the target (judge more responses)")
-
-
 def _hours(items: int | None, options: Options, raters: float) -> float | None:
     if items is None or options.seconds_per_item is None:
         return None
     return round(items * raters * options.seconds_per_item / 3600, 1)
 
 
-def _as_estimate(result: StratifiedEstimate) -> MeanEstimate:
-    assert result.estimate is not None and result.se is not None and result.lower is not None
-    assert result.upper is not None
-    n = sum(s.n for s in result.strata if s.skipped is None)
-    big_n = sum(s.N for s in result.strata if s.skipped is None)
-    return MeanEstimate(result.estimate, result.se, result.lower, result.upper, math.nan, n, big_n)
+@dataclass(frozen=True)
+class _Candidate:
+    """A cell whose shift may be put into words: its labels and the judge's mean over its covered population."""
+
+    model: str
+    facet: str
+    shift: Estimate
+    data: CellData
+    horizon: int
 
 
-def _statements(candidates: list[tuple[str, str, Estimate]], alpha: float) -> list[str]:
-    """Plain words for every shift clear of zero after a Bonferroni correction over all the cells looked at (a
+def _statements(candidates: list[_Candidate], alpha: float) -> list[str]:
+    """Plain words for every shift clear of zero at a Bonferroni-corrected level over all the cells looked at (a
     page of 50 cells would otherwise show two or three chance 'biases' at 95 %), on cells of at least
-    MIN_LABELS_FOR_WORDS expert labels; the interval printed is that simultaneous one."""
-    tested = [(m, f, s) for m, f, s in candidates if s.estimate is not None and s.se is not None
-              and s.n >= MIN_LABELS_FOR_WORDS]
+    MIN_LABELS_FOR_WORDS expert labels; the interval printed is that simultaneous anytime one."""
+    tested = [c for c in candidates if c.shift.estimate is not None and c.shift.n >= MIN_LABELS_FOR_WORDS]
     if not tested:
         return []
-    z = float(norm.ppf(1 - alpha / (2 * len(tested))))
+    level = alpha / len(tested)
     out = []
-    for model, facet, shift in tested:
-        estimate, se = shift.estimate, shift.se
-        assert estimate is not None and se is not None
-        if estimate == 0 or abs(estimate) <= z * se:
+    for c in tested:
+        judge = c.data.judge_mean
+        est = mean_estimate(c.data, alpha=level, horizon=c.horizon)
+        if judge is None or est.estimate is None:
             continue
+        low, high = est.lower - judge, est.upper - judge
+        if low <= 0 <= high:
+            continue
+        estimate = est.estimate - judge
         verb = "under-scores" if estimate > 0 else "over-scores"
-        where = "" if facet == "overall" else f" on {facet}"
-        low, high = sorted((abs(estimate - z * se), abs(estimate + z * se)))
-        out.append(f"The judge {verb} {model}{where} by {abs(estimate):.3f} ({low:.3f}–{high:.3f}, simultaneous "
-                   f"{1 - alpha:.0%} over {len(tested)} cells) of composite against the experts.")
+        where = "" if c.facet == "overall" else f" on {c.facet}"
+        low, high = sorted((abs(low), abs(high)))
+        out.append(f"The judge {verb} {c.model}{where} by {abs(estimate):.3f} ({low:.3f}–{high:.3f}, simultaneous "
+                   f"{1 - alpha:.0%} over {len(tested)} cells, valid at any number of labels) of composite "
+                   "against the experts.")
     return out
 
 
@@ -339,66 +303,85 @@ def _warnings(labelled: list[InputRow], excluded: dict[str, int]) -> list[str]:
 
 @dataclass
 class _ModelBoard:
-    """One model's entry, with what the rank sets and the statements need of it."""
+    """One model's entry, with what the rank sets, the pairs and the statements need of it."""
 
     entry: ModelEntry
-    plan: Plan
-    calibrated: StratifiedEstimate | None  # its PPI++ overall estimate (None: no usable expert label)
-    candidates: list[tuple[str, str, Estimate]]  # (model, facet, shift) cells that may be put into words
+    data: CellData  # its labels in arrival order over its covered population
+    calibrated: Estimate | None  # its overall calibrated block (None: no usable expert label)
+    horizon: int
+    candidates: list[_Candidate]
+    where: list[str]  # the model's cells where a label helps most (the controller's "where")
 
 
-def _cell(group: _Group, options: Options, raters: float, judge_only: Span) -> Cell:
-    """One model's cell in one dimension or tradition: calibrated (PPI++), shift and the evidence meter."""
-    calibrated = _stratified(group, options)
-    plan = _planning(group, calibrated)
-    more = _more_labels(plan, options.target_half_width, options.alpha)
-    return Cell(judge_only=judge_only, calibrated=_estimate(calibrated),
-                shift=_estimate(_stratified(group, options, residual=True)),
-                evidence=Evidence(more_labels=more, expert_hours=_hours(more, options, raters),
-                                  note=_evidence_note(plan, more)))
+def _where(cells: dict[str, Cell], facet: str, limit: int = 2) -> list[str]:
+    """The cells where one more label narrows the model's interval most: the widest (None first), fewest labels."""
+    def width(cell: Cell) -> float:
+        c = cell.calibrated
+        return math.inf if c.lower is None or c.upper is None else c.upper - c.lower
+    ranked = sorted(cells.items(), key=lambda kv: (-width(kv[1]), kv[1].calibrated.n, kv[0]))
+    return [f"{facet} {key}" for key, _ in ranked[:limit]]
+
+
+def _meter(calibrated: Estimate, shift: Estimate, data: CellData, options: Options, raters: float, horizon: int,
+           where: list[str], **extra: float | None) -> Evidence:
+    """The controller of one cell or model: the shift's verdict, the lever and the labels to a verdict."""
+    verdict = shift_verdict(shift, alpha=options.alpha, margin=options.margin)
+    lam = calibrated.lam or 0.0
+    tip = advice(verdict, gap=shift.estimate, sd=step_sd(data, lam), n=shift.n, margin=options.margin,
+                 alpha=options.alpha, horizon=horizon, share=panel_share(data, lam), where=where)
+    more = tip.labels_to_verdict
+    return Evidence(more_labels=more, expert_hours=_hours(more, options, raters),
+                    note="" if more is not None else tip.words, verdict=verdict, advice=tip, **extra)
+
+
+def _cell(group: _Group, options: Options, raters: float, judge_only: Span) -> tuple[Cell, CellData, int]:
+    """One model's cell in one dimension or tradition: calibrated (anytime), shift = calibrated − judge, meter."""
+    calibrated, data, horizon = _anytime(group, options)
+    shift = shift_of(calibrated, data.judge_mean)
+    return Cell(judge_only=judge_only, calibrated=calibrated, shift=shift,
+                evidence=_meter(calibrated, shift, data, options, raters, horizon, [])), data, horizon
 
 
 def _cells(model: str, mine: list[InputRow], options: Options, raters: float,
-           judge_by_dimension: dict[str, Span]) -> tuple[dict[str, Cell], dict[str, Cell]]:
-    """(by dimension, by tradition): every cell of one model, each facet's values in sorted order."""
-    by_dimension, by_tradition = {}, {}
+           judge_by_dimension: dict[str, Span]) -> tuple[dict[str, Cell], dict[str, Cell], list[_Candidate]]:
+    """(by dimension, by tradition, the dimension cells' statement candidates): every cell of one model."""
+    by_dimension, by_tradition, candidates = {}, {}, []
     for value in sorted({r.dimension for r in mine}):
         group = _Group.of([r for r in mine if r.dimension == value], "panel")
-        by_dimension[value] = _cell(group, options, raters, judge_by_dimension[value])
+        by_dimension[value], data, horizon = _cell(group, options, raters, judge_by_dimension[value])
+        candidates.append(_Candidate(model, value, by_dimension[value].shift, data, horizon))
     for value in sorted({r.tradition for r in mine}):
         group = _Group.of([r for r in mine if r.tradition == value], "panel")
         judge_only = _judge_only(group, options, f"judge:{model}:tradition:{value}")
-        by_tradition[value] = _cell(group, options, raters, judge_only)
-    return by_dimension, by_tradition
+        by_tradition[value], _, _ = _cell(group, options, raters, judge_only)
+    return by_dimension, by_tradition, candidates
 
 
 def _model_board(model: str, mine: list[InputRow], options: Options) -> _ModelBoard:
     """One model overall (judge-only, calibrated, shift, gold-only, meter) and its cells."""
     group = _Group.of(mine, "panel")
-    calibrated = _stratified(group, options)
-    plan = _planning(group, calibrated)
+    calibrated, data, horizon = _anytime(group, options)
     judge_overall, judge_by_dimension = _judge_only_with_dimensions(group, options, f"judge:{model}:overall")
-    more = _more_labels(plan, options.target_half_width, options.alpha)
     raters = float(np.median([r.n_raters for r in mine if r.expert is not None] or [0])) or 1.0
-    by_dimension, by_tradition = _cells(model, mine, options, raters, judge_by_dimension)
+    by_dimension, by_tradition, candidates = _cells(model, mine, options, raters, judge_by_dimension)
+    where = _where(by_dimension, "dimension") + _where(by_tradition, "tradition", 1)
+    shift = shift_of(calibrated, data.judge_mean)
+    gold, _, _ = _anytime(_Group.of(mine, "gold"), options)
     entry = ModelEntry(
         model=model, family=mine[0].family, judged=int(group.judge.size),
         not_scored=sum(1 for r in mine if r.judge is None),
         self_preference=mine[0].family in set(options.judge_families),
-        judge_only=judge_overall,
-        calibrated=_estimate(calibrated),
-        shift=_estimate(_stratified(group, options, residual=True)),
-        gold_only=_estimate(_stratified(_Group.of(mine, "gold"), options)),
-        evidence=Evidence(more_labels=more, expert_hours=_hours(more, options, raters),
-                          note=_evidence_note(plan, more),
-                          raters_per_item=raters, target_half_width=options.target_half_width),
+        judge_only=judge_overall, calibrated=calibrated, shift=shift, gold_only=gold,
+        evidence=_meter(calibrated, shift, data, options, raters, horizon, where, raters_per_item=raters,
+                        target_half_width=options.target_half_width),
         by_dimension=by_dimension, by_tradition=by_tradition,
     )
-    if calibrated is None or calibrated.estimate is None:
+    usable = calibrated.estimate is not None
+    if not usable:
         entry.calibrated.note = "No expert-labelled response of this model can be used: no calibrated score."
-        calibrated = None
-    candidates = [(model, "overall", entry.shift), *((model, key, cell.shift) for key, cell in by_dimension.items())]
-    return _ModelBoard(entry=entry, plan=plan, calibrated=calibrated, candidates=candidates)
+    candidates = [_Candidate(model, "overall", shift, data, horizon), *candidates]
+    return _ModelBoard(entry=entry, data=data, calibrated=calibrated if usable else None, horizon=horizon,
+                       candidates=candidates, where=where)
 
 
 @dataclass
@@ -411,38 +394,56 @@ class _Ranking:
     count: int
 
 
-def _pair(a: str, b: str, diff: Difference, boards: dict[str, _ModelBoard], ranked: list[str], z: float,
+def _pair(a: str, b: str, boards: dict[str, _ModelBoard], ranked: list[str], simultaneous: float,
           raters: float, options: Options) -> Pair:
-    """Two models' calibrated difference with its simultaneous interval and the labels each needs to separate."""
-    separated = diff.lower > 0 or diff.upper < 0
-    more = None if separated else _to_separate(boards[a].plan, boards[b].plan, diff.estimate, z)
+    """Two models' anytime difference: the Bonferroni-simultaneous interval for the rank sets, and at level α the
+    live verdict with the controller's advice (paired per case where both models' same cases were labelled)."""
+    da, db = boards[a].data, boards[b].data
+    horizon = max(boards[a].horizon, boards[b].horizon)
+    wide = difference(da, db, alpha=simultaneous, horizon=horizon)
+    live = difference(da, db, alpha=options.alpha, horizon=horizon)
+    verdict = verdict_out(anytime.pair_verdict(live, margin=options.margin), a=a, b=b)
+    where = [f"models {a} and {b}" + (" (the same cases for both)" if live.paired else "")]
+    tip = advice(verdict, gap=live.estimate, sd=live.sd, n=live.n, margin=options.margin, alpha=options.alpha,
+                 horizon=horizon, share=_pair_share(boards[a], boards[b]), where=where)
+    more = tip.labels_to_verdict
+    separated = wide.status in ("ok", "few_labels") and (wide.lower > 0 or wide.upper < 0)
+    has = wide.estimate is not None and wide.status in ("ok", "few_labels")
     return Pair(
         model_a=a, model_b=b, adjacent=ranked.index(b) == ranked.index(a) + 1, separated=separated,
-        estimate=_r(diff.estimate), lower=_r(diff.lower), upper=_r(diff.upper), more_labels_each=more,
+        estimate=r6(wide.estimate) if has else None, lower=r6(wide.lower, direction="down") if has else None,
+        upper=r6(wide.upper, direction="up") if has else None, more_labels_each=more,
         expert_hours=_hours(None if more is None else 2 * more, options, raters),
+        paired=live.paired, verdict=verdict, advice=tip,
     )
 
 
+def _pair_share(a: _ModelBoard, b: _ModelBoard) -> float | None:
+    shares = [x.entry.evidence.advice.panel_share for x in (a, b) if x.entry.evidence.advice is not None]
+    known = [s for s in shares if s is not None]
+    return min(known) if len(known) == 2 else None
+
+
 def _ranking(boards: dict[str, _ModelBoard], labelled: list[InputRow], options: Options) -> _Ranking:
-    """Bonferroni-simultaneous intervals on every pairwise difference of calibrated scores, and the rank counts."""
+    """Bonferroni-simultaneous anytime intervals on every pairwise difference of calibrated scores, the rank counts
+    and every pair's live verdict."""
     estimates = {m: b.calibrated for m, b in boards.items() if b.calibrated is not None}
     ranked = sorted(estimates, key=lambda m: (-(estimates[m].estimate or 0.0), m))
     pairs = list(combinations(ranked, 2))
     simultaneous = options.alpha / len(pairs) if pairs else options.alpha
-    z = float(norm.ppf(1 - simultaneous / 2))
     raters = 1.0 if not labelled else float(np.median([r.n_raters for r in labelled]))
     above: dict[str, int] = defaultdict(int)
     below: dict[str, int] = defaultdict(int)
     pairs_out = []
     for a, b in pairs:
-        diff = mean_difference(_as_estimate(estimates[a]), _as_estimate(estimates[b]), alpha=simultaneous)
-        if diff.lower > 0:
+        pair = _pair(a, b, boards, ranked, simultaneous, raters, options)
+        if pair.separated and pair.lower is not None and pair.lower > 0:
             above[b] += 1
             below[a] += 1
-        elif diff.upper < 0:
+        elif pair.separated:
             above[a] += 1
             below[b] += 1
-        pairs_out.append(_pair(a, b, diff, boards, ranked, z, raters, options))
+        pairs_out.append(pair)
     return _Ranking(pairs=pairs_out, above=above, below=below, count=len(ranked))
 
 
@@ -454,12 +455,17 @@ def _meta(options: Options, n_pairs: int) -> CalibratedMeta:
         judge_families=sorted(set(options.judge_families)),
         truth="per response and sub-dimension: the adjudicated gold score where there is one, else the mean "
                  "of the panel's submitted scores; composite Σ score/3 × weight/100 (methodology §5.4.1)",
-        estimator="PPI++ (power-tuned λ in [0, 1]), stratified by dimension, difficulty-weighted "
-                  "(§5.4.2), labelled responses weighted by 1 / inclusion probability; normal intervals",
+        estimator="anytime-valid prediction-powered confidence sequence (stats.anytime: IPW pseudo-outcomes "
+                  "λμ_f + r(Y − λŶ), λ tuned on past labels only, r = difficulty weight / inclusion probability; "
+                  "a linear boundary, Howard et al. 2021), labels in the order the experts submitted them; valid "
+                  "at every look, clipped to the 0–1 scale",
         judge_only="difficulty-weighted mean of the judge's composites, stratified percentile bootstrap",
-        rank_method=f"Bonferroni-simultaneous {1 - alpha:.0%} normal intervals on all {n_pairs} pairwise "
-                    "differences of calibrated scores; a model's rank set runs from 1 + the models clearly "
-                    "above it to K − the models clearly below it",
+        rank_method=f"Bonferroni-simultaneous {1 - alpha:.0%} anytime intervals on all {n_pairs} pairwise "
+                    "differences of calibrated scores (per-case differences where both models' responses to the "
+                    "same cases were labelled); a model's rank set runs from 1 + the models clearly above it to "
+                    "K − the models clearly below it",
+        margin=_r(options.margin), horizon=options.horizon,
+        arrival="the order the experts submitted their scores (first submission per item; unknown last, by response)",
     )
 
 

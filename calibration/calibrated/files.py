@@ -26,16 +26,18 @@ from evidence.kit.pdfkit import (
 from evidence.models import SnapshotFile
 
 from .build import InputRow
-from .schema import CalibratedReport, Cell, Estimate, ModelEntry, Span
+from .schema import CalibratedReport, Cell, Estimate, ModelEntry, Pair, Span, Verdict
 
 INPUT_FIELDS = [f.name for f in fields(InputRow)]
+LEGACY_INPUT_FIELDS = INPUT_FIELDS[:INPUT_FIELDS.index("arrival")]
 FILE_NAMES = {
     SnapshotFile.Format.JSON: "report.json",
     SnapshotFile.Format.CSV: "tables.csv",
     SnapshotFile.Format.PDF: "report.pdf",
     SnapshotFile.Format.RATINGS: "inputs.csv",
 }
-TABLE_FIELDS = ["model", "facet", "value", "board", "estimate", "lower", "upper", "n", "lam", "covered_weight"]
+TABLE_FIELDS = ["model", "facet", "value", "board", "estimate", "lower", "upper", "n", "lam", "covered_weight",
+                "status", "verdict", "looks", "more_labels", "lever", "words"]
 
 
 def _cell(value: Any) -> Any:
@@ -60,6 +62,8 @@ def inputs_csv_parse(data: bytes) -> list[InputRow]:
     """inputs.csv back into rows (to recompute a bundle)."""
     reader = csv.reader(io.StringIO(data.decode("utf-8")))
     header = next(reader, None)
+    if header == LEGACY_INPUT_FIELDS:  # a schema-1 bundle: no arrival order, cases or panel noise
+        header = INPUT_FIELDS
     if header != INPUT_FIELDS:
         raise InputsError(f"inputs.csv line 1: expected the columns {', '.join(INPUT_FIELDS)}; "
                           f"found {', '.join(header or []) or 'nothing'}")
@@ -83,6 +87,9 @@ def inputs_csv_parse(data: bytes) -> list[InputRow]:
                 judge=number("judge"), expert=number("expert"), expert_gold=number("expert_gold"),
                 inclusion_probability=number("inclusion_probability"), inclusion_basis=record["inclusion_basis"],
                 n_raters=int(record["n_raters"] or 0),
+                arrival=int(record["arrival"]) if record.get("arrival") else None,
+                case=int(record["case"]) if record.get("case") else None,
+                panel_var=number("panel_var"),
             ))
         except (KeyError, ValueError) as exc:
             if isinstance(exc, InputsError):
@@ -117,14 +124,37 @@ def _table_rows(report: CalibratedReport) -> list[list[TableCell]]:
         for facet, value, cell in cells:
             judge = cell.judge_only
             rows.append([entry.model, facet, value, "judge_only", judge.estimate, judge.lower, judge.upper, judge.n,
-                         None, None])
-            for board, block in (("calibrated", cell.calibrated), ("shift", cell.shift)):
-                rows.append([entry.model, facet, value, board, block.estimate, block.lower, block.upper, block.n,
-                             block.lam, block.covered_weight])
+                         None, None, None, None, None, None, None, "no verdict: the judge-only board claims none"])
+            rows.append(_block_row(entry.model, facet, value, "calibrated", cell.calibrated))
+            ev = cell.evidence
+            rows.append(_block_row(entry.model, facet, value, "shift", cell.shift)[:11] + [
+                _verdict_word(ev.verdict), None if ev.verdict is None else ev.verdict.looks, ev.more_labels,
+                None if ev.advice is None else ev.advice.lever,
+                "; ".join(w for w in (None if ev.verdict is None else ev.verdict.words,
+                                      None if ev.advice is None else ev.advice.words) if w) or None])
     for pair in report.pairs:
-        rows.append([f"{pair.model_a} − {pair.model_b}", "pair", "overall", "difference", pair.estimate,
-                     pair.lower, pair.upper, None, None, None])
+        v, a = pair.verdict, pair.advice
+        rows.append([f"{pair.model_a} − {pair.model_b}", "pair", "adjacent" if pair.adjacent else "overall",
+                     "difference_paired" if pair.paired else "difference", pair.estimate, pair.lower, pair.upper,
+                     None if v is None else v.looks, None, None, None, _verdict_word(v), None if v is None else v.looks,
+                     pair.more_labels_each, None if a is None else a.lever,
+                     "; ".join(w for w in (None if v is None else v.words, None if a is None else a.words) if w) or None])
     return rows
+
+
+def _verdict_word(verdict: Verdict | None) -> str | None:
+    if verdict is None:
+        return None
+    if verdict.verdict == "separated" and verdict.leader:
+        return f"separated ({verdict.leader} ahead)"
+    if verdict.verdict == "equivalent":
+        return f"equivalent within ±{verdict.margin:g}"
+    return verdict.verdict
+
+
+def _block_row(model: str, facet: str, value: str, board: str, block: Estimate) -> list[TableCell]:
+    return [model, facet, value, board, block.estimate, block.lower, block.upper, block.n, block.lam,
+            block.covered_weight, block.status, None, None, None, None, block.words]
 
 
 def tables_csv(report: CalibratedReport) -> bytes:
@@ -140,10 +170,16 @@ def _fmt(value: float | None, places: int = 3) -> str:
     return "—" if value is None else f"{value:.{places}f}"
 
 
-def _ci(block: Span | Estimate) -> str:
+def _ci(block: Span | Estimate | Pair) -> str:
     if block.lower is None or block.upper is None:
         return "—"
     return f"{block.lower:.3f}–{block.upper:.3f}"
+
+
+def _pdf_verdict(verdict: Verdict | None, more: int | None) -> str:
+    if verdict is None:
+        return "—" if more is None else str(more)
+    return f"{_verdict_word(verdict)} ({verdict.looks})"
 
 
 def report_pdf(report: CalibratedReport, *, title: str, version: int, input_hash: str) -> bytes:
@@ -164,14 +200,14 @@ def report_pdf(report: CalibratedReport, *, title: str, version: int, input_hash
     story += [p(f"• {w}", styles.muted) for w in report.warnings]
     story += [p(f"• {s}") for s in report.statements]
     rows: list[list[Any]] = [["Model", "Judge-only", "95 % interval", "Calibrated", "95 % interval", "λ", "Experts n", "Judged N",
-             "Shift", "Shift interval", "Rank set", "More labels"]]
+             "Shift", "Shift interval", "Rank set", "Verdict (looks)"]]
     for entry in report.models:
         cal, judge, shift = entry.calibrated, entry.judge_only, entry.shift
         rank = entry.rank_set
         rows.append([entry.model, _fmt(judge.estimate), _ci(judge), _fmt(cal.estimate), _ci(cal),
                      _fmt(cal.lam, 2), cal.n, entry.judged, _fmt(shift.estimate), _ci(shift),
                      "—" if not rank else (str(rank[0]) if rank[0] == rank[1] else f"{rank[0]}–{rank[1]}"),
-                     "—" if entry.evidence.more_labels is None else entry.evidence.more_labels])
+                     _pdf_verdict(entry.evidence.verdict, entry.evidence.more_labels)])
     story.append(table(rows, [120, 55, 75, 55, 75, 30, 50, 50, 45, 75, 45, 55], fonts))
     for facet, heading in (("by_dimension", "By dimension"), ("by_tradition", "By tradition")):
         story.append(Paragraph(escape(fonts.text(heading)), styles.heading))
@@ -182,6 +218,17 @@ def report_pdf(report: CalibratedReport, *, title: str, version: int, input_hash
                              _fmt(cell.calibrated.estimate), _ci(cell.calibrated), cell.calibrated.n,
                              _fmt(cell.shift.estimate), _ci(cell.shift)])
         story.append(table(rows, [140, 90, 60, 60, 80, 40, 60, 80], fonts, text_columns=(0, 1)))
+    story.append(Paragraph(escape(fonts.text("Adjacent pairs: live verdicts")), styles.heading))
+    story.append(p(f"Anytime-valid at {meta.confidence:.0%}, valid however often the board is looked at; "
+                   f"equivalence margin ±{meta.margin if meta.margin is not None else 0.05:g}.", styles.muted))
+    rows = [["Pair", "Difference", "Simultaneous interval", "Verdict (looks)", "More each", "What helps"]]
+    for pair in report.pairs:
+        if pair.adjacent:
+            rows.append([f"{pair.model_a} vs {pair.model_b}" + (" (paired)" if pair.paired else ""),
+                         _fmt(pair.estimate), _ci(pair), _pdf_verdict(pair.verdict, None),
+                         "—" if pair.more_labels_each is None else pair.more_labels_each,
+                         "" if pair.advice is None else pair.advice.words[:90]])
+    story.append(table(rows, [140, 60, 90, 120, 50, 230], fonts, text_columns=(0, 3, 5)))
     decorate = page_decoration(fonts, heading="FaithBench calibrated leaderboard: ", name=title,
                                line=f"version {version} · inputs sha256 {input_hash}")
     doc.build(story, onFirstPage=decorate, onLaterPages=decorate)
@@ -198,13 +245,17 @@ Options:          alpha {alpha}, {n_resamples} bootstrap resamples for the judge
 
 Files
 - report.json   The whole leaderboard: per model (overall, per dimension, per tradition) the judge-only
-                score with its bootstrap interval, the expert-calibrated score (PPI++) with its interval,
-                λ, the expert-labelled n and judged N, the shift (calibrated − judge), rank sets, the
-                evidence meter; pairs of models with simultaneous intervals; the gold-only sensitivity.
+                score with its bootstrap interval, the expert-calibrated score with its anytime-valid
+                interval (a confidence sequence over the labels in arrival order: valid at any n and any
+                look), λ, the expert-labelled n and judged N, the shift (calibrated − judge, exactly), rank
+                sets, live verdicts (separated / equivalent within ±margin / continue, with their looks) and
+                the lever that would bring one; pairs of models (paired per case where possible); the
+                gold-only sensitivity.
 - tables.csv    The same numbers in long format.
 - report.pdf    A printable summary; every page names the version and the input hash.
 - inputs.csv    The exact input rows, one per judged response: model, facets, the judge's composite, the
-                experts' truth composite (and gold-only), the item's inclusion probability and its basis.
+                experts' truth composite (and gold-only), the item's inclusion probability and its basis,
+                the label's arrival (the order the experts submitted), the test case and the panel noise.
 - variance_budget.csv         Per model, the variance budget over the run and its finished repeats: case
                 sampling, provider route, generation and judge run-to-run, judge error (this version's shift);
                 the total interval beside the cases-only one (docs/variance-budget.md).

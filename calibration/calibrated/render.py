@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
@@ -14,7 +15,7 @@ from stats.variance_budget import GROUP_LABELS, GROUPS, VarianceBudget
 
 from .budget import BudgetPage, ModelBudget
 from .charts import stacked_bar
-from .schema import CalibratedReport, Estimate, Pair, Skipped, Span
+from .schema import CalibratedReport, Estimate, Evidence, Pair, Skipped, Span, Verdict
 
 BAR_WIDTH = 220
 BAR_HEIGHT = 30
@@ -115,6 +116,11 @@ class BoardRow:
     hours: float | None
     evidence_note: str
     bars: SafeString
+    verdict: str = ""  # schema 2: the shift's live verdict, its looks and the lever, in words
+    verdict_words: str = ""
+    looks: int | None = None
+    advice: str = ""
+    words: str = ""  # why the interval is wide or missing
 
 
 def board_rows(report: CalibratedReport, axis: tuple[float, float]) -> list[BoardRow]:
@@ -135,6 +141,7 @@ def board_rows(report: CalibratedReport, axis: tuple[float, float]) -> list[Boar
             more=entry.evidence.more_labels, hours=entry.evidence.expert_hours,
             evidence_note=entry.evidence.note,
             bars=interval_bars(judge, cal, axis, label),
+            **_live(entry.evidence), words=cal.words or "",
         ))
     return rows
 
@@ -157,6 +164,38 @@ class CellRow:
     more: int | None
     hours: float | None
     evidence_note: str
+    verdict: str = ""
+    verdict_words: str = ""
+    looks: int | None = None
+    advice: str = ""
+    words: str = ""
+
+
+VERDICT_LABELS = {"separated": "separated", "equivalent": "equivalent", "continue": "continue", "invalid": "no verdict"}
+
+
+def verdict_label(verdict: Verdict | None) -> str:
+    """A verdict in a few words: "separated: a ahead", "equivalent within ±0.05", "continue"."""
+    if verdict is None:
+        return ""
+    if verdict.verdict == "separated" and verdict.leader:
+        return f"separated: {verdict.leader} ahead"
+    if verdict.verdict == "equivalent":
+        return f"equivalent within ±{verdict.margin:g}"
+    return VERDICT_LABELS.get(verdict.verdict, verdict.verdict)
+
+
+def _live(evidence: Evidence) -> dict[str, Any]:
+    """The meter's verdict, looks and lever for a row (empty for versions computed before schema 2)."""
+    v, a = evidence.verdict, evidence.advice
+    if v is None:
+        return {}
+    label = verdict_label(v)
+    if v.verdict == "separated" and v.leader == "experts":
+        label = "separated: the judge under-scores"
+    elif v.verdict == "separated" and v.leader == "judge":
+        label = "separated: the judge over-scores"
+    return {"verdict": label, "verdict_words": v.words, "looks": v.looks, "advice": "" if a is None else a.words}
 
 
 def cell_rows(report: CalibratedReport, facet: str) -> list[CellRow]:
@@ -172,7 +211,7 @@ def cell_rows(report: CalibratedReport, facet: str) -> list[CellRow]:
                 skipped=_skipped_summary(cal.skipped or []) if cal.estimate is not None else "",
                 shift=_fmt(cell.shift.estimate).replace("-", "−"), shift_ci=_ci(cell.shift),
                 more=cell.evidence.more_labels, hours=cell.evidence.expert_hours,
-                evidence_note=cell.evidence.note,
+                evidence_note=cell.evidence.note, **_live(cell.evidence), words=cal.words or "",
             ))
     return rows
 
@@ -186,6 +225,11 @@ class PairRow:
     separated: bool
     more: int | None
     hours: float | None
+    verdict: str = ""
+    verdict_words: str = ""
+    looks: int | None = None
+    advice: str = ""
+    paired: bool = False
 
 
 def pair_rows(report: CalibratedReport) -> list[PairRow]:
@@ -196,7 +240,10 @@ def pair_rows(report: CalibratedReport) -> list[PairRow]:
             continue
         rows.append(PairRow(a=pair.model_a, b=pair.model_b, difference=_fmt(pair.estimate).replace("-", "−"),
                             ci=_ci(pair), separated=pair.separated, more=pair.more_labels_each,
-                            hours=pair.expert_hours))
+                            hours=pair.expert_hours, verdict=verdict_label(pair.verdict),
+                            verdict_words="" if pair.verdict is None else pair.verdict.words,
+                            looks=None if pair.verdict is None else pair.verdict.looks,
+                            advice="" if pair.advice is None else pair.advice.words, paired=bool(pair.paired)))
     return rows
 
 

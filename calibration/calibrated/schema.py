@@ -41,6 +41,39 @@ class Estimate:
     covered_weight: float | None
     skipped: list[Skipped]
     note: str | None = optional()  # why a model has no calibrated score
+    # schema 2 (issue 31): the interval is an anytime-valid confidence sequence after `n` labels (looks) in
+    # arrival order; `se` is its half-width ÷ z₁₋α/₂ (the normal-equivalent standard error the variance budget
+    # adds as judge error). status: ok / few_labels / no_labels / invalid; words: why, in plain words.
+    status: str | None = optional()
+    words: str | None = optional()
+
+
+@dataclass(kw_only=True)
+class Verdict:
+    """A live verdict valid under continuous monitoring (stats.anytime.pair_verdict): "separated" (`leader`
+    names who is ahead), "equivalent" (within ±margin), "continue", or "invalid" (words say why)."""
+
+    verdict: str
+    leader: str | None
+    margin: float
+    lower: float | None
+    upper: float | None
+    looks: int
+    words: str
+
+
+@dataclass(kw_only=True)
+class Advice:
+    """The controller: what would bring a verdict — the lever ("labels": more expert labels, `where`;
+    "experts": more experts per item, panel noise dominates the residual; "none": a verdict is reached or none is
+    in reach) and the expected further labels (per model for a pair) to a verdict (stats.anytime.labels_to_verdict)."""
+
+    lever: str
+    where: list[str]
+    labels_to_verdict: int | None
+    target: str
+    panel_share: float | None  # panel noise ÷ residual variance (None: not measured)
+    words: str
 
 
 @dataclass(kw_only=True)
@@ -52,6 +85,8 @@ class Evidence:
     note: str = ""  # why there is no number (versions computed before 2026-11 have none)
     raters_per_item: float | None = optional()  # a model's meter only
     target_half_width: float | None = optional()
+    verdict: Verdict | None = optional()  # schema 2: the shift's verdict (judge vs experts) this meter works towards
+    advice: Advice | None = optional()
 
 
 @dataclass(kw_only=True)
@@ -96,6 +131,11 @@ class Pair:
     upper: float | None
     more_labels_each: int | None
     expert_hours: float | None
+    # schema 2: the anytime difference at level α (the verdict's; the interval above is the Bonferroni one of the
+    # rank sets), paired per case when both models' responses to the same cases were labelled
+    paired: bool | None = optional()
+    verdict: Verdict | None = optional()
+    advice: Advice | None = optional()
 
 
 @dataclass(kw_only=True)
@@ -125,6 +165,9 @@ class CalibratedMeta:
     judge_only: str
     rank_method: str
     snapshot: SnapshotRef | None = optional()
+    margin: float | None = optional()  # schema 2: the equivalence margin of the verdicts (composite points)
+    horizon: int | None = optional()  # labels per cell at which the sequences are narrowest (fixed in advance)
+    arrival: str | None = optional()  # how the labels are ordered
 
 
 @dataclass(kw_only=True)

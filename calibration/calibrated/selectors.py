@@ -8,14 +8,21 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
-from annotations.models import CalibrationCycle
+from annotations.models import Annotation, Assignment, CalibrationCycle, SubScore
 from evaluations.judge.config import judge_family
 from evaluations.judge.selectors import judge_decisive_scored, judge_run_series
-from evaluations.models import Difficulty, GenerationCondition, JudgeResult, JudgeRun, ModelResponse
+from evaluations.models import (
+    Difficulty,
+    GenerationCondition,
+    JudgeResult,
+    JudgeRun,
+    ModelResponse,
+    RubricSubDimension,
+)
 from evaluations.selectors import difficulty_weight
 from evidence.models import Snapshot
 
-from ..cycles.truth import median_seconds_per_item, response_truths
+from ..cycles.truth import composite_of, median_seconds_per_item, response_truths
 from .budget import BudgetFigures, BudgetPage, BudgetRow
 from .build import InputRow
 from .schema import CalibratedReport, Pair
@@ -30,17 +37,63 @@ class CalibratedInputs:
     judge_families: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class LabelArrivals:
+    """Per labelled response: its place in the order the experts submitted (1 = first) and the variance of its
+    panel's mean composite (panel noise; absent with fewer than 2 experts)."""
+
+    arrival: dict[int, int]
+    panel_var: dict[int, float]
+
+
+def label_arrivals(*, cycle: CalibrationCycle) -> LabelArrivals:
+    """From the submitted annotations' stored submission times (two queries): a response's label arrives with its
+    first submitted score, so recomputing a version later never reorders the labels (the clock is the experts')."""
+    weights: dict[str, dict] = defaultdict(dict)
+    for dimension, key, weight in RubricSubDimension.objects.filter(dimension__rubric_id=cycle.rubric_id).values_list(
+            "dimension__key", "key", "weight"):
+        weights[dimension][key] = weight
+    first: dict[int, tuple] = {}
+    scores: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
+    dimension_of: dict[int, str] = {}
+    for response, dimension, expert, submitted, key, score in SubScore.objects.filter(
+        annotation__assignment__cycle=cycle, annotation__status=Annotation.Status.SUBMITTED,
+    ).exclude(annotation__assignment__status=Assignment.Status.WITHDRAWN).values_list(
+        "annotation__assignment__item__response_id", "annotation__assignment__item__response__test_case__dimension",
+        "annotation__assignment__expert_id", "annotation__submitted_at", "key", "score",
+    ).order_by("annotation_id", "key").iterator(chunk_size=5000):
+        stamp = (submitted is None, submitted.isoformat() if submitted else "")
+        if response not in first or stamp < first[response]:
+            first[response] = stamp
+        scores[(response, expert)][key] = float(score)
+        dimension_of[response] = dimension
+    arrival = {response: place for place, response in
+               enumerate(sorted(first, key=lambda r: (first[r], r)), start=1)}
+    composites: dict[int, list[float]] = defaultdict(list)
+    for (response, _expert), subs in sorted(scores.items()):
+        value = composite_of(subs, weights.get(dimension_of[response], {}))
+        if value is not None:
+            composites[response].append(value)
+    panel_var = {}
+    for response, values in composites.items():
+        if len(values) >= 2:
+            mean = sum(values) / len(values)
+            panel_var[response] = round(sum((v - mean) ** 2 for v in values) / (len(values) - 1) / len(values), 6)
+    return LabelArrivals(arrival=arrival, panel_var=panel_var)
+
+
 def calibrated_inputs(*, run: JudgeRun, cycle: CalibrationCycle) -> CalibratedInputs:
     """Every response the run judged (scored or not), with the cycle's expert truth and inclusion probability."""
     decisive = judge_decisive_scored(run=run)
     judged = set(JudgeResult.objects.filter(run=run).values_list("response_id", flat=True))
     truths = response_truths(cycle=cycle)
     gold = response_truths(cycle=cycle, basis="gold")
+    arrivals = label_arrivals(cycle=cycle)
     rows = []
-    for response_id, model, family, dimension, tradition, difficulty in (
+    for response_id, model, family, dimension, tradition, difficulty, case in (
         ModelResponse.objects.filter(pk__in=judged).order_by("pk").values_list(
             "pk", "model__name", "model__family", "test_case__dimension", "test_case__tradition__key",
-            "test_case__difficulty").iterator(chunk_size=5000)
+            "test_case__difficulty", "test_case_id").iterator(chunk_size=5000)
     ):
         result = decisive.get(response_id)
         truth = truths.get(response_id)
@@ -55,6 +108,9 @@ def calibrated_inputs(*, run: JudgeRun, cycle: CalibrationCycle) -> CalibratedIn
                 else truth.inclusion_probability),
             inclusion_basis="" if truth is None else (truth.inclusion_basis or "unknown"),
             n_raters=0 if truth is None else truth.n_raters,
+            arrival=None if truth is None else arrivals.arrival.get(response_id),
+            case=case,
+            panel_var=None if truth is None else arrivals.panel_var.get(response_id),
         ))
     # self-preference is the primary judge's (methodology §8.2); the fallback answers only on its errors
     families = tuple(f for f in (judge_family(run.primary_model),) if f)
@@ -115,6 +171,8 @@ class EvidenceRow:
     n: int
     more: int | None
     hours: float | None
+    verdict: str = ""  # schema 2: the model's live verdict (the judge against the experts) and what would settle it
+    advice: str = ""
 
 
 def calibrated_evidence_for_cycle(*, cycle: CalibrationCycle) -> EvidenceSummary | None:
@@ -125,8 +183,11 @@ def calibrated_evidence_for_cycle(*, cycle: CalibrationCycle) -> EvidenceSummary
     report = CalibratedReport.from_json(snapshot.payload)  # the stored JSON read back into the tree
     models = [EvidenceRow(model=e.model, estimate=e.calibrated.estimate, lower=e.calibrated.lower,
                           upper=e.calibrated.upper, n=e.calibrated.n, more=e.evidence.more_labels,
-                          hours=e.evidence.expert_hours) for e in report.models]
-    pairs = [p for p in report.pairs if p.adjacent and not p.separated]
+                          hours=e.evidence.expert_hours,
+                          verdict="" if e.evidence.verdict is None else e.evidence.verdict.verdict,
+                          advice="" if e.evidence.advice is None else e.evidence.advice.words) for e in report.models]
+    pairs = [p for p in report.pairs if p.adjacent and (
+        not p.separated if p.verdict is None else p.verdict.verdict not in ("separated", "equivalent"))]
     return EvidenceSummary(snapshot=snapshot, models=models, pairs=pairs)
 
 

@@ -29,7 +29,7 @@ from evidence.services import bootstrap_option_errors, snapshot_request, snapsho
 
 from .budget import BudgetFigures, budget_compute, report_shifts
 from .budget_files import budget_inputs_csv, variance_budget_csv
-from .build import DEFAULT_TARGET_HALF_WIDTH, Options, calibrated_leaderboard_build
+from .build import DEFAULT_MARGIN, DEFAULT_TARGET_HALF_WIDTH, Options, calibrated_leaderboard_build
 from .files import files_render, inputs_csv
 from .schema import CalibratedReport, SnapshotRef
 from .selectors import (
@@ -48,6 +48,7 @@ DEFAULT_RESAMPLES = 1000
 def calibrated_snapshot_request(
     *, run: JudgeRun, cycle: CalibrationCycle, requested_by: User | None, seed: int = DEFAULT_SEED,
     n_resamples: int = DEFAULT_RESAMPLES, target_half_width: float = DEFAULT_TARGET_HALF_WIDTH,
+    margin: float = DEFAULT_MARGIN,
 ) -> Snapshot:
     """Queue the next version of a run's calibrated leaderboard, corrected by `cycle`'s expert scores."""
     errors = bootstrap_option_errors(seed=seed, n_resamples=n_resamples)
@@ -59,12 +60,28 @@ def calibrated_snapshot_request(
         errors["run"] = [f"judge run #{run.pk} is {run.get_status_display().lower()}, not finished"]
     if not 0 < target_half_width <= 1:
         errors["target_half_width"] = ["must be between 0 and 1 (composite points)"]
+    problem = margin_problem(margin)
+    if problem:
+        errors["margin"] = [problem]
     if errors:
         raise ValidationError(errors, code="invalid")
     run = JudgeRun.objects.select_for_update().get(pk=run.pk)  # versions are handed out in order
     return snapshot_request(kind=Snapshot.Kind.CALIBRATED, subject=run.pk, requested_by=requested_by, seed=seed,
                             n_resamples=n_resamples, judge_run=run, label_cycle=cycle,
-                            input_counts={"target_half_width": target_half_width})
+                            input_counts={"target_half_width": target_half_width, "margin": float(margin)})
+
+
+def margin_problem(margin: object) -> str | None:
+    """Why an equivalence margin cannot be used, in words (None: it can): it lies strictly inside (0, 1)."""
+    if not isinstance(margin, int | float) or isinstance(margin, bool) or margin != margin:
+        return "the equivalence margin must be a number of composite points, e.g. 0.05"
+    if margin <= 0:
+        return (f"the equivalence margin must be above 0 (got {margin:g}): no interval fits inside ±0, so no pair "
+                "could ever be called equivalent")
+    if margin >= 1:
+        return (f"the equivalence margin must be below 1, the range of the 0–1 composite scale (got {margin:g}): "
+                "every pair would be 'equivalent' before any label")
+    return None
 
 
 def calibrated_snapshot_compute(
@@ -76,7 +93,9 @@ def calibrated_snapshot_compute(
 
 def options_for(snapshot: Snapshot, *, seconds_per_item: float | None,
                 judge_families: tuple[str, ...]) -> Options:
+    margin = (snapshot.input_counts or {}).get("margin", DEFAULT_MARGIN)
     return Options(seed=snapshot.seed, n_resamples=snapshot.n_resamples,
+                   margin=float(margin) if margin_problem(margin) is None else DEFAULT_MARGIN,
                    target_half_width=float((snapshot.input_counts or {}).get("target_half_width",
                                                                            DEFAULT_TARGET_HALF_WIDTH)),
                    seconds_per_item=seconds_per_item, judge_families=judge_families)
@@ -139,7 +158,8 @@ def _compute(snapshot: Snapshot, reporter: Progress) -> None:
                                   "cycle_id": cycle.pk},
                          bundle_only={**budget_files, **conditions_files})
     payload = board.report.to_json()  # the one handoff to storage: the typed tree's JSON
-    counts: dict[str, Any] = {**payload["counts"], "target_half_width": board.options.target_half_width}
+    counts: dict[str, Any] = {**payload["counts"], "target_half_width": board.options.target_half_width,
+                              "margin": board.options.margin}
     snapshot_store(snapshot=snapshot, files=files, payload=payload, input_hash=board.input_hash, input_counts=counts,
                    software=software_versions(), summary={SUMMARY_BUDGET_KEY: budget.to_json()})
 

@@ -22,6 +22,7 @@ from evidence.views import snapshot_download_response, snapshot_page_response, s
 from stats.variance_budget import GROUP_LABELS
 
 from .budget_files import variance_budget_csv
+from .build import DEFAULT_MARGIN
 from .charts import GROUP_COLOURS, history_chart
 from .forms import CalibratedRequestForm
 from .history import History, score_history, score_history_csv
@@ -90,6 +91,10 @@ def board(request: AuthedRequest, run_id: int) -> HttpResponse:
                                      _context(request, run, snapshot, CalibratedRequestForm(run=run))))
 
 
+def _margin(value: float | None) -> float:
+    return DEFAULT_MARGIN if value is None else value
+
+
 @policy_required(Action.MANAGE_CALIBRATION)
 @require_POST
 def compute(request: AuthedRequest, run_id: int) -> HttpResponse:
@@ -101,7 +106,7 @@ def compute(request: AuthedRequest, run_id: int) -> HttpResponse:
             snapshot = calibrated_snapshot_start(
                 run=run, cycle=form.cleaned_data["cycle"], requested_by=request.user,
                 seed=form.cleaned_data["seed"], n_resamples=form.cleaned_data["n_resamples"],
-                target_half_width=form.cleaned_data["target_half_width"],
+                target_half_width=form.cleaned_data["target_half_width"], margin=_margin(form.cleaned_data["margin"]),
             )
         except ValidationError as exc:
             form.add_service_error(exc)

@@ -133,3 +133,15 @@ def test_the_comparison_sees_a_moved_number() -> None:
     assert _differences(_numbers(tree), _numbers(tree)) == []
     text = "group_kind,metric,value\noverall,alpha,0.771822\n"
     assert _csv_cells(text) != _csv_cells(text.replace("0.771822", "0.771823"))
+
+
+def test_demo_calibrated_intervals_stay_on_the_scale_and_never_collapse_on_few_labels(_exports: Path) -> None:
+    """Issue 31 on the built demo: 0 intervals outside the scale, 0 zero-width intervals from fewer than 5 labels,
+    verdicts with words on every model and adjacent pair."""
+    from tests.calibration.calibrated.test_anytime_board import interval_problems, walk_intervals
+
+    report = json.loads((_exports / "calibrated.json").read_bytes())
+    assert len(list(walk_intervals(report))) > 100  # every calibrated figure of the demo is walked
+    assert interval_problems(report) == []
+    assert all(entry["evidence"]["verdict"]["words"] for entry in report["models"])
+    assert all(pair["verdict"]["words"] for pair in report["pairs"] if pair["adjacent"])

@@ -384,6 +384,8 @@ def test_tour_5_admin_reads_the_calibrated_leaderboard(tour: Tour, new_context: 
     expect(changed).to_contain_text("What the experts changed, and why")
     expect(changed).to_contain_text("gemini")  # the demo experts are stricter than the judge on its own family
     expect(page.get_by_test_id("evidence-meter")).to_be_visible()
+    expect(page.get_by_test_id("verdict").first).to_be_visible()  # a live verdict with its looks on every model
+    expect(page.get_by_test_id("pair-verdict").first).to_contain_text("look")
     screenshot(page, "calibrated-1280.png")
 
 

@@ -1,6 +1,6 @@
 """Compute or export a judge run's expert-calibrated leaderboard from the command line.
 
-    manage.py calibrated_leaderboard RUN [--cycle C] [--target 0.1] [--seed N] [--resamples N]   compute a new version
+    manage.py calibrated_leaderboard RUN [--cycle C] [--target 0.1] [--margin 0.05] [--seed N] [--resamples N]   compute a new version
     manage.py calibrated_leaderboard RUN --version N --format json|csv|pdf|ratings|bundle [--out PATH]   export one
 
 RUN is a judge run id; C a cycle's id or exact name (default: the newest standard cycle on the run's rubric).
@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.models import CalibrationCycle
 from annotations.selectors import cycle_by_ref
-from calibration.calibrated.build import DEFAULT_TARGET_HALF_WIDTH
+from calibration.calibrated.build import DEFAULT_MARGIN, DEFAULT_TARGET_HALF_WIDTH
 from calibration.calibrated.schema import CalibratedReport
 from calibration.calibrated.selectors import calibrated_label_cycles, calibrated_snapshot_for
 from calibration.calibrated.snapshots import (
@@ -47,6 +47,8 @@ class Command(BaseCommand):
         parser.add_argument("--cycle", help="Calibration cycle (id or exact name) whose expert scores correct the run.")
         parser.add_argument("--target", type=float, default=DEFAULT_TARGET_HALF_WIDTH,
                             help="Target half-width of the evidence meter (composite points, 0–1).")
+        parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN,
+                            help="Equivalence margin of the verdicts (composite points, above 0 and below 1).")
         parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
         parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
                             help="Bootstrap resamples of the judge-only intervals.")
@@ -69,7 +71,7 @@ class Command(BaseCommand):
         try:
             snapshot = calibrated_snapshot_request(run=run, cycle=cycle, requested_by=None, seed=options["seed"],
                                                    n_resamples=options["resamples"],
-                                                   target_half_width=options["target"])
+                                                   target_half_width=options["target"], margin=options["margin"])
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from exc
         snapshot = calibrated_snapshot_compute(

@@ -114,25 +114,32 @@ def test_a_model_with_no_expert_labels_gets_a_statement_not_a_number() -> None:
     assert unlabelled["judge_only"]["estimate"] is not None  # the judge-only board still shows it
 
 
-def test_a_stratum_with_one_label_is_reported_and_left_out_not_pooled() -> None:
+def test_small_sample_a_dimension_without_labels_is_left_out_and_one_label_says_so_in_words() -> None:
     rows, _ = population(models=1, per_model=400)
     kept_one = False
-    trimmed = []
+    one, none = [], []
     for r in rows:
+        unlabelled = InputRow(**{**r.__dict__, "expert": None, "inclusion_probability": None, "inclusion_basis": ""})
+        none.append(unlabelled if r.dimension == "textual" else r)
         if r.dimension == "textual" and r.expert is not None:
-            if kept_one:
-                r = InputRow(**{**r.__dict__, "expert": None, "inclusion_probability": None, "inclusion_basis": ""})
+            one.append(unlabelled if kept_one else r)
             kept_one = True
-        trimmed.append(r)
-    report = calibrated_leaderboard_build(trimmed, Options(n_resamples=0))
-    model = report["models"][0]
+        else:
+            one.append(r)
+    model = calibrated_leaderboard_build(none, Options(n_resamples=0))["models"][0]
     skipped = model["calibrated"]["skipped"]
-    assert [s["stratum"] for s in skipped] == ["textual"] and skipped[0]["n"] == 1
+    assert [s["stratum"] for s in skipped] == ["textual"] and skipped[0]["n"] == 0
     # only doctrinal (easy and hard cases: weight 3 of 7.5) is covered, and it says so
     assert model["calibrated"]["covered_weight"] == pytest.approx(0.4)
     # the doctrinal-only estimate equals the model's doctrinal cell: nothing of textual leaked in
     assert model["calibrated"]["estimate"] == model["by_dimension"]["doctrinal"]["calibrated"]["estimate"]
     assert model["by_dimension"]["textual"]["calibrated"]["estimate"] is None
+    assert model["by_dimension"]["textual"]["calibrated"]["status"] == "no_labels"
+    assert "no expert labels yet" in model["by_dimension"]["textual"]["calibrated"]["words"]
+    cell = calibrated_leaderboard_build(one, Options(n_resamples=0))["models"][0]["by_dimension"]["textual"]
+    calibrated = cell["calibrated"]
+    assert calibrated["n"] == 1 and calibrated["status"] == "few_labels" and "1 expert label" in calibrated["words"]
+    assert (calibrated["lower"], calibrated["upper"]) == (0.0, 1.0)  # one label: the whole scale, never a point
 
 
 def test_a_constant_judge_still_gives_the_experts_estimate() -> None:
@@ -295,6 +302,15 @@ def test_calibrated_pages_and_api_for_admins_and_leads_never_experts(client, imm
     queued = client.post(reverse("api-calibrated-versions", args=[run.pk]), {"cycle": 999_999},
                          content_type="application/json")
     assert queued.status_code == 400 and "cycle" in queued.json()
+    # issue 31: the API carries the verdicts, looks and lever; a margin outside (0, 1) is refused in words
+    board = api["leaderboard"]
+    assert all(e["evidence"]["verdict"]["words"] and "looks" in e["evidence"]["verdict"] for e in board["models"])
+    assert board["meta"]["margin"] == 0.05
+    for margin in (0, 1.5):
+        refused = client.post(reverse("api-calibrated-versions", args=[run.pk]), {"cycle": world.cycle.pk,
+                              "margin": margin}, content_type="application/json")
+        assert refused.status_code == 400 and "equivalence margin" in refused.json()["margin"][0]
+    assert "Verdict · more expert items" in cycle_page
 
     client.force_login(world.lead)
     assert client.get(reverse("calibrated:board", args=[run.pk])).status_code == 200
@@ -324,10 +340,34 @@ def test_command_computes_a_version_and_exports_its_stored_bytes(tmp_path) -> No
         call_command("calibrated_leaderboard", str(run.pk), "--cycle", "no such cycle", stdout=io.StringIO())
 
 
-def test_the_evidence_meter_says_when_expert_labels_alone_cannot_reach_the_target() -> None:
+def test_the_evidence_meter_says_enough_only_when_a_verdict_is_reached() -> None:
     rows, _ = population(models=1, per_model=40, label_share=0.5)
-    tight = calibrated_leaderboard_build(rows, Options(n_resamples=0, target_half_width=0.001))["models"][0]
-    assert tight["evidence"]["more_labels"] is None
-    assert "not reachable by expert labels alone" in tight["evidence"]["note"]
-    loose = calibrated_leaderboard_build(rows, Options(n_resamples=0, target_half_width=0.3))["models"][0]
-    assert loose["evidence"]["more_labels"] == 0 and loose["evidence"]["note"] == ""
+    few = calibrated_leaderboard_build(rows, Options(n_resamples=0))["models"][0]["evidence"]
+    assert few["verdict"]["verdict"] == "continue" and few["more_labels"] != 0
+    assert few["advice"]["lever"] in ("labels", "experts") and few["advice"]["words"]
+    rows, _ = population(models=1, per_model=800, label_share=0.5)
+    many = calibrated_leaderboard_build(rows, Options(n_resamples=0))["models"][0]["evidence"]
+    # a judge that tracks the truth (noise 0.05, no bias) is settled equivalent within ±0.05 on ~400 labels
+    assert many["verdict"]["verdict"] == "equivalent" and many["more_labels"] == 0
+    assert many["advice"]["lever"] == "none" and many["advice"]["words"].startswith("enough")
+
+
+@pytest.mark.django_db
+def test_anytime_arrival_is_the_experts_submission_order_and_a_recompute_keeps_it() -> None:
+    from annotations.models import Annotation
+    from calibration.calibrated.selectors import calibrated_inputs
+
+    world, run = judged_world()
+    inputs = calibrated_inputs(run=run, cycle=world.cycle)
+    first: dict[int, object] = {}
+    for response, submitted in Annotation.objects.filter(
+            assignment__cycle=world.cycle, status=Annotation.Status.SUBMITTED).values_list(
+            "assignment__item__response_id", "submitted_at"):
+        first[response] = min(first.get(response, submitted), submitted)  # type: ignore[type-var]
+    arrived = sorted((r for r in inputs.rows if r.arrival is not None), key=lambda r: r.arrival or 0)
+    assert [r.arrival for r in arrived] == list(range(1, len(first) + 1))
+    assert [r.response_id for r in arrived] == sorted(first, key=lambda r: (first[r], r))
+    assert all(r.case is not None for r in inputs.rows)
+    assert any(r.panel_var is not None for r in arrived)  # two or more experts: the panel's noise is measured
+    again = calibrated_inputs(run=run, cycle=world.cycle)  # later: the clock is the experts', not the recompute's
+    assert inputs_csv(again.rows) == inputs_csv(inputs.rows)
