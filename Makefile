@@ -64,12 +64,14 @@ install-prod: $(PROD_STAMP)
 ## make run: install, migrate SQLite, load the demo data, print the demo logins, then the whole product on
 ## http://127.0.0.1:8000 — the development web server and the task worker together (`manage.py run_local`:
 ## Ctrl-C stops both; a worker that stops is restarted and the console says so)
+## The links the demo prints and mails name the address served (HOST, PORT), unless DJANGO_SITE_URL says otherwise.
+DEMO_SITE_URL = $${DJANGO_SITE_URL:-http://$(HOST):$(PORT)}
 run: demo
-	$(BIN)/python manage.py run_local $(HOST):$(PORT)
+	DJANGO_SITE_URL=$(DEMO_SITE_URL) $(BIN)/python manage.py run_local $(HOST):$(PORT)
 
 demo: install
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py load_demo
+	DJANGO_SITE_URL=$(DEMO_SITE_URL) $(BIN)/python manage.py load_demo
 
 ## make test: install, provision the test tools (a browser for the browser tests, poppler's pdftotext, nginx), then
 ## the TheoBERT extra into .theobert/ (the fill-mask tests run a tiny BERT; see test-theobert above: not into .venv),

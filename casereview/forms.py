@@ -6,7 +6,7 @@ from typing import Any
 from django import forms
 
 from annotations.models import Panel
-from evaluations.domain import Difficulty
+from evaluations.domain import MAX_FORM_COUNT, Difficulty
 
 from .models import CaseReview, TheoBertAudit
 
@@ -27,8 +27,9 @@ class ReviewCycleForm(forms.Form):
     panel = forms.ModelChoiceField(queryset=Panel.objects.none())
     name = forms.CharField(max_length=160, required=False)
     reviewers = forms.IntegerField(label="Reviewers per case", min_value=3, max_value=20, initial=3)
-    sample_size = forms.IntegerField(label="Stratified sample size (empty: every case)", min_value=1, required=False)
-    seed = forms.IntegerField(min_value=0, initial=0, required=False)
+    sample_size = forms.IntegerField(label="Stratified sample size (empty: every case)", min_value=1, max_value=MAX_FORM_COUNT,
+                                     required=False)
+    seed = forms.IntegerField(min_value=0, max_value=2**63 - 1, initial=0, required=False)
 
     def __init__(self, *args: Any, panels: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -64,4 +65,4 @@ class TheoBertRunForm(forms.Form):
     assign = forms.BooleanField(required=False)
     rescore = forms.BooleanField(required=False)
     panel = forms.ModelChoiceField(queryset=Panel.objects.all(), required=False)
-    per_case = forms.IntegerField(required=False)
+    per_case = forms.IntegerField(required=False, max_value=MAX_FORM_COUNT)

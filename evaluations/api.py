@@ -32,6 +32,7 @@ from .importing.schemas import (
     parse_int,
     parse_str_list,
 )
+from .judge.config import setting
 from .judge.estimate import EstimateJson, judge_run_estimate, judge_run_estimate_cached
 from .judge.selectors import judge_run_summary
 from .judge.services import judge_run_cancel, judge_run_create, judge_run_resume, judge_run_retry_failed
@@ -350,7 +351,8 @@ class JudgeRunResumeAPIView(APIView):
     @extend_schema(operation_id="judge_run_resume", request=JudgeRunResumeInSerializer,
                    responses={202: JudgeRunSerializer, 409: MessageErrorsSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        return _restart(request, pk, lambda run, budget: judge_run_resume(run=run, budget=budget))
+        return _restart(request, pk, lambda run, budget: judge_run_resume(run=run, budget=budget,
+                                                                         base_url=str(setting("LLM_BASE_URL"))))
 
 
 class JudgeRunRetryAPIView(APIView):
@@ -361,4 +363,5 @@ class JudgeRunRetryAPIView(APIView):
     @extend_schema(operation_id="judge_run_retry", request=JudgeRunResumeInSerializer,
                    responses={202: JudgeRunSerializer, 409: MessageErrorsSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        return _restart(request, pk, lambda run, budget: judge_run_retry_failed(run=run, budget=budget)[0])
+        return _restart(request, pk, lambda run, budget: judge_run_retry_failed(
+            run=run, budget=budget, base_url=str(setting("LLM_BASE_URL")))[0])

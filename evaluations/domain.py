@@ -113,6 +113,8 @@ def theobert_semantic_errors(values: dict) -> list[tuple[str, str]]:
 # overflows the database driver (a 500), so it is refused here. No list is longer than MAX_PAGE pages.
 MAX_QUERY_ID = 2**63 - 1
 MAX_PAGE = 100_000
+# A form's count (a limit, a sample size): the database's 32-bit integer; larger values overflowed a query (a 500).
+MAX_FORM_COUNT = 2**31 - 1
 
 
 def query_whole_number(raw: str | None, *, maximum: int = MAX_QUERY_ID) -> int | None:
