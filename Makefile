@@ -9,7 +9,7 @@ PROD_STAMP := $(VENV)/.installed-prod-$(shell cksum requirements.lock | cut -d' 
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install install-theobert test-theobert install-prod run demo test test-tools browser lint typecheck check lock bench load serve serve-prepare clean
+.PHONY: install install-theobert test-theobert install-prod run demo test test-tools browser lint typecheck check lock bench load serve serve-prepare clean backup
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -166,6 +166,13 @@ serve-prepare: install
 serve: serve-prepare
 	export DJANGO_SETTINGS_MODULE=$(SERVE_SETTINGS) PATH="$(CURDIR)/$(BIN):$$PATH"; \
 	exec python manage.py run_production --web "$(SERVE_WEB)" --worker "$(SERVE_WORKER)"
+
+## make backup: the database and every stored snapshot file, with a manifest of SHA-256 hashes and row counts, into
+## backups/faithbench-<UTC time>/ (BACKUP_DIR to choose); `manage.py restore DIR` checks and restores one
+## (docs/deployment.md, "Backup and the restore drill")
+BACKUP_DIR ?=
+backup: install
+	$(BIN)/python manage.py backup $(BACKUP_DIR)
 
 ## make load: benchmarks/load.py — experts against `make serve`'s processes on a throwaway PostgreSQL database
 ## (closed loop, 50 experts with think time, a database outage); LOAD_ARGS to change the defaults
