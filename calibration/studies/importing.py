@@ -12,14 +12,16 @@ import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import cast
 
+from django.conf import settings
 from django.db import transaction
 from tqdm import tqdm
 
 from evaluations.importing.errors import RowError
-from evaluations.importing.readers import read_records
+from evaluations.importing.readers import NUL_MESSAGE, nul_field, read_records
 from stats.ratingfile import HeaderError, canonical_of, header_columns
 
 from ..models import Study, StudyDimension, StudyItem, StudyRater, StudyScore
@@ -32,11 +34,37 @@ DEFAULT_DIMENSION = "score"
 JUDGE_BENCH_LEVELS = {"graded": "ordinal", "categorical": "nominal", "continuous": "interval"}
 KINDS = {"human", "judge"}
 
+# Longest text each field may hold (the columns' max_length): longer values are refused with their line and field
+# (PostgreSQL would fail the whole import on them).
+MAX_LENGTH = {"study": 200, "item": 200, "rater": 200, "dimension": 120, "group": 120}
+MAX_UNKNOWN_SHOWN = 5
+
+
+def row_limit() -> int:
+    """The most ratings one import may bring into a study (setting STUDY_MAX_ROWS; 0: no limit)."""
+    return int(getattr(settings, "STUDY_MAX_ROWS", 2_000_000) or 0)
+
+
+def _too_long(value: str, field: str) -> str | None:
+    limit = MAX_LENGTH.get(field)
+    if limit is not None and len(value) > limit:
+        return f"is {len(value)} characters long; at most {limit}"
+    if "\x00" in value:
+        return NUL_MESSAGE
+    return None
+
+
 # One record as it is read, before any check: a JSON object (key → any JSON value: a JSONL line, a rating of the
 # API's bulk POST) or a CSV row (header → cell text). The file's boundary: values are read through `cell` and
 # `_number`, never trusted as typed.
 Record = Mapping[str, object]
 CsvRecord = Mapping[str, str]
+Progress = Callable[[str, int], None]  # (phase, rows so far): the worker's job writes it; may raise to stop
+PROGRESS_EVERY = 10_000
+
+
+def _quiet(phase: str, rows: int) -> None:
+    return None
 
 
 class StudyImportFailed(Exception):
@@ -48,7 +76,7 @@ class StudyImportFailed(Exception):
                          + (f"\n… and {len(errors) - 50} more." if len(errors) > 50 else ""))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row:
     where: str  # "line 12", or a JSON path
     item: str
@@ -127,7 +155,7 @@ def _jsonl_rows(path: Path, label: str, parsed: Parsed) -> Iterable[tuple[int, R
 
 
 def read_long(path: Path, *, label: str, study: str, level: str = "ordinal", columns: Mapping[str, str] | None = None,
-              dimension: str = DEFAULT_DIMENSION, kind: str = "human") -> Parsed:
+              dimension: str = DEFAULT_DIMENSION, kind: str = "human", on_progress: Progress = _quiet) -> Parsed:
     """Long rows — `item,rater,score` with optional `study,dimension,rater_kind,group`, in any order and under
     any alias of the rating-file vocabulary (`stats.ratingfile`) — from CSV or JSONL (by the file's suffix).
     A missing `dimension` or `rater_kind` column means every row has `dimension` or `kind`."""
@@ -136,14 +164,39 @@ def read_long(path: Path, *, label: str, study: str, level: str = "ordinal", col
     source: Callable[[Path, str, Parsed], Iterable[tuple[int, Record]]] = _jsonl_rows if jsonl else _csv_rows
     return _long_rows(((f"{label}:{line}", record) for line, record in source(path, label, parsed)),
                       parsed=parsed, study=study, level=level, columns=columns, dimension=dimension, kind=kind,
-                      where=f"{label}: the records' fields" if jsonl else f"{label}:1")
+                      where=f"{label}: the records' fields" if jsonl else f"{label}:1", on_progress=on_progress)
 
 
 def _long_rows(records: Iterable[tuple[str, Record]], *, parsed: Parsed, study: str, level: str,
                columns: Mapping[str, str] | None = None, dimension: str = DEFAULT_DIMENSION, kind: str = "human",
-               where: str = "header") -> Parsed:
-    rows = list(records)
+               where: str = "header", strict: bool = False, on_progress: Progress = _quiet) -> Parsed:
+    """The long format's checks over records; `strict` (the API) refuses a record with a field the vocabulary does
+    not know, naming it."""
+    limit = row_limit()
+    rows = []
+    for n, record in enumerate(records if not limit else islice(records, limit + 1), start=1):
+        rows.append(record)  # reading stops one past the limit: memory is bounded whatever the file's size
+        if n % PROGRESS_EVERY == 0:
+            on_progress("reading", n)
     if not rows:
+        return parsed
+    if strict:
+        known = []
+        for at, record in rows:
+            unknown = [str(k) for k in record if canonical_of(str(k)) not in (*LONG_REQUIRED, *LONG_OPTIONAL)]
+            if unknown:
+                shown = ", ".join(repr(k[:40]) for k in unknown[:MAX_UNKNOWN_SHOWN])
+                more = f" and {len(unknown) - MAX_UNKNOWN_SHOWN} more" if len(unknown) > MAX_UNKNOWN_SHOWN else ""
+                parsed.errors.append(f"{at}: {shown}{more}: unknown field(s); a rating has item, rater, score and "
+                                     "optionally study, dimension, rater_kind, group (or their aliases)")
+            else:
+                known.append((at, record))
+        rows = known
+        if not rows:
+            return parsed
+    if limit and len(rows) > limit:
+        parsed.errors.append(f"{rows[limit][0]}: more than {limit:,} ratings: the limit of one import "
+                             "(setting STUDY_MAX_ROWS); split the file")
         return parsed
     names = list(dict.fromkeys(key for _, record in rows for key in record))
     try:
@@ -153,12 +206,19 @@ def _long_rows(records: Iterable[tuple[str, Record]], *, parsed: Parsed, study: 
         parsed.errors.append(str(exc))  # one message for the header, not one per row
         return parsed
     default_kind = kind.strip().lower()
-    for at, record in rows:
+    for n, (at, record) in enumerate(rows, start=1):
+        if n % PROGRESS_EVERY == 0:
+            on_progress("checking", n)
         def cell(canonical: str, record: Record = record) -> str:
             value = record.get(mapped[canonical]) if canonical in mapped else None
             return "" if value is None else str(value).strip()
 
         raw = {c: record.get(mapped[c]) for c in mapped}
+        bad = [(c, problem) for c in mapped if c in MAX_LENGTH and (problem := _too_long(cell(c), c))]
+        for column, problem in bad:
+            parsed.errors.append(f"{at}: {mapped[column]}: {problem}")
+        if bad:
+            continue
         missing = [c for c in LONG_REQUIRED if cell(c) == ""]
         missing += [c for c in ("dimension", "rater_kind") if c in mapped and cell(c) == ""]
         for column in missing:
@@ -193,6 +253,10 @@ def read_judge_bench(path: Path, *, label: str) -> Parsed:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
         parsed.errors.append(f"{label}:{exc.lineno}:{exc.colno}: invalid JSON at column {exc.colno}: {exc.msg}")
+        return parsed
+    nul = nul_field(data) if isinstance(data, dict) else None
+    if nul is not None:
+        parsed.errors.append(f"{label}: {nul}: {NUL_MESSAGE}")
         return parsed
     if not isinstance(data, dict) or not isinstance(data.get("annotations"), list) \
             or not isinstance(data.get("instances"), list):
@@ -262,6 +326,11 @@ def read_wide(path: Path, *, label: str, id_column: str, rater_columns: list[str
                 except HeaderError as exc:
                     parsed.errors.append(str(exc))
                     return parsed
+            long_names = [c for c in rater_columns if _too_long(c, "rater")]
+            if long_names:
+                parsed.errors.append(f"{label}:1: {long_names[0][:40]!r}: a rater's name (this column's) "
+                                     f"{_too_long(long_names[0], 'rater')}")
+                return parsed
             absent = [c for c in [id_column, *rater_columns] if c not in record]
             if absent:
                 parsed.errors.append(f"{label}:1: {', '.join(absent)}: no such column in the header "
@@ -271,6 +340,10 @@ def read_wide(path: Path, *, label: str, id_column: str, rater_columns: list[str
         item = record[id_column].strip()
         if not item:
             parsed.errors.append(f"{label}:{line}: {id_column}: is required")
+            continue
+        problem = _too_long(item, "item")
+        if problem:
+            parsed.errors.append(f"{label}:{line}: {id_column}: {problem}")
             continue
         for column in rater_columns:
             raw = record[column].strip()
@@ -308,13 +381,17 @@ def _check(parsed: Parsed) -> list[str]:
                           f"{spec.scale_min:g}–{spec.scale_max:g}")
     if not parsed.rows and not errors:
         errors.append("no ratings found")
+    limit = row_limit()
+    if limit and len(parsed.rows) > limit:
+        errors.append(f"{parsed.rows[limit].where}: more than {limit:,} ratings: the limit of one import (setting "
+                      "STUDY_MAX_ROWS); split the file")
     return errors
 
 
 def study_file_read(*, path: str | Path, study: str, fmt: str = "long", level: str = "ordinal",
                     id_column: str = "", rater_columns: list[str] | None = None, judge_columns: Iterable[str] = (),
                     dimension: str = "", columns: Mapping[str, str] | None = None, rater_kind: str = "human",
-                    label: str = "") -> Parsed:
+                    label: str = "", on_progress: Progress = _quiet) -> Parsed:
     """Read and check a ratings file without writing: the rows, and every problem in `errors` (file:line)."""
     path = Path(path)
     label = label or str(path)
@@ -324,7 +401,7 @@ def study_file_read(*, path: str | Path, study: str, fmt: str = "long", level: s
         return Parsed(errors=[f"{label}: no such file"])
     readers: dict[str, Callable[[], Parsed]] = {
         "long": lambda: read_long(path, label=label, study=study, level=level, columns=columns,
-                                  dimension=dimension or DEFAULT_DIMENSION, kind=rater_kind),
+                                  dimension=dimension or DEFAULT_DIMENSION, kind=rater_kind, on_progress=on_progress),
         "judge-bench": lambda: read_judge_bench(path, label=label),
         "wide": lambda: read_wide(path, label=label, id_column=id_column, rater_columns=list(rater_columns or []),
                                   dimension=dimension or DEFAULT_DIMENSION, level=level, judge_columns=judge_columns),
@@ -348,7 +425,7 @@ def study_import(*, path: str | Path, study: str, fmt: str = "long", progress: b
                  level: str = "ordinal", id_column: str = "", rater_columns: list[str] | None = None,
                  judge_columns: Iterable[str] = (), dimension: str = "", source: str = "",
                  columns: Mapping[str, str] | None = None, rater_kind: str = "human", label: str = "",
-                 dry_run: bool = False) -> ImportSummary:
+                 dry_run: bool = False, on_progress: Progress = _quiet) -> ImportSummary:
     """Read, check, then write a ratings file into the study `study` (created if new); all or nothing.
 
     `columns` maps the vocabulary's columns to the file's (the upload page's mapping); without it the header is
@@ -356,15 +433,15 @@ def study_import(*, path: str | Path, study: str, fmt: str = "long", progress: b
     """
     parsed = study_file_read(path=path, study=study, fmt=fmt, level=level, id_column=id_column,
                              rater_columns=rater_columns, judge_columns=judge_columns, dimension=dimension,
-                             columns=columns, rater_kind=rater_kind, label=label)
+                             columns=columns, rater_kind=rater_kind, label=label, on_progress=on_progress)
     if parsed.errors:
         raise StudyImportFailed(parsed.errors)
     source = source or label or str(path)
     if not dry_run:
-        return _write(parsed, study=study, source=source, progress=progress)
+        return _write(parsed, study=study, source=source, progress=progress, on_progress=on_progress)
     try:
         with transaction.atomic():
-            raise _DryRun(_write(parsed, study=study, source=source, progress=False))
+            raise _DryRun(_write(parsed, study=study, source=source, progress=False, on_progress=on_progress))
     except _DryRun as done:
         return done.summary
 
@@ -381,7 +458,7 @@ def study_ratings_import(*, records: list[object], study: str, label: str = "req
             rows.append((f"{label}: row {position}", record))
         else:
             parsed.errors.append(f"{label}: row {position}: each rating must be an object")
-    _long_rows(rows, parsed=parsed, study=study, level=level, where=f"{label}: the ratings' fields")
+    _long_rows(rows, parsed=parsed, study=study, level=level, where=f"{label}: the ratings' fields", strict=True)
     errors = _check(parsed)
     if errors:
         raise StudyImportFailed(errors)
@@ -389,7 +466,7 @@ def study_ratings_import(*, records: list[object], study: str, label: str = "req
 
 
 @transaction.atomic
-def _write(parsed: Parsed, *, study: str, source: str, progress: bool) -> ImportSummary:
+def _write(parsed: Parsed, *, study: str, source: str, progress: bool, on_progress: Progress = _quiet) -> ImportSummary:
     obj, _ = Study.objects.get_or_create(name=study, defaults={"source": source[:500]})
     dims = {}
     for spec in parsed.dimensions.values():
@@ -411,7 +488,10 @@ def _write(parsed: Parsed, *, study: str, source: str, progress: bool) -> Import
     summary = ImportSummary(study=obj.name, items=len({r.item for r in parsed.rows}), raters=len(kinds),
                             scores=len(parsed.rows))
     create, update = [], []
-    for row in tqdm(parsed.rows, desc=f"importing into {obj.name}", unit=" scores", disable=not progress):
+    for n, row in enumerate(tqdm(parsed.rows, desc=f"importing into {obj.name}", unit=" scores",
+                                 disable=not progress), start=1):
+        if n % PROGRESS_EVERY == 0:
+            on_progress("writing", n)
         key = (items[row.item].pk, dims[row.dimension].pk, raters[row.rater].pk)
         current = existing.get(key)
         if current is None:

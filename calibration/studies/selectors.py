@@ -2,7 +2,9 @@
 coefficients and intervals of `manage.py irr`, from the same `stats.reliability.reliability_summary`)."""
 from __future__ import annotations
 
-from ..models import Study, StudyScore
+from django.db.models import Count, QuerySet
+
+from ..models import Study, StudyJudgeRun, StudyScore
 from ..reports.schema import JsonObject
 from .report import DimensionInfo, StudyProvenance, StudyRow, study_report_build
 
@@ -28,3 +30,24 @@ def study_reliability(*, study: Study, n_resamples: int = 1000, seed: int = 0) -
                                 n_resamples=n_resamples, seed=seed,
                                 meta=StudyProvenance(study=study.name, source=study.source))
     return {"study": study.name, "source": study.source, **report.to_json()}
+
+
+def studies_listing() -> QuerySet[Study]:
+    """Every study with its numbers of items, raters and dimensions, by name (the list page)."""
+    return Study.objects.annotate(n_items=Count("items", distinct=True), n_raters=Count("raters", distinct=True),
+                                  n_dimensions=Count("dimensions", distinct=True)).order_by("name")
+
+
+def studies_with_dimensions() -> QuerySet[Study]:
+    """Every study, its dimensions prefetched (the API's list)."""
+    return Study.objects.prefetch_related("dimensions")
+
+
+def study_named(*, name: str) -> Study | None:
+    """The study of this name with its number of items (`n_items`), or None."""
+    return Study.objects.filter(name=name).annotate(n_items=Count("items")).first()
+
+
+def study_judge_runs_recent(*, study: Study, limit: int = 20) -> list[StudyJudgeRun]:
+    """The study's newest judge runs, newest first."""
+    return list(StudyJudgeRun.objects.filter(study=study).order_by("-id")[:limit])
