@@ -12,7 +12,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 from typing import cast
 
@@ -33,6 +33,8 @@ LONG_OPTIONAL = ("study", "dimension", "rater_kind", "group")
 DEFAULT_DIMENSION = "score"
 JUDGE_BENCH_LEVELS = {"graded": "ordinal", "categorical": "nominal", "continuous": "interval"}
 KINDS = {"human", "judge"}
+KIND_NAMES = {k: k for k in KINDS}  # one string object per kind
+HEADER_SAMPLE = 1000  # a JSONL file's fields: the union of its first records' keys
 
 # Longest text each field may hold (the columns' max_length): longer values are refused with their line and field
 # (PostgreSQL would fail the whole import on them).
@@ -61,6 +63,7 @@ Record = Mapping[str, object]
 CsvRecord = Mapping[str, str]
 Progress = Callable[[str, int], None]  # (phase, rows so far): the worker's job writes it; may raise to stop
 PROGRESS_EVERY = 10_000
+WRITE_BATCH = 5_000
 
 
 def _quiet(phase: str, rows: int) -> None:
@@ -173,42 +176,35 @@ def _long_rows(records: Iterable[tuple[str, Record]], *, parsed: Parsed, study: 
     """The long format's checks over records; `strict` (the API) refuses a record with a field the vocabulary does
     not know, naming it."""
     limit = row_limit()
-    rows = []
-    for n, record in enumerate(records if not limit else islice(records, limit + 1), start=1):
-        rows.append(record)  # reading stops one past the limit: memory is bounded whatever the file's size
-        if n % PROGRESS_EVERY == 0:
-            on_progress("reading", n)
-    if not rows:
+    stream = iter(records)
+    head = list(islice(stream, HEADER_SAMPLE))  # the fields are read from the first records; the rest stream by
+    if not head:
         return parsed
-    if strict:
-        known = []
-        for at, record in rows:
-            unknown = [str(k) for k in record if canonical_of(str(k)) not in (*LONG_REQUIRED, *LONG_OPTIONAL)]
-            if unknown:
-                shown = ", ".join(repr(k[:40]) for k in unknown[:MAX_UNKNOWN_SHOWN])
-                more = f" and {len(unknown) - MAX_UNKNOWN_SHOWN} more" if len(unknown) > MAX_UNKNOWN_SHOWN else ""
-                parsed.errors.append(f"{at}: {shown}{more}: unknown field(s); a rating has item, rater, score and "
-                                     "optionally study, dimension, rater_kind, group (or their aliases)")
-            else:
-                known.append((at, record))
-        rows = known
-        if not rows:
-            return parsed
-    if limit and len(rows) > limit:
-        parsed.errors.append(f"{rows[limit][0]}: more than {limit:,} ratings: the limit of one import "
-                             "(setting STUDY_MAX_ROWS); split the file")
-        return parsed
-    names = list(dict.fromkeys(key for _, record in rows for key in record))
+    names = list(dict.fromkeys(key for _, record in head for key in record))
     try:
         mapped = header_columns(names, required=LONG_REQUIRED, optional=LONG_OPTIONAL, chosen=columns,
                                 prefer=(*LONG_COLUMNS, "group"), where=where)
     except HeaderError as exc:
         parsed.errors.append(str(exc))  # one message for the header, not one per row
         return parsed
+    shared: dict[str, str] = {}  # one string object per distinct item, rater, dimension: memory grows with them only
     default_kind = kind.strip().lower()
-    for n, (at, record) in enumerate(rows, start=1):
+    for n, (at, record) in enumerate(chain(head, stream), start=1):
+        if limit and n > limit:
+            parsed.errors.append(f"{at}: more than {limit:,} ratings: the limit of one import "
+                                 "(setting STUDY_MAX_ROWS); split the file")
+            break  # reading stops one past the limit: memory is bounded whatever the file's size
         if n % PROGRESS_EVERY == 0:
-            on_progress("checking", n)
+            on_progress("reading", n)
+        if strict:
+            unknown = [str(k) for k in record if canonical_of(str(k)) not in (*LONG_REQUIRED, *LONG_OPTIONAL)]
+            if unknown:
+                shown = ", ".join(repr(k[:40]) for k in unknown[:MAX_UNKNOWN_SHOWN])
+                more = f" and {len(unknown) - MAX_UNKNOWN_SHOWN} more" if len(unknown) > MAX_UNKNOWN_SHOWN else ""
+                parsed.errors.append(f"{at}: {shown}{more}: unknown field(s); a rating has item, rater, score and "
+                                     "optionally study, dimension, rater_kind, group (or their aliases)")
+                continue
+
         def cell(canonical: str, record: Record = record) -> str:
             value = record.get(mapped[canonical]) if canonical in mapped else None
             return "" if value is None else str(value).strip()
@@ -239,8 +235,11 @@ def _long_rows(records: Iterable[tuple[str, Record]], *, parsed: Parsed, study: 
             parsed.errors.append(f"{at}: {mapped['score']}: must be a number, not {str(raw['score'])[:40]!r}")
             continue
         key = cell("dimension") if "dimension" in mapped else dimension
+        key = shared.setdefault(key, key)
         parsed.dimensions.setdefault(key, Dimension(key=key, level=level))
-        parsed.rows.append(Row(at, cell("item"), key, cell("rater"), rater_kind, value, cell("group")))
+        item, rater, group = cell("item"), cell("rater"), cell("group")
+        parsed.rows.append(Row(at, shared.setdefault(item, item), key, shared.setdefault(rater, rater),
+                               KIND_NAMES[rater_kind], value, shared.setdefault(group, group)))
     return parsed
 
 
@@ -487,7 +486,8 @@ def _write(parsed: Parsed, *, study: str, source: str, progress: bool, on_progre
                 for s in StudyScore.objects.filter(item__study=obj)}
     summary = ImportSummary(study=obj.name, items=len({r.item for r in parsed.rows}), raters=len(kinds),
                             scores=len(parsed.rows))
-    create, update = [], []
+    create: list[StudyScore] = []
+    update: list[StudyScore] = []
     for n, row in enumerate(tqdm(parsed.rows, desc=f"importing into {obj.name}", unit=" scores",
                                  disable=not progress), start=1):
         if n % PROGRESS_EVERY == 0:
@@ -499,9 +499,18 @@ def _write(parsed: Parsed, *, study: str, source: str, progress: bool, on_progre
         elif current.value != row.value:
             current.value = row.value
             update.append(current)
-    StudyScore.objects.bulk_create(create, batch_size=1000)
+        if len(create) >= WRITE_BATCH:  # written batch by batch: no list of a million model instances
+            StudyScore.objects.bulk_create(create, batch_size=WRITE_BATCH)
+            summary.created += len(create)
+            create = []
+        if len(update) >= WRITE_BATCH:
+            StudyScore.objects.bulk_update(update, ["value"], batch_size=1000)
+            summary.updated += len(update)
+            update = []
+    StudyScore.objects.bulk_create(create, batch_size=WRITE_BATCH)
     StudyScore.objects.bulk_update(update, ["value"], batch_size=1000)
-    summary.created, summary.updated = len(create), len(update)
+    summary.created += len(create)
+    summary.updated += len(update)
     summary.unchanged = summary.scores - summary.created - summary.updated
     return summary
 
