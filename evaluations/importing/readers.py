@@ -77,8 +77,8 @@ def nul_field(value: object, path: str = "") -> str | None:
     return None
 
 
-def _nul_checked(line: int, record: object, label: str) -> object:
-    field = nul_field(record) if isinstance(record, dict) else None
+def _nul_checked(line: int, record: dict, label: str) -> dict | RowError:
+    field = nul_field(record)
     return record if field is None else RowError(label, line, field, NUL_MESSAGE)
 
 
