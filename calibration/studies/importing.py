@@ -81,7 +81,7 @@ class StudyImportFailed(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    where: str  # "line 12", or a JSON path
+    where: str | int  # a JSON path, or (files of the long format) the line, placed by `Parsed.place`
     item: str
     dimension: str
     rater: str
@@ -105,6 +105,11 @@ class Parsed:
     rows: list[Row] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)  # item → its text, when the source has one
     errors: list[str] = field(default_factory=list)
+    prefix: str = ""  # "file:" before a row's line number
+
+    def place(self, row: Row) -> str:
+        """Where a row came from, as messages say it ("ratings.csv:12", a JSON path, "request: row 3")."""
+        return f"{self.prefix}{row.where}" if isinstance(row.where, int) else row.where
 
 
 @dataclass
@@ -165,12 +170,13 @@ def read_long(path: Path, *, label: str, study: str, level: str = "ordinal", col
     parsed = Parsed()
     jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
     source: Callable[[Path, str, Parsed], Iterable[tuple[int, Record]]] = _jsonl_rows if jsonl else _csv_rows
-    return _long_rows(((f"{label}:{line}", record) for line, record in source(path, label, parsed)),
+    parsed.prefix = f"{label}:"
+    return _long_rows(((line, record) for line, record in source(path, label, parsed)),
                       parsed=parsed, study=study, level=level, columns=columns, dimension=dimension, kind=kind,
                       where=f"{label}: the records' fields" if jsonl else f"{label}:1", on_progress=on_progress)
 
 
-def _long_rows(records: Iterable[tuple[str, Record]], *, parsed: Parsed, study: str, level: str,
+def _long_rows(records: Iterable[tuple[str | int, Record]], *, parsed: Parsed, study: str, level: str,
                columns: Mapping[str, str] | None = None, dimension: str = DEFAULT_DIMENSION, kind: str = "human",
                where: str = "header", strict: bool = False, on_progress: Progress = _quiet) -> Parsed:
     """The long format's checks over records; `strict` (the API) refuses a record with a field the vocabulary does
@@ -191,7 +197,7 @@ def _long_rows(records: Iterable[tuple[str, Record]], *, parsed: Parsed, study: 
     default_kind = kind.strip().lower()
     for n, (at, record) in enumerate(chain(head, stream), start=1):
         if limit and n > limit:
-            parsed.errors.append(f"{at}: more than {limit:,} ratings: the limit of one import "
+            parsed.errors.append(f"{parsed.prefix if isinstance(at, int) else ''}{at}: more than {limit:,} ratings: the limit of one import "
                                  "(setting STUDY_MAX_ROWS); split the file")
             break  # reading stops one past the limit: memory is bounded whatever the file's size
         if n % PROGRESS_EVERY == 0:
@@ -201,7 +207,7 @@ def _long_rows(records: Iterable[tuple[str, Record]], *, parsed: Parsed, study: 
             if unknown:
                 shown = ", ".join(repr(k[:40]) for k in unknown[:MAX_UNKNOWN_SHOWN])
                 more = f" and {len(unknown) - MAX_UNKNOWN_SHOWN} more" if len(unknown) > MAX_UNKNOWN_SHOWN else ""
-                parsed.errors.append(f"{at}: {shown}{more}: unknown field(s); a rating has item, rater, score and "
+                parsed.errors.append(f"{parsed.prefix if isinstance(at, int) else ''}{at}: {shown}{more}: unknown field(s); a rating has item, rater, score and "
                                      "optionally study, dimension, rater_kind, group (or their aliases)")
                 continue
 
@@ -212,27 +218,27 @@ def _long_rows(records: Iterable[tuple[str, Record]], *, parsed: Parsed, study: 
         raw = {c: record.get(mapped[c]) for c in mapped}
         bad = [(c, problem) for c in mapped if c in MAX_LENGTH and (problem := _too_long(cell(c), c))]
         for column, problem in bad:
-            parsed.errors.append(f"{at}: {mapped[column]}: {problem}")
+            parsed.errors.append(f"{parsed.prefix if isinstance(at, int) else ''}{at}: {mapped[column]}: {problem}")
         if bad:
             continue
         missing = [c for c in LONG_REQUIRED if cell(c) == ""]
         missing += [c for c in ("dimension", "rater_kind") if c in mapped and cell(c) == ""]
         for column in missing:
-            parsed.errors.append(f"{at}: {mapped[column]}: is required")
+            parsed.errors.append(f"{parsed.prefix if isinstance(at, int) else ''}{at}: {mapped[column]}: is required")
         if missing:
             continue
         named = cell("study")
         if named and named != study:
-            parsed.errors.append(f"{at}: {mapped['study']}: this row is for study {named!r}, not {study!r}")
+            parsed.errors.append(f"{parsed.prefix if isinstance(at, int) else ''}{at}: {mapped['study']}: this row is for study {named!r}, not {study!r}")
             continue
         rater_kind = cell("rater_kind").lower() if "rater_kind" in mapped else default_kind
         if rater_kind not in KINDS:
             name = mapped.get("rater_kind", "rater_kind")
-            parsed.errors.append(f"{at}: {name}: must be human or judge, not {str(raw.get('rater_kind', kind))[:40]!r}")
+            parsed.errors.append(f"{parsed.prefix if isinstance(at, int) else ''}{at}: {name}: must be human or judge, not {str(raw.get('rater_kind', kind))[:40]!r}")
             continue
         value = _number(raw["score"])
         if value is None:
-            parsed.errors.append(f"{at}: {mapped['score']}: must be a number, not {str(raw['score'])[:40]!r}")
+            parsed.errors.append(f"{parsed.prefix if isinstance(at, int) else ''}{at}: {mapped['score']}: must be a number, not {str(raw['score'])[:40]!r}")
             continue
         key = cell("dimension") if "dimension" in mapped else dimension
         key = shared.setdefault(key, key)
@@ -362,27 +368,28 @@ def read_wide(path: Path, *, label: str, id_column: str, rater_columns: list[str
 
 def _check(parsed: Parsed) -> list[str]:
     errors = list(parsed.errors)
-    seen: dict[tuple[str, str, str], str] = {}
-    kinds: dict[str, tuple[str, str]] = {}
+    seen: dict[tuple[str, str, str], Row] = {}  # the first row of each key (a reference: no new string per row)
+    kinds: dict[str, Row] = {}
     for row in parsed.rows:
         key = (row.item, row.dimension, row.rater)
         if key in seen:
-            errors.append(f"{row.where}: score: a second score of rater {row.rater!r} for item {row.item!r} on "
-                          f"{row.dimension!r} (the first: {seen[key]})")
-        seen.setdefault(key, row.where)
-        if row.rater in kinds and kinds[row.rater][0] != row.kind:
-            errors.append(f"{row.where}: rater_kind: {row.rater!r} is {kinds[row.rater][0]} at {kinds[row.rater][1]}")
-        kinds.setdefault(row.rater, (row.kind, row.where))
+            errors.append(f"{parsed.place(row)}: score: a second score of rater {row.rater!r} for item {row.item!r} on "
+                          f"{row.dimension!r} (the first: {parsed.place(seen[key])})")
+        seen.setdefault(key, row)
+        if row.rater in kinds and kinds[row.rater].kind != row.kind:
+            first = kinds[row.rater]
+            errors.append(f"{parsed.place(row)}: rater_kind: {row.rater!r} is {first.kind} at {parsed.place(first)}")
+        kinds.setdefault(row.rater, row)
         spec = parsed.dimensions[row.dimension]
         if spec.scale_min is not None and spec.scale_max is not None and spec.level != "nominal" \
                 and not spec.scale_min <= row.value <= spec.scale_max:
-            errors.append(f"{row.where}: score: {row.value:g} is outside {row.dimension!r}'s scale "
+            errors.append(f"{parsed.place(row)}: score: {row.value:g} is outside {row.dimension!r}'s scale "
                           f"{spec.scale_min:g}–{spec.scale_max:g}")
     if not parsed.rows and not errors:
         errors.append("no ratings found")
     limit = row_limit()
     if limit and len(parsed.rows) > limit:
-        errors.append(f"{parsed.rows[limit].where}: more than {limit:,} ratings: the limit of one import (setting "
+        errors.append(f"{parsed.place(parsed.rows[limit])}: more than {limit:,} ratings: the limit of one import (setting "
                       "STUDY_MAX_ROWS); split the file")
     return errors
 
@@ -472,18 +479,21 @@ def _write(parsed: Parsed, *, study: str, source: str, progress: bool, on_progre
         dims[spec.key], _ = StudyDimension.objects.update_or_create(
             study=obj, key=spec.key, defaults={"level": spec.level, "scale_min": spec.scale_min,
                                                "scale_max": spec.scale_max, "prompt": spec.prompt})
-    items = {i.external_id: i for i in StudyItem.objects.filter(study=obj)}
+    items: dict[str, int] = dict(StudyItem.objects.filter(study=obj).values_list("external_id", "pk"))
     new_items = sorted({r.item for r in parsed.rows} - set(items))
-    for item in StudyItem.objects.bulk_create(
-            [StudyItem(study=obj, external_id=e, text=parsed.texts.get(e, "")) for e in new_items], batch_size=1000):
-        items[item.external_id] = item
+    for start in range(0, len(new_items), WRITE_BATCH):  # pks kept, model instances dropped batch by batch
+        for item in StudyItem.objects.bulk_create(
+                [StudyItem(study=obj, external_id=e, text=parsed.texts.get(e, ""))
+                 for e in new_items[start:start + WRITE_BATCH]], batch_size=1000):
+            items[item.external_id] = item.pk
     raters = {r.name: r for r in StudyRater.objects.filter(study=obj)}
     kinds = {r.rater: (r.kind, r.group) for r in parsed.rows}
     for rater in StudyRater.objects.bulk_create(
             [StudyRater(study=obj, name=n, kind=k, group=g) for n, (k, g) in kinds.items() if n not in raters]):
         raters[rater.name] = rater
-    existing = {(s.item_id, s.dimension_id, s.rater_id): s
-                for s in StudyScore.objects.filter(item__study=obj)}
+    existing = {(item, dimension, rater): (pk, value) for item, dimension, rater, pk, value in
+                StudyScore.objects.filter(item__study=obj).values_list("item_id", "dimension_id", "rater_id", "pk",
+                                                                        "value").iterator(chunk_size=WRITE_BATCH)}
     summary = ImportSummary(study=obj.name, items=len({r.item for r in parsed.rows}), raters=len(kinds),
                             scores=len(parsed.rows))
     create: list[StudyScore] = []
@@ -492,13 +502,13 @@ def _write(parsed: Parsed, *, study: str, source: str, progress: bool, on_progre
                                  disable=not progress), start=1):
         if n % PROGRESS_EVERY == 0:
             on_progress("writing", n)
-        key = (items[row.item].pk, dims[row.dimension].pk, raters[row.rater].pk)
+        key = (items[row.item], dims[row.dimension].pk, raters[row.rater].pk)
         current = existing.get(key)
         if current is None:
             create.append(StudyScore(item_id=key[0], dimension_id=key[1], rater_id=key[2], value=row.value))
-        elif current.value != row.value:
-            current.value = row.value
-            update.append(current)
+        elif current[1] != row.value:
+            update.append(StudyScore(pk=current[0], item_id=key[0], dimension_id=key[1], rater_id=key[2],
+                                     value=row.value))
         if len(create) >= WRITE_BATCH:  # written batch by batch: no list of a million model instances
             StudyScore.objects.bulk_create(create, batch_size=WRITE_BATCH)
             summary.created += len(create)
@@ -538,7 +548,7 @@ def study_file_preview(*, path: str | Path, fmt: str, label: str, n: int = 10) -
         parsed = read_judge_bench(path, label=label)
         preview.errors = parsed.errors[:n]
         preview.header = ["item", "dimension", "rater", "rater_kind", "score"]
-        preview.rows = [(r.where, [r.item, r.dimension, r.rater, r.kind, f"{r.value:g}"]) for r in parsed.rows[:n]]
+        preview.rows = [(parsed.place(r), [r.item, r.dimension, r.rater, r.kind, f"{r.value:g}"]) for r in parsed.rows[:n]]
         preview.dimensions = list(parsed.dimensions.values())
         return preview
     parsed = Parsed()
