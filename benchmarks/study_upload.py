@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -142,7 +143,8 @@ def main() -> None:
     write_csv(Path(args.csv), args.rows)
     size_mb = Path(args.csv).stat().st_size / 1e6
     print(f"# {args.rows:,} rows, {size_mb:.1f} MB ({RATERS} raters × {args.rows // RATERS:,} items)", flush=True)
-    env = dict(os.environ, STUDY_UPLOAD_DIR=str(folder / "uploads"), FAITHBENCH_STUDY_MAX_ROWS=str(args.rows))
+    env = dict(os.environ, FAITHBENCH_STUDY_UPLOAD_DIR=str(folder / "uploads"),
+               FAITHBENCH_STUDY_MAX_ROWS=str(args.rows))
     drop = None
     if args.database_url:
         import psycopg
@@ -163,6 +165,7 @@ def main() -> None:
     finally:
         if drop:
             drop()
+        shutil.rmtree(folder, ignore_errors=True)
     vendor = "PostgreSQL" if args.database_url else "SQLite"
     for label, seconds in pages["times"].items():
         print(f"page {label:<24} {seconds:7.3f} s")

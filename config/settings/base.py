@@ -242,6 +242,7 @@ IMPORT_MAX_UPLOAD_BYTES = int(env("IMPORT_MAX_UPLOAD_BYTES", str(50 * 1024 * 102
 # Rating studies: the most ratings one import may bring (the upload page, the API, import_ratings; 0: no limit), and
 # how long an uploaded file waits on the server for its check and import (docs/rating-studies.md).
 STUDY_MAX_ROWS = int(env("FAITHBENCH_STUDY_MAX_ROWS", "2000000") or 0)
+STUDY_UPLOAD_DIR = env("FAITHBENCH_STUDY_UPLOAD_DIR", "")  # shared by the web and worker processes; "": a temp dir
 STUDY_UPLOAD_RETENTION_SECONDS = int(env("FAITHBENCH_STUDY_UPLOAD_RETENTION_SECONDS", str(24 * 3600)) or 24 * 3600)
 
 # Content-Security-Policy (django-csp 4). Scripts only from our own origin, or with this response's nonce:
