@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -145,7 +146,7 @@ def main() -> None:
     print(f"# {args.rows:,} rows, {size_mb:.1f} MB ({RATERS} raters × {args.rows // RATERS:,} items)", flush=True)
     env = dict(os.environ, FAITHBENCH_STUDY_UPLOAD_DIR=str(folder / "uploads"),
                FAITHBENCH_STUDY_MAX_ROWS=str(args.rows))
-    drop = None
+    drop: Callable[[], None] | None = None
     if args.database_url:
         import psycopg
 
@@ -154,16 +155,18 @@ def main() -> None:
             conn.execute(f'CREATE DATABASE "{name}"')  # the name is generated above, not user input
         env["DATABASE_URL"] = f"{args.database_url.rsplit('/', 1)[0]}/{name}"
 
-        def drop() -> None:
+        def drop_database() -> None:
             with psycopg.connect(args.database_url, autocommit=True) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+        drop = drop_database
     else:
         env["DATABASE_URL"] = f"sqlite:///{folder / 'bench.sqlite3'}"
     try:
         pages = run_child("pages", args, env)
         worker = run_child("worker", args, env, "--pending", json.dumps(pages["pending"]))
     finally:
-        if drop:
+        if drop is not None:
             drop()
         shutil.rmtree(folder, ignore_errors=True)
     vendor = "PostgreSQL" if args.database_url else "SQLite"
