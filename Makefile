@@ -139,6 +139,7 @@ bench: install
 	$(BIN)/python benchmarks/alpha_memory.py
 	$(BIN)/python benchmarks/irt_fit.py
 	$(BIN)/python benchmarks/study_report.py
+	$(BIN)/python benchmarks/study_upload.py   # 1,000,000 rows through the upload page and the worker
 	$(BIN)/python benchmarks/coverage.py    # quick; benchmarks/coverage.py --full for the whole table
 	$(BIN)/python benchmarks/judge_throughput.py
 	$(BIN)/python benchmarks/pages.py
