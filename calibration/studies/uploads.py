@@ -83,6 +83,15 @@ def upload_store(*, session: SessionBase, upload: UploadedFile, study: str, fmt:
     pending = PendingUpload(token=secrets.token_hex(16), name=Path(upload.name or "upload").name[:200],
                             suffix=suffix if suffix in SUFFIXES else ".csv", study=study, fmt=fmt,
                             size=upload.size or 0)
+    spooled = getattr(upload, "temporary_file_path", None)
+    if callable(spooled):  # a large file Django already wrote to disk: moved (a rename), not copied
+        try:
+            os.replace(spooled(), pending.path)
+            os.chmod(pending.path, 0o600)
+            session[SESSION_KEY] = pending.__dict__.copy()
+            return pending
+        except OSError:
+            pass  # another filesystem: copied below
     descriptor = os.open(pending.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "wb") as handle:
         for chunk in upload.chunks():

@@ -179,3 +179,12 @@ def test_upload_worker_api_refuses_unknown_keys_and_nul_with_json(admin: Client,
     long = post(admin, f"/api/v1/studies/{api_study}/ratings/", [{"item": "i" * 300, "rater": "r", "score": 1}])
     assert long.status_code == 400 and "item: is 300 characters long; at most 200" in long.json()["errors"][0]  # type: ignore[attr-defined]
     assert not StudyScore.objects.exists()
+
+
+def test_upload_worker_a_large_upload_is_moved_not_copied(admin: Client, settings) -> None:
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 100  # this file is spooled to a temporary file, which is moved
+    uploaded(admin, RATINGS)
+    [stored] = upload_dir().glob("*.csv")
+    assert stored.read_text() == RATINGS and oct(stored.stat().st_mode & 0o777) == "0o600"
+    admin.get(reverse(CONFIRM))
+    assert run_worker_queue() == ["checked"]
