@@ -9,7 +9,7 @@ PROD_STAMP := $(VENV)/.installed-prod-$(shell cksum requirements.lock | cut -d' 
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install install-theobert test-theobert install-prod run demo test test-tools browser lint typecheck check lock bench load serve serve-prepare clean messages
+.PHONY: install install-theobert test-theobert install-prod run demo test test-tools browser lint typecheck check lock bench load serve serve-prepare clean messages backup
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,12 +64,14 @@ install-prod: $(PROD_STAMP)
 ## make run: install, migrate SQLite, load the demo data, print the demo logins, then the whole product on
 ## http://127.0.0.1:8000 — the development web server and the task worker together (`manage.py run_local`:
 ## Ctrl-C stops both; a worker that stops is restarted and the console says so)
+## The links the demo prints and mails name the address served (HOST, PORT), unless DJANGO_SITE_URL says otherwise.
+DEMO_SITE_URL = $${DJANGO_SITE_URL:-http://$(HOST):$(PORT)}
 run: demo
-	$(BIN)/python manage.py run_local $(HOST):$(PORT)
+	DJANGO_SITE_URL=$(DEMO_SITE_URL) $(BIN)/python manage.py run_local $(HOST):$(PORT)
 
 demo: install
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py load_demo
+	DJANGO_SITE_URL=$(DEMO_SITE_URL) $(BIN)/python manage.py load_demo
 
 ## make test: install, provision the test tools (a browser for the browser tests, poppler's pdftotext, nginx), then
 ## the TheoBERT extra into .theobert/ (the fill-mask tests run a tiny BERT; see test-theobert above: not into .venv),
@@ -142,6 +144,7 @@ bench: install
 	$(BIN)/python benchmarks/alpha_memory.py
 	$(BIN)/python benchmarks/irt_fit.py
 	$(BIN)/python benchmarks/study_report.py
+	$(BIN)/python benchmarks/study_upload.py   # 1,000,000 rows through the upload page and the worker
 	$(BIN)/python benchmarks/coverage.py    # quick; benchmarks/coverage.py --full for the whole table
 	$(BIN)/python benchmarks/judge_throughput.py
 	$(BIN)/python benchmarks/pages.py
@@ -170,6 +173,13 @@ serve-prepare: install
 serve: serve-prepare
 	export DJANGO_SETTINGS_MODULE=$(SERVE_SETTINGS) PATH="$(CURDIR)/$(BIN):$$PATH"; \
 	exec python manage.py run_production --web "$(SERVE_WEB)" --worker "$(SERVE_WORKER)"
+
+## make backup: the database and every stored snapshot file, with a manifest of SHA-256 hashes and row counts, into
+## backups/faithbench-<UTC time>/ (BACKUP_DIR to choose); `manage.py restore DIR` checks and restores one
+## (docs/deployment.md, "Backup and the restore drill")
+BACKUP_DIR ?=
+backup: install
+	$(BIN)/python manage.py backup $(BACKUP_DIR)
 
 ## make load: benchmarks/load.py — experts against `make serve`'s processes on a throwaway PostgreSQL database
 ## (closed loop, 50 experts with think time, a database outage); LOAD_ARGS to change the defaults

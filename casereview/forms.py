@@ -7,7 +7,7 @@ from django import forms
 
 from annotations.models import Panel
 from annotations.selectors import panel_choices
-from evaluations.domain import Difficulty
+from evaluations.domain import MAX_FORM_COUNT, Difficulty
 
 from .models import CaseReview, TheoBertAudit
 
@@ -28,8 +28,9 @@ class ReviewCycleForm(forms.Form):
     panel: forms.ModelChoiceField[Panel] = forms.ModelChoiceField(queryset=None)  # set in __init__
     name = forms.CharField(max_length=160, required=False)
     reviewers = forms.IntegerField(label="Reviewers per case", min_value=3, max_value=20, initial=3)
-    sample_size = forms.IntegerField(label="Stratified sample size (empty: every case)", min_value=1, required=False)
-    seed = forms.IntegerField(min_value=0, initial=0, required=False)
+    sample_size = forms.IntegerField(label="Stratified sample size (empty: every case)", min_value=1, max_value=MAX_FORM_COUNT,
+                                     required=False)
+    seed = forms.IntegerField(min_value=0, max_value=2**63 - 1, initial=0, required=False)
 
     def __init__(self, *args: Any, panels: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -65,4 +66,4 @@ class TheoBertRunForm(forms.Form):
     assign = forms.BooleanField(required=False)
     rescore = forms.BooleanField(required=False)
     panel = forms.ModelChoiceField(queryset=panel_choices(), required=False)
-    per_case = forms.IntegerField(required=False)
+    per_case = forms.IntegerField(required=False, max_value=MAX_FORM_COUNT)

@@ -14,7 +14,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from django.core.exceptions import BadRequest
+from django.conf import settings
+from django.core.exceptions import BadRequest, RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.functional import empty
 
@@ -96,3 +97,36 @@ class BadInputMiddleware:
         for value in (*args, *kwargs.values()):
             if isinstance(value, int) and not -INT64 - 1 <= value <= INT64:
                 raise Http404("no such object")
+
+
+API_PREFIX = "/api/"
+
+
+def _too_big(size: int | None) -> JsonResponse:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    said = f"{size:,} bytes" if size is not None else "too large"
+    return JsonResponse({"detail": f"the request body is {said}; the API accepts at most {limit:,} bytes",
+                         "errors": [f"body: larger than {limit:,} bytes (DATA_UPLOAD_MAX_MEMORY_SIZE): send it in "
+                                    "several smaller requests"]}, status=413)
+
+
+class ApiBodyLimitMiddleware:
+    """Every API error is JSON, an oversize body's too: a body declared larger than DATA_UPLOAD_MAX_MEMORY_SIZE is
+    answered 413 before it is read, and Django's RequestDataTooBig (a body that grew past it while read) becomes
+    the same JSON 413 instead of the HTML 400 page."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path.startswith(API_PREFIX):
+            declared = request.META.get("CONTENT_LENGTH") or ""
+            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+            if limit is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
+                return _too_big(int(declared))
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if request.path.startswith(API_PREFIX) and isinstance(exception, RequestDataTooBig):
+            return _too_big(None)
+        return None

@@ -31,6 +31,7 @@ from .importing.schemas import (
     parse_int,
     parse_str_list,
 )
+from .judge.config import setting
 from .judge.estimate import EstimateJson, judge_run_estimate_cached, judge_run_plan
 from .judge.selectors import judge_run_summary
 from .judge.services import judge_run_cancel
@@ -346,7 +347,8 @@ class JudgeRunResumeAPIView(APIView):
     @extend_schema(operation_id="judge_run_resume", request=JudgeRunResumeInSerializer,
                    responses={202: JudgeRunSerializer, 409: MessageErrorsSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        return _restart(request, pk, lambda run, budget: judge_run_resume_start(run=run, budget=budget))
+        return _restart(request, pk, lambda run, budget: judge_run_resume_start(
+            run=run, budget=budget, base_url=str(setting("LLM_BASE_URL"))))
 
 
 class JudgeRunRetryAPIView(APIView):
@@ -357,4 +359,5 @@ class JudgeRunRetryAPIView(APIView):
     @extend_schema(operation_id="judge_run_retry", request=JudgeRunResumeInSerializer,
                    responses={202: JudgeRunSerializer, 409: MessageErrorsSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        return _restart(request, pk, lambda run, budget: judge_run_retry_start(run=run, budget=budget))
+        return _restart(request, pk, lambda run, budget: judge_run_retry_start(
+            run=run, budget=budget, base_url=str(setting("LLM_BASE_URL"))))

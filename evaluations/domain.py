@@ -129,6 +129,10 @@ _TAG = re.compile(
 )
 
 
+# A form's count (a limit, a sample size): the database's 32-bit integer; larger values overflowed a query (a 500).
+MAX_FORM_COUNT = 2**31 - 1
+
+
 def _known_languages() -> dict[str, str]:
     from django.conf.locale import LANG_INFO
 

@@ -52,17 +52,21 @@ def judge_run_start(*, rubric: RubricVersion, created_by: Any = None, **selectio
 
 
 @transaction.atomic
-def judge_run_resume_start(*, run: JudgeRun, budget: Decimal | None = None) -> JudgeRun:
-    """Resume a stopped run (with an optional new, higher budget) and queue it once the transaction commits."""
-    run = judge_run_resume(run=run, budget=budget)
+def judge_run_resume_start(*, run: JudgeRun, budget: Decimal | None = None,
+                           base_url: str | None = None) -> JudgeRun:
+    """Resume a stopped run (with an optional new, higher budget; `base_url`: the endpoint configured now) and
+    queue it once the transaction commits."""
+    run = judge_run_resume(run=run, budget=budget, base_url=base_url)
     judge_run_enqueue(run=run)
     return run
 
 
 @transaction.atomic
-def judge_run_retry_start(*, run: JudgeRun, budget: Decimal | None = None) -> JudgeRun:
-    """Put a run's failed items back in its queue (with an optional new budget) and queue it once committed."""
-    run, _ = judge_run_retry_failed(run=run, budget=budget)
+def judge_run_retry_start(*, run: JudgeRun, budget: Decimal | None = None,
+                          base_url: str | None = None) -> JudgeRun:
+    """Put a run's failed items back in its queue (with an optional new budget; `base_url`: the endpoint configured
+    now) and queue it once committed."""
+    run, _ = judge_run_retry_failed(run=run, budget=budget, base_url=base_url)
     judge_run_enqueue(run=run)
     return run
 

@@ -66,6 +66,12 @@ def _endpoint() -> EndpointContext:
     return {"base_url": base_url, "has_key": api_key_configured(), "local_endpoint": endpoint_is_local(base_url)}
 
 
+def _endpoint_note(request: HttpRequest, before: str, now: str) -> None:
+    """Resume and Retry send to the endpoint configured now; the page says so when the run called another one."""
+    if before != now:
+        messages.info(request, f"The run now calls the configured endpoint {now} (it called {before}).")
+
+
 def _run_action(request: HttpRequest, pk: int, act: Any) -> HttpResponse:
     run = get_object_or_404(JudgeRun, pk=pk)
     try:
@@ -85,7 +91,9 @@ def run_resume(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("judge:run_detail", pk=pk)
 
     def act(run: JudgeRun) -> None:
-        judge_run_enqueue(run=judge_run_resume(run=run, budget=form.cleaned_data["budget"]))
+        before, now = run.base_url, str(setting("LLM_BASE_URL"))
+        judge_run_enqueue(run=judge_run_resume(run=run, budget=form.cleaned_data["budget"], base_url=now))
+        _endpoint_note(request, before, now)
 
     return _run_action(request, pk, act)
 
@@ -100,7 +108,9 @@ def run_retry(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("judge:run_detail", pk=pk)
 
     def act(run: JudgeRun) -> None:
-        judge_run_enqueue(run=judge_run_retry_failed(run=run, budget=form.cleaned_data["budget"])[0])
+        before, now = run.base_url, str(setting("LLM_BASE_URL"))
+        judge_run_enqueue(run=judge_run_retry_failed(run=run, budget=form.cleaned_data["budget"], base_url=now)[0])
+        _endpoint_note(request, before, now)
 
     return _run_action(request, pk, act)
 

@@ -3,11 +3,9 @@ idempotent). Its reports are snapshots, requested and read under /api/v1/reports
 tokens need data:write to write and reports:read to read."""
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -18,9 +16,11 @@ from rest_framework.views import APIView
 
 from stats.alpha import LEVELS
 
-from ..models import Study, StudyDimension, StudyJudgeRun
+from ..models import Study, StudyJudgeRun
 from .importing import Dimension, StudyImportFailed, study_ratings_import
 from .judging import study_judge_run_cancel, study_judge_run_start
+from .selectors import studies_with_dimensions
+from .services import study_create, study_data
 
 MAX_RATINGS = 20_000
 MAX_RESAMPLES = 10_000
@@ -75,12 +75,6 @@ class ErrorsSerializer(serializers.Serializer):
     errors = serializers.ListField(child=serializers.CharField())
 
 
-def _study_data(study: Study) -> dict[str, Any]:
-    return {"id": study.pk, "name": study.name, "description": study.description, "source": study.source,
-            "dimensions": [{"key": d.key, "level": d.level, "scale_min": d.scale_min, "scale_max": d.scale_max}
-                           for d in study.dimensions.order_by("id")]}
-
-
 class _BadBody(Exception):
     pass
 
@@ -115,7 +109,7 @@ class StudiesAPIView(APIView):
 
     @extend_schema(operation_id="studies_list", responses=StudySerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response([_study_data(s) for s in Study.objects.prefetch_related("dimensions")])
+        return Response([study_data(s) for s in studies_with_dimensions()])
 
     @extend_schema(operation_id="studies_create", request=StudySerializer,
                    responses={200: StudySerializer, 201: StudySerializer, 400: ErrorsSerializer, 409: ErrorsSerializer})
@@ -127,27 +121,15 @@ class StudiesAPIView(APIView):
         if not serializer.is_valid():
             return _errors("invalid study", _flatten(serializer.errors))
         data = serializer.validated_data
-        keys = [d["key"] for d in data["dimensions"]]
-        if len(set(keys)) != len(keys):
-            return Response({"detail": "a dimension is named twice", "errors": ["dimensions: keys must differ"]},
-                            status=400)
-        existing = Study.objects.filter(name=data["name"]).first()
-        wanted = {"id": None, "name": data["name"], "description": data["description"], "source": data["source"],
-                  "dimensions": [dict(d) for d in data["dimensions"]]}
-        if existing is not None:
-            current = _study_data(existing)
-            if json.dumps({**current, "id": None}, sort_keys=True) == json.dumps(wanted, sort_keys=True):
-                return Response(current)
-            return Response({"detail": "a different study has this name",
-                             "errors": [f"name: {data['name']!r} is study {existing.pk}"]}, status=409)
         try:
-            with transaction.atomic():
-                study = Study.objects.create(name=data["name"], description=data["description"], source=data["source"])
-                StudyDimension.objects.bulk_create(StudyDimension(study=study, **d) for d in data["dimensions"])
-        except IntegrityError:  # created by a concurrent request meanwhile
-            return Response({"detail": "a study with this name was just created", "errors": ["name: taken"]},
-                            status=409)
-        return Response(_study_data(study), status=201)
+            study, created = study_create(name=data["name"], description=data["description"], source=data["source"],
+                                          dimensions=[dict(d) for d in data["dimensions"]])
+        except ValidationError as exc:
+            problems = [f"{field}: {m}" for field, ms in exc.message_dict.items() for m in ms]
+            if exc.error_dict.get("name"):
+                return _errors("a different study has this name", problems, status=409)
+            return _errors("a dimension is named twice", problems)
+        return Response(study_data(study), status=201 if created else 200)
 
 
 class StudyRatingsAPIView(APIView):

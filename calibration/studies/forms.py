@@ -8,6 +8,7 @@ from django import forms
 from django.conf import settings
 
 from accounts.forms import ServiceErrorsForm
+from evaluations.domain import MAX_FORM_COUNT
 from evidence.kit.meta import DEFAULT_RESAMPLES
 from evidence.services import MAX_RESAMPLES
 from stats.ratingfile import DESCRIPTIONS
@@ -30,7 +31,7 @@ class StudyJudgeForm(ServiceErrorsForm):
     model = forms.CharField(max_length=200, help_text="Also the judge's rater name in the study.")
     dimensions = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple,
                                            help_text="None ticked: every dimension.")
-    limit = forms.IntegerField(required=False, min_value=1, help_text="At most this many calls (a trial run).")
+    limit = forms.IntegerField(required=False, min_value=1, max_value=MAX_FORM_COUNT, help_text="At most this many calls (a trial run).")
 
     def __init__(self, *args: object, study_dimensions: list[str] | None = None, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]

@@ -12,14 +12,16 @@ import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain, islice
 from pathlib import Path
 from typing import cast
 
+from django.conf import settings
 from django.db import transaction
 from tqdm import tqdm
 
 from evaluations.importing.errors import RowError
-from evaluations.importing.readers import read_records
+from evaluations.importing.readers import NUL_MESSAGE, nul_field, read_records
 from stats.ratingfile import HeaderError, canonical_of, header_columns
 
 from ..models import Study, StudyDimension, StudyItem, StudyRater, StudyScore
@@ -31,12 +33,41 @@ LONG_OPTIONAL = ("study", "dimension", "rater_kind", "group")
 DEFAULT_DIMENSION = "score"
 JUDGE_BENCH_LEVELS = {"graded": "ordinal", "categorical": "nominal", "continuous": "interval"}
 KINDS = {"human", "judge"}
+KIND_NAMES = {k: k for k in KINDS}  # one string object per kind
+HEADER_SAMPLE = 1000  # a JSONL file's fields: the union of its first records' keys
+
+# Longest text each field may hold (the columns' max_length): longer values are refused with their line and field
+# (PostgreSQL would fail the whole import on them).
+MAX_LENGTH = {"study": 200, "item": 200, "rater": 200, "dimension": 120, "group": 120}
+MAX_UNKNOWN_SHOWN = 5
+
+
+def row_limit() -> int:
+    """The most ratings one import may bring into a study (setting STUDY_MAX_ROWS; 0: no limit)."""
+    return int(getattr(settings, "STUDY_MAX_ROWS", 2_000_000) or 0)
+
+
+def _too_long(value: str, field: str) -> str | None:
+    limit = MAX_LENGTH.get(field)
+    if limit is not None and len(value) > limit:
+        return f"is {len(value)} characters long; at most {limit}"
+    if "\x00" in value:
+        return NUL_MESSAGE
+    return None
+
 
 # One record as it is read, before any check: a JSON object (key → any JSON value: a JSONL line, a rating of the
 # API's bulk POST) or a CSV row (header → cell text). The file's boundary: values are read through `cell` and
 # `_number`, never trusted as typed.
 Record = Mapping[str, object]
 CsvRecord = Mapping[str, str]
+Progress = Callable[[str, int], None]  # (phase, rows so far): the worker's job writes it; may raise to stop
+PROGRESS_EVERY = 10_000
+WRITE_BATCH = 5_000
+
+
+def _quiet(phase: str, rows: int) -> None:
+    return None
 
 
 class StudyImportFailed(Exception):
@@ -48,9 +79,9 @@ class StudyImportFailed(Exception):
                          + (f"\n… and {len(errors) - 50} more." if len(errors) > 50 else ""))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row:
-    where: str  # "line 12", or a JSON path
+    where: str | int  # a JSON path, or (files of the long format) the line, placed by `Parsed.place`
     item: str
     dimension: str
     rater: str
@@ -74,6 +105,11 @@ class Parsed:
     rows: list[Row] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)  # item → its text, when the source has one
     errors: list[str] = field(default_factory=list)
+    prefix: str = ""  # "file:" before a row's line number
+
+    def place(self, row: Row) -> str:
+        """Where a row came from, as messages say it ("ratings.csv:12", a JSON path, "request: row 3")."""
+        return f"{self.prefix}{row.where}" if isinstance(row.where, int) else row.where
 
 
 @dataclass
@@ -127,60 +163,89 @@ def _jsonl_rows(path: Path, label: str, parsed: Parsed) -> Iterable[tuple[int, R
 
 
 def read_long(path: Path, *, label: str, study: str, level: str = "ordinal", columns: Mapping[str, str] | None = None,
-              dimension: str = DEFAULT_DIMENSION, kind: str = "human") -> Parsed:
+              dimension: str = DEFAULT_DIMENSION, kind: str = "human", on_progress: Progress = _quiet) -> Parsed:
     """Long rows — `item,rater,score` with optional `study,dimension,rater_kind,group`, in any order and under
     any alias of the rating-file vocabulary (`stats.ratingfile`) — from CSV or JSONL (by the file's suffix).
     A missing `dimension` or `rater_kind` column means every row has `dimension` or `kind`."""
     parsed = Parsed()
     jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
     source: Callable[[Path, str, Parsed], Iterable[tuple[int, Record]]] = _jsonl_rows if jsonl else _csv_rows
-    return _long_rows(((f"{label}:{line}", record) for line, record in source(path, label, parsed)),
+    parsed.prefix = f"{label}:"
+    return _long_rows(((line, record) for line, record in source(path, label, parsed)),
                       parsed=parsed, study=study, level=level, columns=columns, dimension=dimension, kind=kind,
-                      where=f"{label}: the records' fields" if jsonl else f"{label}:1")
+                      where=f"{label}: the records' fields" if jsonl else f"{label}:1", on_progress=on_progress)
 
 
-def _long_rows(records: Iterable[tuple[str, Record]], *, parsed: Parsed, study: str, level: str,
+def _long_rows(records: Iterable[tuple[str | int, Record]], *, parsed: Parsed, study: str, level: str,
                columns: Mapping[str, str] | None = None, dimension: str = DEFAULT_DIMENSION, kind: str = "human",
-               where: str = "header") -> Parsed:
-    rows = list(records)
-    if not rows:
+               where: str = "header", strict: bool = False, on_progress: Progress = _quiet) -> Parsed:
+    """The long format's checks over records; `strict` (the API) refuses a record with a field the vocabulary does
+    not know, naming it."""
+    limit = row_limit()
+    stream = iter(records)
+    head = list(islice(stream, HEADER_SAMPLE))  # the fields are read from the first records; the rest stream by
+    if not head:
         return parsed
-    names = list(dict.fromkeys(key for _, record in rows for key in record))
+    names = list(dict.fromkeys(key for _, record in head for key in record))
     try:
         mapped = header_columns(names, required=LONG_REQUIRED, optional=LONG_OPTIONAL, chosen=columns,
                                 prefer=(*LONG_COLUMNS, "group"), where=where)
     except HeaderError as exc:
         parsed.errors.append(str(exc))  # one message for the header, not one per row
         return parsed
+    shared: dict[str, str] = {}  # one string object per distinct item, rater, dimension: memory grows with them only
     default_kind = kind.strip().lower()
-    for at, record in rows:
+    for n, (at, record) in enumerate(chain(head, stream), start=1):
+        if limit and n > limit:
+            parsed.errors.append(f"{parsed.prefix if isinstance(at, int) else ''}{at}: more than {limit:,} ratings: the limit of one import "
+                                 "(setting STUDY_MAX_ROWS); split the file")
+            break  # reading stops one past the limit: memory is bounded whatever the file's size
+        if n % PROGRESS_EVERY == 0:
+            on_progress("reading", n)
+        if strict:
+            unknown = [str(k) for k in record if canonical_of(str(k)) not in (*LONG_REQUIRED, *LONG_OPTIONAL)]
+            if unknown:
+                shown = ", ".join(repr(k[:40]) for k in unknown[:MAX_UNKNOWN_SHOWN])
+                more = f" and {len(unknown) - MAX_UNKNOWN_SHOWN} more" if len(unknown) > MAX_UNKNOWN_SHOWN else ""
+                parsed.errors.append(f"{parsed.prefix if isinstance(at, int) else ''}{at}: {shown}{more}: unknown field(s); a rating has item, rater, score and "
+                                     "optionally study, dimension, rater_kind, group (or their aliases)")
+                continue
+
         def cell(canonical: str, record: Record = record) -> str:
             value = record.get(mapped[canonical]) if canonical in mapped else None
             return "" if value is None else str(value).strip()
 
         raw = {c: record.get(mapped[c]) for c in mapped}
+        bad = [(c, problem) for c in mapped if c in MAX_LENGTH and (problem := _too_long(cell(c), c))]
+        for column, problem in bad:
+            parsed.errors.append(f"{parsed.prefix if isinstance(at, int) else ''}{at}: {mapped[column]}: {problem}")
+        if bad:
+            continue
         missing = [c for c in LONG_REQUIRED if cell(c) == ""]
         missing += [c for c in ("dimension", "rater_kind") if c in mapped and cell(c) == ""]
         for column in missing:
-            parsed.errors.append(f"{at}: {mapped[column]}: is required")
+            parsed.errors.append(f"{parsed.prefix if isinstance(at, int) else ''}{at}: {mapped[column]}: is required")
         if missing:
             continue
         named = cell("study")
         if named and named != study:
-            parsed.errors.append(f"{at}: {mapped['study']}: this row is for study {named!r}, not {study!r}")
+            parsed.errors.append(f"{parsed.prefix if isinstance(at, int) else ''}{at}: {mapped['study']}: this row is for study {named!r}, not {study!r}")
             continue
         rater_kind = cell("rater_kind").lower() if "rater_kind" in mapped else default_kind
         if rater_kind not in KINDS:
             name = mapped.get("rater_kind", "rater_kind")
-            parsed.errors.append(f"{at}: {name}: must be human or judge, not {str(raw.get('rater_kind', kind))[:40]!r}")
+            parsed.errors.append(f"{parsed.prefix if isinstance(at, int) else ''}{at}: {name}: must be human or judge, not {str(raw.get('rater_kind', kind))[:40]!r}")
             continue
         value = _number(raw["score"])
         if value is None:
-            parsed.errors.append(f"{at}: {mapped['score']}: must be a number, not {str(raw['score'])[:40]!r}")
+            parsed.errors.append(f"{parsed.prefix if isinstance(at, int) else ''}{at}: {mapped['score']}: must be a number, not {str(raw['score'])[:40]!r}")
             continue
         key = cell("dimension") if "dimension" in mapped else dimension
+        key = shared.setdefault(key, key)
         parsed.dimensions.setdefault(key, Dimension(key=key, level=level))
-        parsed.rows.append(Row(at, cell("item"), key, cell("rater"), rater_kind, value, cell("group")))
+        item, rater, group = cell("item"), cell("rater"), cell("group")
+        parsed.rows.append(Row(at, shared.setdefault(item, item), key, shared.setdefault(rater, rater),
+                               KIND_NAMES[rater_kind], value, shared.setdefault(group, group)))
     return parsed
 
 
@@ -193,6 +258,10 @@ def read_judge_bench(path: Path, *, label: str) -> Parsed:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
         parsed.errors.append(f"{label}:{exc.lineno}:{exc.colno}: invalid JSON at column {exc.colno}: {exc.msg}")
+        return parsed
+    nul = nul_field(data) if isinstance(data, dict) else None
+    if nul is not None:
+        parsed.errors.append(f"{label}: {nul}: {NUL_MESSAGE}")
         return parsed
     if not isinstance(data, dict) or not isinstance(data.get("annotations"), list) \
             or not isinstance(data.get("instances"), list):
@@ -262,6 +331,11 @@ def read_wide(path: Path, *, label: str, id_column: str, rater_columns: list[str
                 except HeaderError as exc:
                     parsed.errors.append(str(exc))
                     return parsed
+            long_names = [c for c in rater_columns if _too_long(c, "rater")]
+            if long_names:
+                parsed.errors.append(f"{label}:1: {long_names[0][:40]!r}: a rater's name (this column's) "
+                                     f"{_too_long(long_names[0], 'rater')}")
+                return parsed
             absent = [c for c in [id_column, *rater_columns] if c not in record]
             if absent:
                 parsed.errors.append(f"{label}:1: {', '.join(absent)}: no such column in the header "
@@ -271,6 +345,10 @@ def read_wide(path: Path, *, label: str, id_column: str, rater_columns: list[str
         item = record[id_column].strip()
         if not item:
             parsed.errors.append(f"{label}:{line}: {id_column}: is required")
+            continue
+        problem = _too_long(item, "item")
+        if problem:
+            parsed.errors.append(f"{label}:{line}: {id_column}: {problem}")
             continue
         for column in rater_columns:
             raw = record[column].strip()
@@ -290,31 +368,36 @@ def read_wide(path: Path, *, label: str, id_column: str, rater_columns: list[str
 
 def _check(parsed: Parsed) -> list[str]:
     errors = list(parsed.errors)
-    seen: dict[tuple[str, str, str], str] = {}
-    kinds: dict[str, tuple[str, str]] = {}
+    seen: dict[tuple[str, str, str], Row] = {}  # the first row of each key (a reference: no new string per row)
+    kinds: dict[str, Row] = {}
     for row in parsed.rows:
         key = (row.item, row.dimension, row.rater)
         if key in seen:
-            errors.append(f"{row.where}: score: a second score of rater {row.rater!r} for item {row.item!r} on "
-                          f"{row.dimension!r} (the first: {seen[key]})")
-        seen.setdefault(key, row.where)
-        if row.rater in kinds and kinds[row.rater][0] != row.kind:
-            errors.append(f"{row.where}: rater_kind: {row.rater!r} is {kinds[row.rater][0]} at {kinds[row.rater][1]}")
-        kinds.setdefault(row.rater, (row.kind, row.where))
+            errors.append(f"{parsed.place(row)}: score: a second score of rater {row.rater!r} for item {row.item!r} on "
+                          f"{row.dimension!r} (the first: {parsed.place(seen[key])})")
+        seen.setdefault(key, row)
+        if row.rater in kinds and kinds[row.rater].kind != row.kind:
+            first = kinds[row.rater]
+            errors.append(f"{parsed.place(row)}: rater_kind: {row.rater!r} is {first.kind} at {parsed.place(first)}")
+        kinds.setdefault(row.rater, row)
         spec = parsed.dimensions[row.dimension]
         if spec.scale_min is not None and spec.scale_max is not None and spec.level != "nominal" \
                 and not spec.scale_min <= row.value <= spec.scale_max:
-            errors.append(f"{row.where}: score: {row.value:g} is outside {row.dimension!r}'s scale "
+            errors.append(f"{parsed.place(row)}: score: {row.value:g} is outside {row.dimension!r}'s scale "
                           f"{spec.scale_min:g}–{spec.scale_max:g}")
     if not parsed.rows and not errors:
         errors.append("no ratings found")
+    limit = row_limit()
+    if limit and len(parsed.rows) > limit:
+        errors.append(f"{parsed.place(parsed.rows[limit])}: more than {limit:,} ratings: the limit of one import (setting "
+                      "STUDY_MAX_ROWS); split the file")
     return errors
 
 
 def study_file_read(*, path: str | Path, study: str, fmt: str = "long", level: str = "ordinal",
                     id_column: str = "", rater_columns: list[str] | None = None, judge_columns: Iterable[str] = (),
                     dimension: str = "", columns: Mapping[str, str] | None = None, rater_kind: str = "human",
-                    label: str = "") -> Parsed:
+                    label: str = "", on_progress: Progress = _quiet) -> Parsed:
     """Read and check a ratings file without writing: the rows, and every problem in `errors` (file:line)."""
     path = Path(path)
     label = label or str(path)
@@ -324,7 +407,7 @@ def study_file_read(*, path: str | Path, study: str, fmt: str = "long", level: s
         return Parsed(errors=[f"{label}: no such file"])
     readers: dict[str, Callable[[], Parsed]] = {
         "long": lambda: read_long(path, label=label, study=study, level=level, columns=columns,
-                                  dimension=dimension or DEFAULT_DIMENSION, kind=rater_kind),
+                                  dimension=dimension or DEFAULT_DIMENSION, kind=rater_kind, on_progress=on_progress),
         "judge-bench": lambda: read_judge_bench(path, label=label),
         "wide": lambda: read_wide(path, label=label, id_column=id_column, rater_columns=list(rater_columns or []),
                                   dimension=dimension or DEFAULT_DIMENSION, level=level, judge_columns=judge_columns),
@@ -348,7 +431,7 @@ def study_import(*, path: str | Path, study: str, fmt: str = "long", progress: b
                  level: str = "ordinal", id_column: str = "", rater_columns: list[str] | None = None,
                  judge_columns: Iterable[str] = (), dimension: str = "", source: str = "",
                  columns: Mapping[str, str] | None = None, rater_kind: str = "human", label: str = "",
-                 dry_run: bool = False) -> ImportSummary:
+                 dry_run: bool = False, on_progress: Progress = _quiet) -> ImportSummary:
     """Read, check, then write a ratings file into the study `study` (created if new); all or nothing.
 
     `columns` maps the vocabulary's columns to the file's (the upload page's mapping); without it the header is
@@ -356,15 +439,15 @@ def study_import(*, path: str | Path, study: str, fmt: str = "long", progress: b
     """
     parsed = study_file_read(path=path, study=study, fmt=fmt, level=level, id_column=id_column,
                              rater_columns=rater_columns, judge_columns=judge_columns, dimension=dimension,
-                             columns=columns, rater_kind=rater_kind, label=label)
+                             columns=columns, rater_kind=rater_kind, label=label, on_progress=on_progress)
     if parsed.errors:
         raise StudyImportFailed(parsed.errors)
     source = source or label or str(path)
     if not dry_run:
-        return _write(parsed, study=study, source=source, progress=progress)
+        return _write(parsed, study=study, source=source, progress=progress, on_progress=on_progress)
     try:
         with transaction.atomic():
-            raise _DryRun(_write(parsed, study=study, source=source, progress=False))
+            raise _DryRun(_write(parsed, study=study, source=source, progress=False, on_progress=on_progress))
     except _DryRun as done:
         return done.summary
 
@@ -381,7 +464,7 @@ def study_ratings_import(*, records: list[object], study: str, label: str = "req
             rows.append((f"{label}: row {position}", record))
         else:
             parsed.errors.append(f"{label}: row {position}: each rating must be an object")
-    _long_rows(rows, parsed=parsed, study=study, level=level, where=f"{label}: the ratings' fields")
+    _long_rows(rows, parsed=parsed, study=study, level=level, where=f"{label}: the ratings' fields", strict=True)
     errors = _check(parsed)
     if errors:
         raise StudyImportFailed(errors)
@@ -389,39 +472,55 @@ def study_ratings_import(*, records: list[object], study: str, label: str = "req
 
 
 @transaction.atomic
-def _write(parsed: Parsed, *, study: str, source: str, progress: bool) -> ImportSummary:
+def _write(parsed: Parsed, *, study: str, source: str, progress: bool, on_progress: Progress = _quiet) -> ImportSummary:
     obj, _ = Study.objects.get_or_create(name=study, defaults={"source": source[:500]})
     dims = {}
     for spec in parsed.dimensions.values():
         dims[spec.key], _ = StudyDimension.objects.update_or_create(
             study=obj, key=spec.key, defaults={"level": spec.level, "scale_min": spec.scale_min,
                                                "scale_max": spec.scale_max, "prompt": spec.prompt})
-    items = {i.external_id: i for i in StudyItem.objects.filter(study=obj)}
+    items: dict[str, int] = dict(StudyItem.objects.filter(study=obj).values_list("external_id", "pk"))
     new_items = sorted({r.item for r in parsed.rows} - set(items))
-    for item in StudyItem.objects.bulk_create(
-            [StudyItem(study=obj, external_id=e, text=parsed.texts.get(e, "")) for e in new_items], batch_size=1000):
-        items[item.external_id] = item
+    for start in range(0, len(new_items), WRITE_BATCH):  # pks kept, model instances dropped batch by batch
+        for item in StudyItem.objects.bulk_create(
+                [StudyItem(study=obj, external_id=e, text=parsed.texts.get(e, ""))
+                 for e in new_items[start:start + WRITE_BATCH]], batch_size=1000):
+            items[item.external_id] = item.pk
     raters = {r.name: r for r in StudyRater.objects.filter(study=obj)}
     kinds = {r.rater: (r.kind, r.group) for r in parsed.rows}
     for rater in StudyRater.objects.bulk_create(
             [StudyRater(study=obj, name=n, kind=k, group=g) for n, (k, g) in kinds.items() if n not in raters]):
         raters[rater.name] = rater
-    existing = {(s.item_id, s.dimension_id, s.rater_id): s
-                for s in StudyScore.objects.filter(item__study=obj)}
+    existing = {(item, dimension, rater): (pk, value) for item, dimension, rater, pk, value in
+                StudyScore.objects.filter(item__study=obj).values_list("item_id", "dimension_id", "rater_id", "pk",
+                                                                        "value").iterator(chunk_size=WRITE_BATCH)}
     summary = ImportSummary(study=obj.name, items=len({r.item for r in parsed.rows}), raters=len(kinds),
                             scores=len(parsed.rows))
-    create, update = [], []
-    for row in tqdm(parsed.rows, desc=f"importing into {obj.name}", unit=" scores", disable=not progress):
-        key = (items[row.item].pk, dims[row.dimension].pk, raters[row.rater].pk)
+    create: list[StudyScore] = []
+    update: list[StudyScore] = []
+    for n, row in enumerate(tqdm(parsed.rows, desc=f"importing into {obj.name}", unit=" scores",
+                                 disable=not progress), start=1):
+        if n % PROGRESS_EVERY == 0:
+            on_progress("writing", n)
+        key = (items[row.item], dims[row.dimension].pk, raters[row.rater].pk)
         current = existing.get(key)
         if current is None:
             create.append(StudyScore(item_id=key[0], dimension_id=key[1], rater_id=key[2], value=row.value))
-        elif current.value != row.value:
-            current.value = row.value
-            update.append(current)
-    StudyScore.objects.bulk_create(create, batch_size=1000)
+        elif current[1] != row.value:
+            update.append(StudyScore(pk=current[0], item_id=key[0], dimension_id=key[1], rater_id=key[2],
+                                     value=row.value))
+        if len(create) >= WRITE_BATCH:  # written batch by batch: no list of a million model instances
+            StudyScore.objects.bulk_create(create, batch_size=WRITE_BATCH)
+            summary.created += len(create)
+            create = []
+        if len(update) >= WRITE_BATCH:
+            StudyScore.objects.bulk_update(update, ["value"], batch_size=1000)
+            summary.updated += len(update)
+            update = []
+    StudyScore.objects.bulk_create(create, batch_size=WRITE_BATCH)
     StudyScore.objects.bulk_update(update, ["value"], batch_size=1000)
-    summary.created, summary.updated = len(create), len(update)
+    summary.created += len(create)
+    summary.updated += len(update)
     summary.unchanged = summary.scores - summary.created - summary.updated
     return summary
 
@@ -449,7 +548,7 @@ def study_file_preview(*, path: str | Path, fmt: str, label: str, n: int = 10) -
         parsed = read_judge_bench(path, label=label)
         preview.errors = parsed.errors[:n]
         preview.header = ["item", "dimension", "rater", "rater_kind", "score"]
-        preview.rows = [(r.where, [r.item, r.dimension, r.rater, r.kind, f"{r.value:g}"]) for r in parsed.rows[:n]]
+        preview.rows = [(parsed.place(r), [r.item, r.dimension, r.rater, r.kind, f"{r.value:g}"]) for r in parsed.rows[:n]]
         preview.dimensions = list(parsed.dimensions.values())
         return preview
     parsed = Parsed()

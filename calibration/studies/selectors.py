@@ -2,9 +2,11 @@
 coefficients and intervals of `manage.py irr`, from the same `stats.reliability.reliability_summary`)."""
 from __future__ import annotations
 
+from django.db.models import Count, QuerySet
+
 from evidence.kit.trees import JsonObject
 
-from ..models import Study, StudyScore
+from ..models import Study, StudyJudgeRun, StudyScore
 from .report import DimensionInfo, StudyProvenance, StudyRow, study_report_build
 
 
@@ -50,3 +52,23 @@ def study_names(*, limit: int = 20) -> list[str]:
 def studies_by_id() -> list[Study]:
     """Every study, oldest first."""
     return list(Study.objects.order_by("pk"))
+
+def studies_listing() -> QuerySet[Study]:
+    """Every study with its numbers of items, raters and dimensions, by name (the list page)."""
+    return Study.objects.annotate(n_items=Count("items", distinct=True), n_raters=Count("raters", distinct=True),
+                                  n_dimensions=Count("dimensions", distinct=True)).order_by("name")
+
+
+def studies_with_dimensions() -> QuerySet[Study]:
+    """Every study, its dimensions prefetched (the API's list)."""
+    return Study.objects.prefetch_related("dimensions")
+
+
+def study_named(*, name: str) -> Study | None:
+    """The study of this name with its number of items (`n_items`), or None."""
+    return Study.objects.filter(name=name).annotate(n_items=Count("items")).first()
+
+
+def study_judge_runs_recent(*, study: Study, limit: int = 20) -> list[StudyJudgeRun]:
+    """The study's newest judge runs, newest first."""
+    return list(StudyJudgeRun.objects.filter(study=study).order_by("-id")[:limit])

@@ -7,7 +7,6 @@ from typing import Any
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Count
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -35,11 +34,19 @@ from .forms import (
     too_large_message,
     upload_max_bytes,
 )
-from .importing import StudyImportFailed, study_file_preview, study_import
+from .importing import study_file_preview
 from .judging import study_judge_run_cancel, study_judge_run_start
 from .report import HUMAN_METRICS, StudyDimension, StudyGroup, StudyJudge, StudyReport, summary_interval
-from .tasks import study_snapshot_start
-from .uploads import upload_current, upload_discard, upload_options_set, upload_store
+from .selectors import studies_listing, study_judge_runs_recent, study_named
+from .tasks import study_snapshot_start, study_upload_start
+from .uploads import (
+    upload_cancel,
+    upload_current,
+    upload_discard,
+    upload_options_set,
+    upload_state,
+    upload_store,
+)
 
 METRIC_LABELS = {
     "krippendorff_alpha": "Krippendorff's α", "icc_2_1": "ICC(2,1)", "icc_3_1": "ICC(3,1)",
@@ -55,9 +62,7 @@ STUDY = Snapshot.Kind.STUDY_REPORT
 def studies(request: AuthedRequest) -> HttpResponse:
     """Every imported study with its size and newest report version."""
     page_number = query_whole_number(request.GET.get("page", "1")) or 1
-    listing = Study.objects.annotate(n_items=Count("items", distinct=True), n_raters=Count("raters", distinct=True),
-                                     n_dimensions=Count("dimensions", distinct=True)).order_by("name")
-    page = Paginator(listing, 50).get_page(page_number)
+    page = Paginator(studies_listing(), 50).get_page(page_number)
     latest = snapshot_latest_ready(kind=STUDY, subjects=[str(s.pk) for s in page])
     rows = [{"study": s, "snapshot": latest.get(str(s.pk))} for s in page]
     return render(request, "calibration/studies/list.html", {"rows": rows, "page": page})
@@ -138,7 +143,7 @@ def _context(study: Study, snapshot: Snapshot | None, form: StudySnapshotRequest
         "pending_stale": bool(pending and snapshot_is_stale(snapshot=pending)),
         "progress_url": reverse("calibration:study_report_progress", args=[study.pk, pending.version]) if pending else "",
         "judge_form": judge_form or _judge_form(study),
-        "judge_runs": list(StudyJudgeRun.objects.filter(study=study).order_by("-id")[:20]),
+        "judge_runs": study_judge_runs_recent(study=study),
     }
     if snapshot is not None and snapshot.is_ready:
         report = StudyReport.from_json(snapshot.payload or {})  # the stored JSON read back into the typed tree
@@ -257,27 +262,43 @@ def study_upload_mapping(request: AuthedRequest) -> HttpResponse:
 @policy_required(Action.MANAGE_CALIBRATION)
 @require_http_methods(["GET", "POST"])
 def study_upload_confirm(request: AuthedRequest) -> HttpResponse:
-    """Step 3: what the import will do (a dry run), then the import itself — all or nothing."""
+    """Step 3: the worker checks the whole file (a dry run: what the import will do) while the page shows its
+    progress; then the import, on the worker too — all or nothing. Either can be cancelled while it runs."""
     pending = upload_current(session=request.session)
     if pending is None:
         messages.warning(request, "Upload a file first (an upload waits here for a day).")
         return redirect("calibration:study_upload")
     if pending.options is None:
         return redirect("calibration:study_upload_mapping")
-    errors: list[str] = []
-    summary = None
-    try:
-        summary = study_import(path=pending.path, study=pending.study, fmt=pending.fmt, label=pending.name,
-                               source=f"upload: {pending.name}", **pending.options,
-                               dry_run=request.method != "POST")
-    except StudyImportFailed as exc:
-        errors = exc.errors
-    if request.method == "POST" and summary is not None:
+    state = upload_state(pending=pending)
+    if request.method == "POST":
+        action = request.POST.get("action", "import")
+        if action == "cancel":
+            if upload_cancel(pending=pending):
+                messages.info(request, "The job stops at its next step; nothing it did is kept.")
+        elif action == "import" and state and state.get("status") == "checked":
+            study_upload_start(pending=pending, dry_run=False)
+        elif action == "check" and (state is None or state.get("status") in ("cancelled",)) and pending.path.is_file():
+            study_upload_start(pending=pending, dry_run=True)
+        return redirect("calibration:study_upload_confirm")
+    if state is None and pending.path.is_file():
+        study_upload_start(pending=pending, dry_run=True)  # the check starts when the page is first shown
+        state = upload_state(pending=pending)
+    state = state or {}
+    if state.get("status") == "imported":
+        summary = state.get("summary") or {}
         upload_discard(session=request.session)
-        messages.success(request, f"Imported {summary}. Compute its first report below.")
-        return redirect("calibration:study_report", pk=Study.objects.get(name=summary.study).pk)
-    existing = Study.objects.filter(name=pending.study).annotate(n_items=Count("items")).first()
+        study = study_named(name=str(summary.get("study", "")))
+        messages.success(request, f"Imported {summary.get('study')}: {summary.get('items')} items, "
+                                  f"{summary.get('raters')} raters, {summary.get('scores')} scores — "
+                                  f"{summary.get('created')} created, {summary.get('updated')} updated, "
+                                  f"{summary.get('unchanged')} unchanged. Compute its first report below.")
+        return redirect("calibration:study_report", pk=study.pk) if study else redirect("calibration:studies")
+    errors = list(state.get("errors") or [])
+    shown = errors[:MAX_ERRORS_SHOWN]
     return render(request, "calibration/studies/upload_confirm.html", {
-        "pending": pending, "summary": summary, "errors": errors[:MAX_ERRORS_SHOWN],
-        "more_errors": max(0, len(errors) - MAX_ERRORS_SHOWN), "existing": existing, "step": 3,
-    }, status=422 if errors and request.method == "POST" else 200)
+        "pending": pending, "state": state, "running": state.get("status") in ("queued", "running"),
+        "summary": state.get("summary") if state.get("status") == "checked" else None,
+        "errors": shown, "more_errors": max(0, int(state.get("n_errors") or len(errors)) - len(shown)),
+        "existing": study_named(name=pending.study), "step": 3,
+    }, status=422 if state.get("status") == "failed" else 200)

@@ -6,6 +6,7 @@ from typing import Any, TypedDict, cast
 from django import forms
 from django.core.exceptions import ValidationError
 
+from evaluations.domain import MAX_FORM_COUNT
 from evaluations.judge.config import setting
 from evaluations.judge.selectors import CASE_FILTER_FIELDS, judge_runs_finished_choices
 
@@ -26,7 +27,7 @@ class PairwiseStartForm(forms.Form):
     cases = forms.CharField(required=False, label="Case filter",
                             help_text=f"Fields {', '.join(CASE_FILTER_FIELDS)}; e.g. dimension=doctrinal. "
                                       "Empty: every active case.")
-    limit = forms.IntegerField(required=False, min_value=1, label="Limit (pairs)",
+    limit = forms.IntegerField(required=False, min_value=1, max_value=MAX_FORM_COUNT, label="Limit (pairs)",
                                help_text="At most this many pairs of responses to one case; each is asked in both "
                                          "orders (2 calls).")
 

@@ -57,6 +57,8 @@ MIDDLEWARE = [
     # /healthz first: no host check, session or redirect for a load balancer's probe (config/middleware.py).
     "config.middleware.HealthCheckMiddleware",
     "config.middleware.RequestLogMiddleware",
+    # /api/: a body over DATA_UPLOAD_MAX_MEMORY_SIZE is a JSON 413, never Django's HTML 400 page.
+    "config.middleware.ApiBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Content-Security-Policy (django-csp), with a fresh nonce per response for the <style> blocks.
     "csp.middleware.CSPMiddleware",
@@ -226,6 +228,9 @@ REST_FRAMEWORK = {
     # The one API permission: the policy's action for the user and, with a token, the view's token_scope. No API
     # view sets permission_classes (tests/accounts/test_api_tokens.py walks every API URL for it).
     "DEFAULT_PERMISSION_CLASSES": ["access.policy.ApiPermission"],
+    # JSON bodies with a NUL character anywhere are refused (400 naming the field): PostgreSQL's text cannot hold one.
+    "DEFAULT_PARSER_CLASSES": ["config.api_parsers.JSONParser", "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 SPECTACULAR_SETTINGS = {
@@ -255,6 +260,11 @@ SPECTACULAR_SETTINGS = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 IMPORT_MAX_UPLOAD_BYTES = int(env("IMPORT_MAX_UPLOAD_BYTES", str(50 * 1024 * 1024)) or 0)
+# Rating studies: the most ratings one import may bring (the upload page, the API, import_ratings; 0: no limit), and
+# how long an uploaded file waits on the server for its check and import (docs/rating-studies.md).
+STUDY_MAX_ROWS = int(env("FAITHBENCH_STUDY_MAX_ROWS", "2000000") or 0)
+STUDY_UPLOAD_DIR = env("FAITHBENCH_STUDY_UPLOAD_DIR", "")  # shared by the web and worker processes; "": a temp dir
+STUDY_UPLOAD_RETENTION_SECONDS = int(env("FAITHBENCH_STUDY_UPLOAD_RETENTION_SECONDS", str(24 * 3600)) or 24 * 3600)
 
 # Content-Security-Policy (django-csp 4). Scripts only from our own origin, or with this response's nonce:
 # no inline <script> and no inline event handler (onclick=…, hx-on) can run, so an injected one does

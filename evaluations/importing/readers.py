@@ -53,6 +53,35 @@ def read_records(path: str | Path, *, fmt: str, label: str) -> Iterator[Item]:
         yield 0, RowError(label, 0, "", f"file is not valid UTF-8 (byte {exc.start} of a chunk)")
 
 
+NUL_MESSAGE = "contains a NUL character (U+0000), which no text field can hold; remove it"
+
+
+def nul_field(value: object, path: str = "") -> str | None:
+    """The first field (a dotted path; "" for the value itself) whose key or text holds a NUL character, or None.
+    PostgreSQL's text columns cannot store U+0000: such a value is refused with its line and field, never sent."""
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            here = f"{path}.{key}" if path else str(key)
+            if "\x00" in str(key):
+                return here.replace("\x00", "\\0")
+            found = nul_field(item, here)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = nul_field(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
+def _nul_checked(line: int, record: dict, label: str) -> dict | RowError:
+    field = nul_field(record)
+    return record if field is None else RowError(label, line, field, NUL_MESSAGE)
+
+
 def _line_of(text: str, index: int, cache: list[int]) -> int:
     # Incremental newline count: records come in order, so count only the new stretch.
     last_index, last_line = cache
@@ -88,7 +117,8 @@ def _read_json(path: Path, label: str) -> Iterator[Item]:
             yield exc.lineno, RowError(label, exc.lineno, "", f"invalid JSON at column {exc.colno}: {exc.msg}",
                                        exc.colno)
             return
-        yield line, (value if isinstance(value, dict) else RowError(label, line, "", "each record must be a JSON object"))
+        yield line, (_nul_checked(line, value, label) if isinstance(value, dict)
+                     else RowError(label, line, "", "each record must be a JSON object"))
         index = _skip_ws(text, end)
         if index < len(text) and text[index] == ",":
             index = _skip_ws(text, index + 1)
@@ -113,7 +143,8 @@ def _read_jsonl(path: Path, label: str) -> Iterator[Item]:
                 # json.loads counts from the start of this line's text: its line is always 1, its column ours.
                 yield number, RowError(label, number, "", f"invalid JSON at column {exc.colno}: {exc.msg}", exc.colno)
                 continue
-            yield number, (value if isinstance(value, dict) else RowError(label, number, "", "each line must be a JSON object"))
+            yield number, (_nul_checked(number, value, label) if isinstance(value, dict)
+                           else RowError(label, number, "", "each line must be a JSON object"))
 
 
 def _read_csv(path: Path, label: str) -> Iterator[Item]:
@@ -123,6 +154,9 @@ def _read_csv(path: Path, label: str) -> Iterator[Item]:
             header = next(reader, None)
             if not header:
                 yield 1, RowError(label, 1, "", "CSV file has no header row")
+                return
+            if any("\x00" in n for n in header):
+                yield 1, RowError(label, 1, "header", NUL_MESSAGE)
                 return
             duplicates = sorted({n for n in header if header.count(n) > 1})
             if duplicates:
@@ -135,6 +169,9 @@ def _read_csv(path: Path, label: str) -> Iterator[Item]:
                     continue
                 if len(cells) != len(header):
                     yield start, RowError(label, start, "", f"row has {len(cells)} cells; the header has {len(header)}")
+                elif any("\x00" in c for c in cells):
+                    column = next(n for n, c in zip(header, cells, strict=True) if "\x00" in c)
+                    yield start, RowError(label, start, column, NUL_MESSAGE)
                 else:
                     yield start, dict(zip(header, csv_row_unprotect(cells), strict=True))
                 start = reader.line_num + 1

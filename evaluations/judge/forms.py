@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 
+from ..domain import MAX_FORM_COUNT
 from ..selectors import evaluated_model_choices, rubric_active, rubric_choices
 from .config import setting
 from .selectors import CASE_FILTER_FIELDS
@@ -25,7 +26,7 @@ class JudgeRunStartForm(forms.Form):
         help_text=f"Fields {', '.join(CASE_FILTER_FIELDS)}; e.g. dimension=textual|doctrinal,difficulty=hard. "
                   "Empty: every active case.")
     run_label = forms.CharField(required=False, label="Response run label", help_text="Only responses with this label.")
-    limit = forms.IntegerField(required=False, min_value=1, label="Limit (items)",
+    limit = forms.IntegerField(required=False, min_value=1, max_value=MAX_FORM_COUNT, label="Limit (items)",
                                help_text="At most this many responses, lowest ids first.")
     judge = forms.CharField(max_length=120, label="Judge model",
                             help_text="The primary judge; the fallback and secondary judges come from the settings.")

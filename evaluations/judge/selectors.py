@@ -369,6 +369,11 @@ def judge_runs_page(*, page: int = 1, per_page: int | None = None) -> RunPage:
     return RunPage(runs=runs[:per_page], number=page, has_next=len(runs) > per_page)
 
 
+def judge_run_find(*, run_id: int) -> JudgeRun | None:
+    """The judge run with this id (its rubric joined), or None."""
+    return JudgeRun.objects.select_related("rubric").filter(pk=run_id).first()
+
+
 def judge_run_series(*, run: JudgeRun) -> list[JudgeRun]:
     """The finished runs of `run`'s series (itself included when finished), oldest first."""
     first_id = run.repeat_of_id or run.pk

@@ -157,9 +157,10 @@ def judge_run_repeat(*, run: JudgeRun, created_by: Any = None) -> JudgeRun:
 def judge_run_resume(*, run: JudgeRun, force: bool = False, budget: Decimal | None = None,
                      base_url: str | None = None) -> JudgeRun:
     """Queue a stopped, failed, cancelled or crashed run again; only its items without a result are sent. A new
-    `budget` replaces the old one (a run stopped at its budget needs a higher one to go on); a `base_url` sends
-    the rest of its calls to another endpoint."""
+    `budget` replaces the old one (a run stopped at its budget needs a higher one to go on); a `base_url` (the
+    pages pass the endpoint configured now) replaces the run's recorded endpoint."""
     run = JudgeRun.objects.select_for_update().get(pk=run.pk)
+    _endpoint_set(run, base_url)
     if budget is not None:
         if budget <= run.cost:
             raise ValidationError(f"the new budget must be above what the run has cost ({run.cost})", code="bad_budget")
@@ -178,23 +179,29 @@ def judge_run_resume(*, run: JudgeRun, force: bool = False, budget: Decimal | No
     run.flagged_auth_error = False
     run.error_message = ""
     run.finished_at = None
-    run.save(update_fields=["status", "flagged_auth_error", "error_message", "finished_at"])
-    if base_url:
-        run.base_url = base_url
-        run.save(update_fields=["base_url"])
+    run.save(update_fields=["status", "flagged_auth_error", "error_message", "finished_at", "base_url"])
     return run
+
+
+def _endpoint_set(run: JudgeRun, base_url: str | None) -> None:
+    """Point a run that is about to go again at `base_url` (the endpoint configured now), so the failure advice
+    "set FAITHBENCH_LLM_BASE_URL, restart, press Retry" reaches the new endpoint; None keeps the recorded one."""
+    if base_url is not None and base_url.strip():
+        run.base_url = base_url.strip()
 
 
 RETRYABLE_STATUSES = (JudgeResult.Status.FAILED, JudgeResult.Status.PARSE_ERROR)
 
 
 @transaction.atomic
-def judge_run_retry_failed(*, run: JudgeRun, budget: Decimal | None = None) -> tuple[JudgeRun, int]:
+def judge_run_retry_failed(*, run: JudgeRun, budget: Decimal | None = None,
+                           base_url: str | None = None) -> tuple[JudgeRun, int]:
     """Send a stopped run's failed items again: the results of every item whose decisive result failed (an HTTP
     error after its retries, or an unreadable answer) are discarded, the run's item counters lowered, and the run
     queued like a resume (its items without a result are sent too). Filtered items (403) are a provider's content
     decision and are not retried. The HTTP attempts, tokens and cost already spent stay counted; a new `budget`
-    must be above them. Returns the run and how many failed items go again; the caller enqueues it."""
+    must be above them. A `base_url` replaces the run's recorded endpoint (as in `judge_run_resume`). Returns the
+    run and how many failed items go again; the caller enqueues it."""
     run = JudgeRun.objects.select_for_update().get(pk=run.pk)
     if budget is not None:
         if budget <= run.cost:
@@ -217,8 +224,9 @@ def judge_run_retry_failed(*, run: JudgeRun, budget: Decimal | None = None) -> t
     run.failed_items -= len(failed)
     run.retried_items += len(failed)
     run.status, run.flagged_auth_error, run.error_message, run.finished_at = JudgeRun.Status.QUEUED, False, "", None
+    _endpoint_set(run, base_url)
     run.save(update_fields=["processed_items", "failed_items", "retried_items", "status", "flagged_auth_error",
-                            "error_message", "finished_at", "budget"])
+                            "error_message", "finished_at", "budget", "base_url"])
     return run, len(failed)
 
 

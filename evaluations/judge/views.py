@@ -7,7 +7,7 @@ from typing import TypedDict
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -29,6 +29,7 @@ from .forms import JudgeRunResumeForm
 from .leaderboard import Leaderboard, ModelRow, Score
 from .selectors import (
     judge_run_call_stats,
+    judge_run_find,
     judge_run_latest_finished,
     judge_run_or_404,
     judge_run_series_others,
@@ -124,10 +125,10 @@ def _matrix(board: Leaderboard, attribute: str) -> tuple[list[str], list[MatrixR
 @policy_required(Action.VIEW_JUDGE_OUTPUT)
 def leaderboard(request: HttpRequest) -> HttpResponse:
     """Per-model scores of one run (default: the newest finished run), with intervals and comparisons."""
-    run_id = request.GET.get("run")
-    if run_id and query_whole_number(run_id) is None:
-        raise Http404("no such judge run")
-    run = get_object_or_404(JudgeRun, pk=int(run_id)) if run_id else judge_run_latest_finished()
+    raw = request.GET.get("run")
+    run = _run_asked(raw, finished=False) if raw else judge_run_latest_finished()
+    if isinstance(run, HttpResponseBadRequest):
+        return run
     context: LeaderboardContext = {"run": run, "runs": judge_runs_recent(limit=20)}
     if run is not None:
         board = leaderboard_cached(run=run)
@@ -141,18 +142,31 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     return render(request, "evaluations/judge/leaderboard.html", context)
 
 
-def _run_or_latest(raw: str | None) -> JudgeRun | None:
-    if raw and query_whole_number(raw) is None:
-        raise Http404("no such judge run")
-    if raw:
-        return judge_run_or_404(pk=int(raw), finished=True)
-    return judge_run_latest_with_conditions()
+def _run_asked(raw: str, *, finished: bool) -> JudgeRun | HttpResponseBadRequest:
+    """The run a `?run=` names, or a 400 saying what is wrong with the value (not a number, no such run, not
+    finished where only finished runs have this page)."""
+    run_id = query_whole_number(raw)
+    if run_id is None:
+        return HttpResponseBadRequest(f"run: must be a judge run id (a whole number), got {raw[:20]!r}")
+    run = judge_run_find(run_id=run_id)
+    if run is None:
+        return HttpResponseBadRequest(f"run: there is no judge run {run_id}")
+    if finished and run.status != JudgeRun.Status.FINISHED:
+        return HttpResponseBadRequest(f"run: judge run {run_id} is {run.get_status_display().lower()}; this page "
+                                      "compares finished runs only")
+    return run
+
+
+def _run_or_latest(raw: str | None) -> JudgeRun | HttpResponseBadRequest | None:
+    return _run_asked(raw, finished=True) if raw else judge_run_latest_with_conditions()
 
 
 @policy_required(Action.VIEW_CONDITIONS)
 def conditions(request: HttpRequest) -> HttpResponse:
     """A finished run's leaderboard per generation condition and the paired deltas between conditions."""
     run = _run_or_latest(request.GET.get("run"))
+    if isinstance(run, HttpResponseBadRequest):
+        return run
     context: ConditionsContext = {"run": run, "runs": judge_runs_finished_recent(limit=20)}
     if run is not None:
         report = condition_report_cached(run=run)

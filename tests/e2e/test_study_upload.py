@@ -14,6 +14,12 @@ RATER_ITEM_SCORE = "rater,item,score\n" + "".join(f"{r},i{i},{(i + (r == 'c')) %
 WRONG_HEADER = "who,what,grade\n" + "".join(f"{r},i{i},{i % 4}\n" for i in range(6) for r in "ab")
 
 
+@pytest.fixture(autouse=True)
+def upload_jobs_run_at_once(settings):  # type: ignore[no-untyped-def]
+    """The check and the import are worker jobs; here the immediate backend runs them inside the request."""
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+
+
 def signed_in(browser_context, live_server, **options):  # type: ignore[no-untyped-def]
     from tests.annotations.factories import person
     from tests.e2e.test_accessibility import session_cookie

@@ -3,8 +3,13 @@
 It creates a superuser and experts with passwords printed in the README, so it refuses to run unless DEBUG is
 on or the operator says `--i-know-this-is-not-production` (a throwaway benchmark database, a staging demo).
 """
+import logging
+from typing import Any
+
 from django.conf import settings
+from django.core import mail
 from django.core.management.base import BaseCommand, CommandError
+from django.test.utils import override_settings
 
 from calibration.calibrated.demo import demo_calibrated_snapshot_create
 from calibration.demo import (
@@ -38,9 +43,21 @@ class Command(BaseCommand):
                 "load_demo creates a superuser and experts with published passwords, and DEBUG is off: this looks "
                 "like production. Nothing was loaded. On a throwaway database, add --i-know-this-is-not-production."
             )
-        reports = demo_benchmark_load()
+        with override_settings(EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend"):
+            self._load(options)
+
+    def _load(self, options: dict[str, Any]) -> None:
+        """The demo, its notification e-mails kept in memory: the console shows how many, not 32 full bodies."""
+        sent_before = len(getattr(mail, "outbox", []))
+        importing = logging.getLogger("evaluations.importing.services")
+        level = importing.level
+        importing.setLevel(logging.WARNING)  # its "imported …" line would repeat the summary printed below
+        try:
+            reports = demo_benchmark_load()  # one transaction (the service's)
+        finally:
+            importing.setLevel(level)
         for report in reports:
-            self.stdout.write(str(report))
+            self.stdout.write(f"imported {report}")
         if not options["no_judge"]:
             # The judge pipeline writes from its own thread, so it runs outside the load's transaction.
             run = judge_demo_run()
@@ -71,8 +88,12 @@ class Command(BaseCommand):
             if conditions_run is not None:
                 self.stdout.write(f"judge run #{conditions_run.pk} over three generation conditions: "
                                   f"{conditions_run.scored_items} scored — /judge/conditions/?run={conditions_run.pk}")
+        mailed = len(getattr(mail, "outbox", [])) - sent_before
+        if mailed:
+            self.stdout.write(f"{mailed} notification e-mail(s) to the demo people, not sent: each one's "
+                              "inbox shows them (/accounts/inbox/)")
         self.stdout.write("")
-        self.stdout.write("Demo logins (http://127.0.0.1:8000/):")
+        self.stdout.write(f"Demo logins ({settings.SITE_URL.rstrip('/')}/):")
         for role, email, password in logins:
             self.stdout.write(f"  {role:<12} {email:<32} {password}")
         if two_factor:

@@ -25,6 +25,7 @@ RATER_ITEM_SCORE = "rater,item,score\n" + "".join(f"{r},i{i},{(i + (r == 'c')) %
 @pytest.fixture
 def admin(settings, tmp_path: Path) -> Client:
     settings.STUDY_UPLOAD_DIR = str(tmp_path / "uploads")
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}  # the worker's jobs
     client = Client()
     client.force_login(person("admin", name="Upload Admin"))
     return client
@@ -38,6 +39,13 @@ def upload(client: Client, content: str | bytes, name: str = "r.csv", fmt: str =
 
 def text(response) -> str:  # type: ignore[no-untyped-def]
     return unescape(re.sub(r"\s+", " ", response.content.decode()))
+
+
+def confirm_and_import(client: Client) -> None:
+    """Step 3: the check (shown), the import (asked for), the page once the worker is done (to the study)."""
+    assert client.get(reverse("calibration:study_upload_confirm")).status_code == 200
+    client.post(reverse("calibration:study_upload_confirm"), {"action": "import"})
+    assert client.get(reverse("calibration:study_upload_confirm")).status_code == 302
 
 
 # --- services ------------------------------------------------------------------------------------------------
@@ -116,7 +124,9 @@ def test_uploading_rater_item_score_through_the_three_steps(admin: Client) -> No
     confirm = admin.get(reverse("calibration:study_upload_confirm"))
     assert "8 items, 3 raters, 24 scores — 24 new" in text(confirm) and not Study.objects.exists()
 
-    done = admin.post(reverse("calibration:study_upload_confirm"))
+    started = admin.post(reverse("calibration:study_upload_confirm"), {"action": "import"})
+    assert started["Location"] == reverse("calibration:study_upload_confirm")  # the worker imports; the page follows
+    done = admin.get(started["Location"])
     study = Study.objects.get(name="Up")
     assert done.status_code == 302 and done["Location"] == reverse("calibration:study_report", args=[study.pk])
     assert StudyScore.objects.filter(item__study=study, dimension__key="quality").count() == 24
@@ -138,9 +148,10 @@ def test_a_bad_header_shows_one_message_and_a_bad_row_writes_nothing(admin: Clie
     admin.post(reverse("calibration:study_upload_mapping"), {
         "item": "what", "rater": "who", "score": "grade", "default_dimension": "score", "default_kind": "human",
         "level": "nominal"})
-    confirm = admin.post(reverse("calibration:study_upload_confirm"))
+    confirm = admin.get(reverse("calibration:study_upload_confirm"))
     body = text(confirm)
     assert confirm.status_code == 422 and "120 problems; nothing was written" in body
+    assert list(upload_dir().glob("*.csv")) == []  # a failed check removes the uploaded file
     assert "r.csv:2: grade: must be a number, not 'x0'" in body and "… and" not in body
     assert not Study.objects.exists()
 
@@ -152,12 +163,12 @@ def test_wide_and_judge_bench_uploads(admin: Client, tmp_path: Path) -> None:
     admin.post(reverse("calibration:study_upload_mapping"), {
         "id_column": "id", "rater_columns": ["ann1", "ann2", "llm"], "judge_columns": ["llm"],
         "default_dimension": "quality", "level": "interval"})
-    assert admin.post(reverse("calibration:study_upload_confirm")).status_code == 302
+    confirm_and_import(admin)
     assert StudyRater.objects.get(name="llm").kind == "judge" and StudyScore.objects.count() == 5
 
     upload(admin, judge_bench_file(tmp_path / "j.json", n=4).read_bytes(), name="j.json", fmt="judge-bench", study="J")
     assert admin.post(reverse("calibration:study_upload_mapping"), {}).status_code == 302
-    assert admin.post(reverse("calibration:study_upload_confirm")).status_code == 302
+    confirm_and_import(admin)
     assert Study.objects.get(name="J").items.count() == 4
 
 
