@@ -34,6 +34,7 @@ NOT_REPOSITORY_FILES = {
     "ratings.csv": "the ratings file of a report bundle and of `manage.py irr`",
     "inputs.csv": "the inputs file inside a snapshot's bundle",
     "variance_budget.csv": "the variance budget file inside a calibrated snapshot's bundle",
+    "manifest.json": "the manifest inside a backup directory (`manage.py backup`)",
     ".theobert/": "the TheoBERT extra that `make test` installs",
 }
 
