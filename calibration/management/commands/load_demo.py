@@ -93,7 +93,7 @@ class Command(BaseCommand):
             self.stdout.write(f"{mailed} notification e-mail(s) to the demo people, not sent: each one's "
                               "inbox shows them (/accounts/inbox/)")
         self.stdout.write("")
-        self.stdout.write(f"Demo logins ({settings.SITE_URL.rstrip('/')}/):")
+        self.stdout.write(f"Demo logins ({(settings.SITE_URL or '').rstrip('/')}/):")
         for role, email, password in logins:
             self.stdout.write(f"  {role:<12} {email:<32} {password}")
         if two_factor:
