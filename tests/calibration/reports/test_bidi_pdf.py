@@ -14,7 +14,7 @@ import unicodedata
 import pytest
 from reportlab.platypus import SimpleDocTemplate
 
-from calibration.reports.pdfkit import Styles, report_fonts
+from evidence.kit.pdfkit import Styles, report_fonts
 
 HEBREW = "בְּרֵאשִׁית בָּרָא אֱלֹהִים"
 GREEK = "Ἐν ἀρχῇ ἦν ὁ λόγος"
