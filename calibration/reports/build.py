@@ -60,6 +60,9 @@ MAJORITY_RULE = "median of expert scores; lower middle score when the median fal
 GROUP_KINDS = ("overall", "sub_dimension", "dimension", "tradition", "difficulty")
 
 
+MIN_BOOTSTRAP_UNITS = 2  # the fewest units a unit bootstrap interval is computed from
+
+
 def verdict(value: float | None, interval: Sequence[float] | None, target: float) -> str:
     """pass / fail when the interval (or, without one, the point) is clear of the target; else uncertain."""
     if value is None:
@@ -134,8 +137,10 @@ def against_reference(
             verdicts=Verdicts(alpha="undefined", kappa="undefined", exact_agreement="undefined"))
     j, r = judge[both], reference[both]
     pair = np.vstack([j, r])
+    # A unit bootstrap of fewer than two units resamples one unit again and again: a point, not an interval.
     summary = reliability_summary(
-        pair, level="ordinal", categories=CATEGORIES, rater_labels=["judge", "reference"], n_resamples=n_resamples,
+        pair, level="ordinal", categories=CATEGORIES, rater_labels=["judge", "reference"],
+        n_resamples=n_resamples if n >= MIN_BOOTSTRAP_UNITS else 0,
         strata=None if strata is None else [s for s, keep in zip(strata, both, strict=True) if keep], seed=seed,
         interval_coefficients=intervals,
     )
