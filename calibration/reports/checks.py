@@ -4,12 +4,14 @@ README.txt, keyed alike — `group_kind:group_value/comparison/metric` — so th
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 from evaluations.labels import group_label, rubric_label, tradition_label
-from evidence.kit.checker import COEFFICIENT, SHARE, Figure, Problem, Reading, artefact_check, bundle_members, pdf_text
+from evidence.kit.checker import COEFFICIENT, SHARE, Figure, PdfText, Problem, Reading, artefact_check, bundle_members
 from evidence.kit.numbers import NUMBER, digits_of, interval_parse, method_label, methods_named, number_parse
 from evidence.models import Snapshot, SnapshotFile
 
@@ -156,28 +158,37 @@ def label_keys(report: Report) -> dict[str, str]:
     return {key: label for key, label in labels.items() if key != label}
 
 
-def report_readings(files: Mapping[str, bytes], report: Report) -> Iterator[Reading]:
-    """Each stored file of a cycle report as a reading (the README from the bundle)."""
-    yield json_reading(report)
+def report_readings(files: Mapping[str, bytes], report: Report) -> list[Reading]:
+    """Each stored file of a cycle report as a reading (the README from the bundle); the PDF's text is extracted
+    while the others are read."""
+    pdf = PdfText(files[SnapshotFile.Format.PDF]) if SnapshotFile.Format.PDF in files else None
+    readings = [json_reading(report)]
     if SnapshotFile.Format.CSV in files:
-        yield csv_reading(files[SnapshotFile.Format.CSV])
-    if SnapshotFile.Format.PDF in files:
-        yield pdf_reading(pdf_text(files[SnapshotFile.Format.PDF]), report)
+        readings.append(csv_reading(files[SnapshotFile.Format.CSV]))
     if SnapshotFile.Format.BUNDLE in files:
         members = bundle_members(files[SnapshotFile.Format.BUNDLE])
         if "README.txt" in members:
-            yield readme_reading(members["README.txt"].decode("utf-8"))
+            readings.append(readme_reading(members["README.txt"].decode("utf-8")))
+    if pdf is not None:
+        readings.append(pdf_reading(pdf.text(), report))
+    return readings
+
+
+_RENDERED: dict[str, Report] = {}  # the tree a JSON file was just rendered from, by the file's SHA-256
+
+
+def report_rendered(content: bytes, report: Report) -> None:
+    """Remember the tree `content` (report.json) was rendered from, so the check at the end of the same compute
+    need not parse it back (a strict parse costs more than every other reading together)."""
+    _RENDERED.clear()
+    _RENDERED[hashlib.sha256(content).hexdigest()] = report
 
 
 def report_check(snapshot: Snapshot, files: Mapping[str, bytes]) -> list[Problem]:
     """The cycle report's artefact check (registered as its KindSpec.check): its files against each other."""
-    import json
-
-    report = Report.from_json(json.loads(files[SnapshotFile.Format.JSON]))
-    readings = list(report_readings(files, report))
-    problems = artefact_check(readings, labels=label_keys(report))
-    # the README and the PDF are human text: a raw key there is the PDF's "sub dimension: allusionDetection"
-    return problems
+    content = files[SnapshotFile.Format.JSON]
+    report = _RENDERED.get(hashlib.sha256(content).hexdigest()) or Report.from_json(json.loads(content))
+    return artefact_check(report_readings(files, report), labels=label_keys(report))
 
 
 def report_methods(report: Report) -> set[str]:

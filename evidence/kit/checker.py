@@ -176,17 +176,33 @@ def artefact_check(readings: list[Reading], *, labels: Mapping[str, str] | None 
 
 # --- reading files ------------------------------------------------------------------------------------------------
 
-def pdf_text(content: bytes) -> str:
-    """A PDF's text as a reader sees it, line by line in layout order (poppler's pdftotext)."""
-    exe = shutil.which("pdftotext")
-    if exe is None:  # pragma: no cover - pdftotext (poppler-utils) is part of the image
-        raise RuntimeError("pdftotext is not installed: the artefact checker cannot read PDFs")
-    with tempfile.TemporaryDirectory() as folder:
-        source = Path(folder) / "in.pdf"
+class PdfText:
+    """A PDF's text as a reader sees it, line by line in layout order (poppler's pdftotext), extracted in a child
+    process started at once, so a kind reads its other files meanwhile; `text()` waits for it."""
+
+    def __init__(self, content: bytes) -> None:
+        exe = shutil.which("pdftotext")
+        if exe is None:  # pragma: no cover - pdftotext (poppler-utils) is part of the image
+            raise RuntimeError("pdftotext is not installed: the artefact checker cannot read PDFs")
+        self._folder = tempfile.TemporaryDirectory()
+        source = Path(self._folder.name) / "in.pdf"
         source.write_bytes(content)
-        done = subprocess.run([exe, "-layout", "-enc", "UTF-8", str(source), "-"], capture_output=True,
-                              check=True, timeout=120)
-    return done.stdout.decode("utf-8", "replace")
+        self._process = subprocess.Popen([exe, "-layout", "-enc", "UTF-8", str(source), "-"],
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def text(self) -> str:
+        try:
+            out, err = self._process.communicate(timeout=120)
+        finally:
+            self._folder.cleanup()
+        if self._process.returncode != 0:
+            raise ValueError(f"the PDF could not be read: {err.decode('utf-8', 'replace')[:300]}")
+        return out.decode("utf-8", "replace")
+
+
+def pdf_text(content: bytes) -> str:
+    """A PDF's text as a reader sees it (see `PdfText`)."""
+    return PdfText(content).text()
 
 
 def bundle_members(content: bytes) -> dict[str, bytes]:
