@@ -115,7 +115,7 @@ def _figure_problems(figure: Figure, file: str) -> Iterable[Problem]:
 
 def _agreement_problems(key: str, shown: list[tuple[str, Figure]]) -> Iterable[Problem]:
     """Every file's figure against the most precise one."""
-    reference_file, reference = min(shown, key=lambda fs: 99 if fs[1].digits is None else -fs[1].digits)
+    reference_file, reference = min(shown, key=lambda fs: -1000 if fs[1].digits is None else -fs[1].digits)
     for file, figure in shown:
         if file == reference_file:
             continue
