@@ -31,7 +31,7 @@ def _bounds(metric: str) -> tuple[float, float]:
 
 
 def figure_key(kind: str, value: str, comparison: str, metric: str) -> str:
-    """A figure's key in every reading: "overall:/experts/krippendorff_alpha"."""
+    """A figure's key in every reading: "overall:all/experts/krippendorff_alpha"."""
     return f"{kind}:{value}/{comparison}/{metric}"
 
 
@@ -50,7 +50,26 @@ def json_reading(report: Report) -> Reading:
                     low=interval.low if has and interval else None, high=interval.high if has and interval else None,
                     n=n, method=method_label(interval.method) if has and interval else None,
                     bounds=_bounds(row.key), min_n=MIN_BOOTSTRAP_UNITS if has else 0))
+        figures.extend(_point_figures(group))
     return Reading(file="report.json", figures=figures)
+
+
+def _point_figures(group: Group) -> list[Figure]:
+    """The figures without an interval: P(α < min), mean pairwise κ, mean signed differences, panel α."""
+    e = group.experts
+    n = pairable_units(e, group)
+    points: list[tuple[str, str, float | None, int | None]] = [
+        ("experts", "alpha_below_min_probability", e.alpha_below_min_probability, n),
+        ("experts", "mean_pairwise_quadratic_kappa", e.mean_pairwise_quadratic_kappa, n),
+        ("judge_vs_majority", "mean_signed_difference", group.judge_vs_majority.mean_signed_difference,
+         pairable_units(group.judge_vs_majority, group)),
+        ("judge_vs_gold", "mean_signed_difference", group.judge_vs_gold.mean_signed_difference,
+         pairable_units(group.judge_vs_gold, group)),
+        ("panel", "alpha_without_judge", group.panel_alpha_without_judge, n),
+        ("panel", "alpha_with_judge", group.panel_alpha_with_judge, None),
+    ]
+    return [Figure(key=figure_key(group.kind, group.value, comparison, metric), value=value, n=count,
+                   bounds=_bounds(metric)) for comparison, metric, value, count in points if value is not None]
 
 
 def csv_reading(content: bytes) -> Reading:
@@ -110,7 +129,7 @@ def pdf_reading(text: str, report: Report) -> Reading:
         if row and row.group("label").strip() in coefficient_keys:
             bounds = interval_parse(row.group("interval"))
             figures.append(Figure(
-                key=figure_key("overall", "", _PDF_COMPARISON[row.group("comparison")],
+                key=figure_key("overall", report.overall.value, _PDF_COMPARISON[row.group("comparison")],
                                coefficient_keys[row.group("label").strip()]),
                 value=number_parse(row.group("value")), low=bounds[0] if bounds else None,
                 high=bounds[1] if bounds else None, method=row.group("method") if bounds else None,
@@ -130,7 +149,7 @@ _README_ALPHA = re.compile(rf"Overall α \(experts\):\s+(?P<value>{NUMBER})\s+(?
                            rf"(?P<method>[\w-]+)?\s*·\s*n = (?P<n>\d+)")
 
 
-def readme_reading(text: str) -> Reading:
+def readme_reading(text: str, overall: str = "all") -> Reading:
     """README.txt: the method sentence of its Bootstrap line and the overall α it quotes."""
     start = text.find("Bootstrap:")
     stated = text[start:text.find("(", start)] if start >= 0 else ""
@@ -139,7 +158,7 @@ def readme_reading(text: str) -> Reading:
     if found:
         bounds = interval_parse(found.group("interval") or "")
         figures.append(Figure(
-            key=figure_key("overall", "", "experts", "krippendorff_alpha"), value=number_parse(found.group("value")),
+            key=figure_key("overall", overall, "experts", "krippendorff_alpha"), value=number_parse(found.group("value")),
             low=bounds[0] if bounds else None, high=bounds[1] if bounds else None, n=int(found.group("n")),
             method=found.group("method") if bounds else None, digits=digits_of(found.group("value")),
             bounds=COEFFICIENT))
@@ -168,7 +187,7 @@ def report_readings(files: Mapping[str, bytes], report: Report) -> list[Reading]
     if SnapshotFile.Format.BUNDLE in files:
         members = bundle_members(files[SnapshotFile.Format.BUNDLE])
         if "README.txt" in members:
-            readings.append(readme_reading(members["README.txt"].decode("utf-8")))
+            readings.append(readme_reading(members["README.txt"].decode("utf-8"), report.overall.value))
     if pdf is not None:
         readings.append(pdf_reading(pdf.text(), report))
     return readings
@@ -188,7 +207,7 @@ def report_check(snapshot: Snapshot, files: Mapping[str, bytes]) -> list[Problem
     """The cycle report's artefact check (registered as its KindSpec.check): its files against each other."""
     content = files[SnapshotFile.Format.JSON]
     report = _RENDERED.get(hashlib.sha256(content).hexdigest()) or Report.from_json(json.loads(content))
-    return artefact_check(report_readings(files, report), labels=label_keys(report))
+    return artefact_check(report_readings(files, report), labels=label_keys(report), reference="report.json")
 
 
 def report_methods(report: Report) -> set[str]:

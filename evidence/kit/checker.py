@@ -142,8 +142,10 @@ def _key_pattern(labels: Mapping[str, str]) -> re.Pattern[str] | None:
     return re.compile(r"(?<![\w-])(" + "|".join(re.escape(k) for k in keys) + r")(?![\w-])")
 
 
-def artefact_check(readings: list[Reading], *, labels: Mapping[str, str] | None = None) -> list[Problem]:
-    """Every rule over an artefact's readings (see the module's doc); empty when the artefact is clean."""
+def artefact_check(readings: list[Reading], *, labels: Mapping[str, str] | None = None,
+                   reference: str | None = None) -> list[Problem]:
+    """Every rule over an artefact's readings (see the module's doc); empty when the artefact is clean.
+    `reference`: the file (e.g. "report.json") every figure another file shows must also be in."""
     problems: list[Problem] = []
     by_key: dict[str, list[tuple[str, Figure]]] = defaultdict(list)
     used: set[str] = set()
@@ -156,6 +158,8 @@ def artefact_check(readings: list[Reading], *, labels: Mapping[str, str] | None 
     for key, shown in by_key.items():
         if len(shown) > 1:
             problems.extend(_agreement_problems(key, shown))
+        if reference is not None and all(file != reference for file, _figure in shown):
+            problems.extend(Problem(key, file, f"a figure {reference} does not have") for file, _figure in shown)
     for reading in readings:
         if reading.methods_stated is None:
             continue

@@ -18,7 +18,7 @@ from evidence.kit.numbers import (
     number_parse,
 )
 
-KEY = "overall:/experts/krippendorff_alpha"
+KEY = "overall:all/experts/krippendorff_alpha"
 
 
 def _json(**changes: object) -> Figure:
