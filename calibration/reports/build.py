@@ -63,19 +63,6 @@ GROUP_KINDS = ("overall", "sub_dimension", "dimension", "tradition", "difficulty
 MIN_BOOTSTRAP_UNITS = 2  # the fewest units a unit bootstrap interval is computed from
 
 
-def bounded(summary: dict) -> dict:
-    """Every coefficient's interval held inside [−1, 1]: a bootstrap replicate of a tiny group (Fleiss' κ or ICC
-    with unequal raters per unit) can fall below −1, but an interval is a statement about the coefficient, whose
-    range is [−1, 1] (shares lie in [0, 1] already)."""
-    for interval in (summary.get("intervals") or {}).values():
-        if interval and interval.get("low") is not None:
-            interval["low"], interval["high"] = max(-1.0, interval["low"]), min(1.0, interval["high"])
-    if summary.get("alpha_ci"):
-        low, high = summary["alpha_ci"]
-        summary["alpha_ci"] = [max(-1.0, low), min(1.0, high)]
-    return summary
-
-
 def verdict(value: float | None, interval: Sequence[float] | None, target: float) -> str:
     """pass / fail when the interval (or, without one, the point) is clear of the target; else uncertain."""
     if value is None:
@@ -151,12 +138,12 @@ def against_reference(
     j, r = judge[both], reference[both]
     pair = np.vstack([j, r])
     # A unit bootstrap of fewer than two units resamples one unit again and again: a point, not an interval.
-    summary = bounded(reliability_summary(
+    summary = reliability_summary(
         pair, level="ordinal", categories=CATEGORIES, rater_labels=["judge", "reference"],
         n_resamples=n_resamples if n >= MIN_BOOTSTRAP_UNITS else 0,
         strata=None if strata is None else [s for s, keep in zip(strata, both, strict=True) if keep], seed=seed,
         interval_coefficients=intervals,
-    ))
+    )
     size = len(CATEGORIES)  # rows: judge score, columns: reference score
     confusion = np.bincount(j.astype(int) * size + r.astype(int), minlength=size * size).reshape(size, size)
     quadratic = summary["cohen_kappa"]["quadratic"] if "cohen_kappa" in summary else None
@@ -208,9 +195,9 @@ def _experts(units: list[UnitInfo], data: np.ndarray, raters: list[str], *, stra
             verdicts=_verdicts(None, None, mean_kappa, None))
     # reliability_summary's dict is stats' boundary: read once, strictly, into the tree
     pairable = int(((~np.isnan(data)).sum(axis=0) >= 2).sum())
-    summary = bounded(reliability_summary(data, level="ordinal", categories=CATEGORIES, rater_labels=raters,
-                                          n_resamples=n_resamples if pairable >= MIN_BOOTSTRAP_UNITS else 0,
-                                          strata=strata, seed=seed))
+    summary = reliability_summary(data, level="ordinal", categories=CATEGORIES, rater_labels=raters,
+                                  n_resamples=n_resamples if pairable >= MIN_BOOTSTRAP_UNITS else 0,
+                                  strata=strata, seed=seed)
     diagnostics = [RaterDiagnostic(**dataclasses.asdict(r))
                    for r in rater_bias(data, rater_labels=raters, categories=CATEGORIES)] if len(raters) >= 2 else []
     return tree_from_json(Experts, {

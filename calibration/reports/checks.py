@@ -20,6 +20,10 @@ from .render import COMPARISONS, block_of, interval_rows, pairable_units
 from .schema import Group, Report
 SHARES = {"percent_agreement", "within_one_agreement", "alpha_below_min_probability"}
 SCORE_DIFFERENCE = (-3.0, 3.0)
+# Chance-corrected coefficients whose estimators are not bounded below by −1 on small or unbalanced data (Fleiss'
+# κ is ≥ −P̄e/(1 − P̄e), below −1 when P̄e > ½; α and the ICCs likewise): their range is (−∞, 1].
+UNBOUNDED_BELOW = {"fleiss_kappa", "krippendorff_alpha", "icc_2_1", "icc_3_1", "alpha_without_judge",
+                   "alpha_with_judge", "mean_pairwise_quadratic_kappa"}
 
 
 def _bounds(metric: str) -> tuple[float, float]:
@@ -27,6 +31,8 @@ def _bounds(metric: str) -> tuple[float, float]:
         return SHARE
     if metric == "mean_signed_difference":
         return SCORE_DIFFERENCE
+    if metric in UNBOUNDED_BELOW:
+        return (float("-inf"), 1.0)
     return COEFFICIENT
 
 
@@ -120,10 +126,13 @@ def pdf_reading(text: str, report: Report) -> Reading:
                 continue  # a label shortened to fit its column ("…"): its figures are read from the other files
             bounds = interval_parse(forest.group("interval") or "")
             value = forest.group("value")
+            if number_parse(value) is None and bounds is None:
+                continue  # "—": α is not defined for the group (nor in report.json)
             figures.append(Figure(
                 key=figure_key(*found, comparison, "krippendorff_alpha"), value=number_parse(value),
                 low=bounds[0] if bounds else None, high=bounds[1] if bounds else None, n=int(forest.group("n")),
-                digits=min(digits_of(value), bounds[2]) if bounds else digits_of(value), bounds=COEFFICIENT))
+                digits=min(digits_of(value), bounds[2]) if bounds else digits_of(value),
+                bounds=_bounds("krippendorff_alpha")))
             continue
         row = _INTERVAL_ROW.match(line)
         if row and row.group("label").strip() in coefficient_keys:
@@ -161,7 +170,7 @@ def readme_reading(text: str, overall: str = "all") -> Reading:
             key=figure_key("overall", overall, "experts", "krippendorff_alpha"), value=number_parse(found.group("value")),
             low=bounds[0] if bounds else None, high=bounds[1] if bounds else None, n=int(found.group("n")),
             method=found.group("method") if bounds else None, digits=digits_of(found.group("value")),
-            bounds=COEFFICIENT))
+            bounds=_bounds("krippendorff_alpha")))
     return Reading(file="README.txt", figures=figures, methods_stated=frozenset(methods_named(stated)), text=text)
 
 
