@@ -133,3 +133,12 @@ def test_the_comparison_sees_a_moved_number() -> None:
     assert _differences(_numbers(tree), _numbers(tree)) == []
     text = "group_kind,metric,value\noverall,alpha,0.771822\n"
     assert _csv_cells(text) != _csv_cells(text.replace("0.771822", "0.771823"))
+
+
+def test_artefact_check_every_demo_snapshot_passes(_exports: Path) -> None:
+    """`manage.py check_artefact --all` on the demo's database: every computed version is clean (exit 0)."""
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{_exports / 'demo.sqlite3'}",
+           "DJANGO_SETTINGS_MODULE": "config.settings.dev"}
+    env.pop("PYTEST_XDIST_WORKER", None)
+    out = _manage("check_artefact", "--all", env=env)
+    assert "cycle report v1): clean" in out and "problem" not in out
