@@ -11,13 +11,23 @@ import re
 from collections.abc import Mapping
 
 from evaluations.labels import group_label, rubric_label, tradition_label
-from evidence.kit.checker import COEFFICIENT, SHARE, Figure, PdfText, Problem, Reading, artefact_check, bundle_members
+from evidence.kit.checker import (
+    COEFFICIENT,
+    SHARE,
+    Figure,
+    PdfText,
+    Problem,
+    Reading,
+    artefact_check,
+    bundle_members,
+)
 from evidence.kit.numbers import NUMBER, digits_of, interval_parse, method_label, methods_named, number_parse
 from evidence.models import Snapshot, SnapshotFile
 
 from .build import MIN_BOOTSTRAP_UNITS
 from .render import COMPARISONS, block_of, interval_rows, pairable_units
 from .schema import Group, Report
+
 SHARES = {"percent_agreement", "within_one_agreement", "alpha_below_min_probability"}
 SCORE_DIFFERENCE = (-3.0, 3.0)
 # Chance-corrected coefficients whose estimators are not bounded below by −1 on small or unbalanced data (Fleiss'

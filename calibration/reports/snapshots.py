@@ -23,8 +23,8 @@ from annotations.models import AdjudicationDecision, AnnotationEvent, Calibratio
 from evaluations.models import JudgeRun
 from evaluations.spreadsheet import csv_cell_unprotect, csv_writer
 from evidence.kit.files import FILE_NAMES, citable_bundle, download_name
-from evidence.kit.numbers import methods_sentence
 from evidence.kit.meta import DEFAULT_RESAMPLES, DEFAULT_SEED, SnapshotMeta, software_line, software_versions
+from evidence.kit.numbers import methods_sentence
 from evidence.kit.trees import tree_from_json
 from evidence.models import Snapshot, SnapshotFile
 from evidence.registry import KindSpec, Progress

@@ -115,3 +115,13 @@ def test_artefact_check_one_number_formatter_writes_what_it_reads() -> None:
     assert number_parse("−0.250") == -0.25 and number_parse("—") is None and digits_of("0.500000") == 6
     assert methods_named("95 % intervals: BCa, F-based or percentile") == {"BCa", "F-based", "percentile"}
     assert methods_named("a BCa-like thing") == set()
+
+
+def test_artefact_check_the_template_filters_are_the_one_formatter() -> None:
+    from calibration.templatetags.evidence_numbers import estimate as estimate_filter
+    from calibration.templatetags.evidence_numbers import interval as interval_filter
+    from calibration.templatetags.evidence_numbers import method_label as method_filter
+
+    assert estimate_filter(0.77182) == estimate(0.77182) == "0.772"
+    assert interval_filter([0.70149, 0.83], 2) == "[0.70, 0.83]"
+    assert method_filter("bca") == "BCa"
