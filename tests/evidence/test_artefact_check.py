@@ -125,3 +125,15 @@ def test_artefact_check_the_template_filters_are_the_one_formatter() -> None:
     assert estimate_filter(0.77182) == estimate(0.77182) == "0.772"
     assert interval_filter([0.70149, 0.83], 2) == "[0.70, 0.83]"
     assert method_filter("bca") == "BCa"
+
+
+def test_artefact_check_the_admin_lists_a_versions_problems() -> None:
+    from django.contrib.admin.sites import site
+
+    from evidence.admin import SnapshotAdmin
+    from evidence.models import Snapshot
+
+    admin = SnapshotAdmin(Snapshot, site)
+    failed = Snapshot(status=Snapshot.Status.FAILED_CHECKS, checks=["README.txt: interval method: <BCa> missing"])
+    assert admin.checks_list(failed) == "<ul><li>README.txt: interval method: &lt;BCa&gt; missing</li></ul>"
+    assert admin.checks_list(Snapshot(status=Snapshot.Status.READY, checks=[])) == "passed"

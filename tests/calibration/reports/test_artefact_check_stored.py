@@ -87,5 +87,7 @@ def test_artefact_check_a_contradicted_version_is_stored_as_failed_checks_and_ne
     newest = client.get(reverse("calibration:report_export", args=[world.cycle.pk, "json"]))
     assert newest.status_code == 200
     assert newest.content == bytes(SnapshotFile.objects.get(snapshot=clean, format="json").content)
+    page = client.get(reverse("calibration:report", args=[world.cycle.pk]), {"version": failed.version})
+    assert b'data-testid="snapshot-checks"' in page.content and b"BCa intervals are reported" in page.content
     with pytest.raises(SystemExit):
         call_command("check_artefact", str(failed.pk))
