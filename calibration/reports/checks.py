@@ -30,10 +30,13 @@ from .schema import Group, Report
 
 SHARES = {"percent_agreement", "within_one_agreement", "alpha_below_min_probability"}
 SCORE_DIFFERENCE = (-3.0, 3.0)
-# Chance-corrected coefficients whose estimators are not bounded below by −1 on small or unbalanced data (Fleiss'
-# κ is ≥ −P̄e/(1 − P̄e), below −1 when P̄e > ½; α and the ICCs likewise): their range is (−∞, 1].
+# Chance-corrected coefficients whose estimators are not bounded below by −1 on small or unbalanced data: Fleiss'
+# κ is ≥ −P̄e/(1 − P̄e), below −1 when P̄e > ½; the weighted ones (α, AC2, weighted κ) divide by a weighted chance
+# term that can be small; the ICCs' mean-square ratios likewise. Their range is (−∞, 1]. Unweighted Cohen's κ,
+# AC1 (chance term ≤ ½), ρ and τ-b stay in [−1, 1] (found by the property test, 200 generated reports).
 UNBOUNDED_BELOW = {"fleiss_kappa", "krippendorff_alpha", "icc_2_1", "icc_3_1", "alpha_without_judge",
-                   "alpha_with_judge", "mean_pairwise_quadratic_kappa"}
+                   "alpha_with_judge", "mean_pairwise_quadratic_kappa", "gwet_ac2_linear", "gwet_ac2_quadratic",
+                   "cohen_kappa_linear", "cohen_kappa_quadratic"}
 
 
 def _bounds(metric: str) -> tuple[float, float]:

@@ -19,7 +19,7 @@ from .report import HUMAN_METRICS, JUDGE_METRICS
 
 MIN_BOOTSTRAP_UNITS = 2
 _UNBOUNDED_BELOW = {"krippendorff_alpha", "fleiss_kappa", "icc_2_1", "icc_3_1", "alpha_with_judge",
-                    "alpha_without_judge"}
+                    "alpha_without_judge", "cohen_kappa_linear"}  # as calibration/reports/checks.py says why
 
 
 def _bounds(metric: str, width: float | None) -> tuple[float, float] | None:
