@@ -56,7 +56,8 @@ def json_reading(document: Mapping[str, Any]) -> Reading:
         intervals = humans.get("intervals") or {}
         for metric in HUMAN_METRICS:
             value = humans.get(metric)
-            entry = intervals.get(metric) if isinstance(intervals.get(metric), dict) else {}
+            found = intervals.get(metric)
+            entry: Mapping[str, Any] = found if isinstance(found, dict) else {}
             low, high = entry.get("low"), entry.get("high")
             if metric == "krippendorff_alpha" and low is None and humans.get("alpha_ci"):
                 low, high = humans["alpha_ci"]
