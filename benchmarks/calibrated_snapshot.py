@@ -62,26 +62,34 @@ def main() -> None:
 
     django.setup()
     from calibration.calibrated.build import Options, calibrated_leaderboard_build
+    from calibration.calibrated.checks import calibrated_check
     from calibration.calibrated.files import files_render, inputs_csv
+    from evidence.models import Snapshot
 
     rows = rows_build()
     options = Options(seconds_per_item=300.0, judge_families=("gpt",))
-    builds, renders = [], []
+    builds, renders, checks = [], [], []
     for _ in range(args.repeat):
         start = time.perf_counter()
         report = calibrated_leaderboard_build(rows, options)
         builds.append(time.perf_counter() - start)
         start = time.perf_counter()
         data = inputs_csv(rows)
-        files_render(report=report, inputs=data, title="benchmark", version=1, input_hash="0" * 64,
-                     context={"run": 1, "judge": "judge", "cycle": "cycle", "cycle_id": 1})
+        files = files_render(report=report, inputs=data, title="benchmark", version=1, input_hash="0" * 64,
+                             context={"run": 1, "judge": "judge", "cycle": "cycle", "cycle_id": 1})
         renders.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        problems = calibrated_check(Snapshot(kind=Snapshot.Kind.CALIBRATED), files)  # issue 32's artefact check
+        checks.append(time.perf_counter() - start)
     build, render = statistics.median(builds), statistics.median(renders)
     labelled = sum(r.expert is not None for r in rows)
     print(f"{len(rows):,} judged responses, {labelled:,} expert-labelled, 8 models × 6 dimensions × 5 traditions")
     print(f"build   median {build:.3f} s (min {min(builds):.3f}, max {max(builds):.3f}) over {args.repeat}")
     print(f"files   median {render:.3f} s (min {min(renders):.3f}, max {max(renders):.3f})")
     print(f"statements: {len(report.statements)}; first: {report.statements[:1]}")
+    check = statistics.median(checks)
+    print(f"artefact check median {check:.3f} s ({len(problems)} problems): adds {check / (build + render):.1%} to "
+          "build + files (goal ≤ 10 %)")
     print(f"calibrated_snapshot: build_s={build:.3f} files_s={render:.3f} goal_s={GOAL_SECONDS} "
           f"ratio={GOAL_SECONDS / (build + render):.2f}")
 

@@ -16,14 +16,21 @@ class SnapshotAdmin(admin.ModelAdmin):
     list_filter = ["kind", "status"]
     list_select_related = ["cycle"]
     search_fields = ["input_hash", "subject", "cycle__name"]
-    shown = ("kind", "subject", "cycle", "label_cycle", "judge_run", "pairwise_run", "version", "status", "progress",
-             "error", "seed", "n_resamples", "input_hash", "input_counts", "summary", "software", "requested_by",
+    shown = ("kind", "subject", "cycle", "label_cycle", "judge_run", "pairwise_run", "version", "status",
+             "checks_list", "progress", "error", "seed", "n_resamples", "input_hash", "input_counts", "summary", "software", "requested_by",
              "requested_at", "started_at", "finished_at")
     fields = readonly_fields = shown
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Snapshot]:
         # the payload and the rater key are large and never listed; the cycle's draw report neither
         return super().get_queryset(request).defer("payload", "rater_key", "cycle__draw_report")
+
+    @admin.display(description="artefact checks")
+    def checks_list(self, obj: Snapshot) -> str:
+        """The checker's problems, one a line (a *failed checks* version is never served as citable)."""
+        if not obj.checks:
+            return "passed" if obj.status == Snapshot.Status.READY else "—"
+        return format_html("<ul>{}</ul>", format_html("".join("<li>{}</li>" for _ in obj.checks), *obj.checks))
 
     @admin.display(description="input hash")
     def short_hash(self, obj: Snapshot) -> str:

@@ -67,6 +67,9 @@ class Snapshot(models.Model):
         RUNNING = "running", "Computing"
         READY = "ready", "Ready"
         FAILED = "failed", "Failed"
+        # Computed, but its files contradict each other or themselves (the artefact checker's list in `checks`):
+        # kept for admins to read, never served as citable.
+        FAILED_CHECKS = "failed_checks", "Failed checks"
 
     kind = models.CharField(max_length=20, choices=Kind.choices)
     subject = models.CharField(
@@ -79,7 +82,7 @@ class Snapshot(models.Model):
         help_text="Calibrated leaderboards only: the cycle whose expert scores correct the judge run's.",
     )
     version = models.PositiveIntegerField(help_text="1, 2, 3, … per kind and subject, in the order requested.")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
     judge_run = models.ForeignKey(
         "evaluations.JudgeRun", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
         help_text="The judge run read (compared with the experts, calibrated, or checked).",
@@ -113,6 +116,9 @@ class Snapshot(models.Model):
     )
     summary = models.JSONField(default=dict, blank=True,
                                help_text="What list pages read without the payload (see SnapshotSummary).")
+    checks = models.JSONField(
+        default=list, blank=True,
+        help_text="The artefact checker's problems with this version's files (empty: every check passed).")
 
     objects = SnapshotQuerySet.as_manager()
 
@@ -132,7 +138,7 @@ class Snapshot(models.Model):
                                                                         judge_run__isnull=False),
                                    name="snapshot_calibrated_has_run_and_cycle"),
             models.CheckConstraint(condition=Q(version__gte=1), name="snapshot_version_positive"),
-            models.CheckConstraint(condition=Q(status__in=["queued", "running", "ready", "failed"]),
+            models.CheckConstraint(condition=Q(status__in=["queued", "running", "ready", "failed", "failed_checks"]),
                                    name="snapshot_status_valid"),
             models.CheckConstraint(condition=Q(progress__lte=100), name="snapshot_progress_0_100"),
             models.CheckConstraint(condition=~Q(status="ready") | ~Q(input_hash=""), name="snapshot_ready_has_hash"),
@@ -170,6 +176,10 @@ class Snapshot(models.Model):
     @property
     def is_ready(self) -> bool:
         return self.status == self.Status.READY
+
+    @property
+    def failed_checks(self) -> bool:
+        return self.status == self.Status.FAILED_CHECKS
 
     @property
     def is_pending(self) -> bool:

@@ -3,11 +3,12 @@ page shows it and what its downloads are called. The apps above register their k
 AppConfig.ready (`kind_register(SPEC)`; importing a kind's module registers nothing); evidence never imports them."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from .kit.checker import Problem
     from .models import Snapshot
 
 
@@ -19,7 +20,9 @@ class Progress(Protocol):
 class KindSpec:
     """One kind of snapshot: `compute` fills a claimed version (queued kinds only) and `select_related` names the
     relations it reads with the snapshot (loaded in the same query), `page_url` names the page showing a version,
-    `file_name` the download name of one of its stored files, `describe` the subject's name."""
+    `file_name` the download name of one of its stored files, `describe` the subject's name, `check` the artefact
+    checker's reading of a version's files (format → bytes; `evidence.kit.checker`), run on every computed version
+    before it is stored and by `manage.py check_artefact`."""
 
     kind: str
     page_url: Callable[[Snapshot], str]
@@ -27,6 +30,7 @@ class KindSpec:
     file_name: Callable[[Snapshot, str], str] | None = None
     describe: Callable[[Snapshot], str] | None = None  # the subject as its notification names it
     select_related: tuple[str, ...] = ()
+    check: Callable[[Snapshot, Mapping[str, bytes]], list[Problem]] | None = None
 
 
 KINDS: dict[str, KindSpec] = {}

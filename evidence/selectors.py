@@ -91,3 +91,19 @@ def snapshot_file_name(*, snapshot: Snapshot, fmt: str) -> str:
         return spec.file_name(snapshot, fmt)
     ext = {"bundle": "zip", "ratings": "csv"}.get(fmt, fmt)
     return f"{snapshot.kind}-{snapshot.subject.replace('/', '-')}-v{snapshot.version}.{ext}"
+
+
+def snapshot_by_id(*, pk: int) -> Snapshot | None:
+    """One version by its id, whatever its kind or status (None if there is none)."""
+    return Snapshot.objects.filter(pk=pk).first()
+
+
+def snapshot_ids_computed() -> list[int]:
+    """Every version with stored files (ready or failed checks), oldest first: what `check_artefact --all` reads."""
+    return list(Snapshot.objects.filter(status__in=[Snapshot.Status.READY, Snapshot.Status.FAILED_CHECKS],
+                                        files__isnull=False).distinct().order_by("pk").values_list("pk", flat=True))
+
+
+def snapshot_stored_files(*, snapshot: Snapshot) -> dict[str, bytes]:
+    """A version's stored files as format → bytes: what the artefact checker reads."""
+    return {f.format: bytes(f.content) for f in SnapshotFile.objects.filter(snapshot=snapshot)}

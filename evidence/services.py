@@ -24,7 +24,7 @@ from audit.services import audit_snapshot_computed
 
 from .kit.meta import software_versions
 from .models import STALE_AFTER, Snapshot, SnapshotFile, SnapshotQuerySet, SnapshotSummary
-from .registry import Progress, kind_spec
+from .registry import KINDS, Progress, kind_spec
 
 logger = logging.getLogger(__name__)
 
@@ -147,12 +147,29 @@ def snapshot_page_url(snapshot: Snapshot) -> str:
     return kind_spec(snapshot.kind).page_url(snapshot)
 
 
+def snapshot_checks(*, snapshot: Snapshot, files: Mapping[str, bytes]) -> list[str]:
+    """The artefact checker's problems with a version's files, in words (empty: clean, or a kind with no check)."""
+    spec = KINDS.get(snapshot.kind)
+    if spec is None or spec.check is None:
+        return []
+    try:
+        return [str(problem) for problem in spec.check(snapshot, files)]
+    except Exception as exc:  # a file the checker cannot read is a file a reader cannot read either
+        logger.exception("snapshot %s: the artefact check could not read its files", snapshot.pk)
+        return [f"the files could not be read: {type(exc).__name__}: {exc}"[:2000]]
+
+
 def snapshot_store(*, snapshot: Snapshot, files: Mapping[str, bytes], software: dict[str, str] | None = None,
                    **fields: Any) -> None:
     """Write a computed snapshot's files and mark it ready, in one transaction (a snapshot cancelled or
-    abandoned meanwhile stays as it is: only a running one becomes ready). `software`: the versions its builder
-    named in its files (default: those running now)."""
+    abandoned meanwhile stays as it is: only a running one becomes ready). Before that, the kind's artefact check
+    reads the files: a version whose files contradict each other is stored as *failed checks* with the list, never
+    served as citable. `software`: the versions its builder named in its files (default: those running now)."""
     software = software if software is not None else software_versions()
+    checks = snapshot_checks(snapshot=snapshot, files=files)
+    if checks:
+        logger.warning("snapshot %s failed %d artefact checks: %s", snapshot.pk, len(checks), checks[0])
+    status = Snapshot.Status.FAILED_CHECKS if checks else Snapshot.Status.READY
     with transaction.atomic():
         SnapshotFile.objects.bulk_create(
             SnapshotFile(snapshot_id=snapshot.pk, format=fmt, content=content,
@@ -160,7 +177,7 @@ def snapshot_store(*, snapshot: Snapshot, files: Mapping[str, bytes], software: 
             for fmt, content in files.items()
         )
         if Snapshot.objects.filter(pk=snapshot.pk, status=Snapshot.Status.RUNNING).update(
-            status=Snapshot.Status.READY, progress=100, progress_note="", finished_at=timezone.now(),
+            status=status, checks=checks, progress=100, progress_note="", finished_at=timezone.now(),
             heartbeat_at=timezone.now(), software=software, **fields,
         ):
             audit_snapshot_computed(snapshot_id=snapshot.pk, kind=snapshot.kind, subject=snapshot.subject,

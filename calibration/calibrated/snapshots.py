@@ -30,6 +30,7 @@ from evidence.services import bootstrap_option_errors, snapshot_request, snapsho
 from .budget import BudgetFigures, budget_compute, report_shifts
 from .budget_files import budget_inputs_csv, variance_budget_csv
 from .build import DEFAULT_MARGIN, DEFAULT_TARGET_HALF_WIDTH, Options, calibrated_leaderboard_build
+from .checks import calibrated_check
 from .files import files_render, inputs_csv
 from .schema import CalibratedReport, SnapshotRef
 from .selectors import (
@@ -173,5 +174,5 @@ def calibrated_file_name(snapshot: Snapshot, fmt: str) -> str:
 # Registered by CalibrationConfig.ready.
 CALIBRATED_KIND = KindSpec(
     kind=Snapshot.Kind.CALIBRATED, compute=_compute, file_name=calibrated_file_name,
-    select_related=("judge_run", "label_cycle"),
+    select_related=("judge_run", "label_cycle"), check=calibrated_check,
     page_url=lambda s: f"{reverse('calibrated:board', kwargs={'run_id': s.judge_run_id})}?version={s.version}")

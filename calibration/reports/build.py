@@ -60,6 +60,9 @@ MAJORITY_RULE = "median of expert scores; lower middle score when the median fal
 GROUP_KINDS = ("overall", "sub_dimension", "dimension", "tradition", "difficulty")
 
 
+MIN_BOOTSTRAP_UNITS = 2  # the fewest units a unit bootstrap interval is computed from
+
+
 def verdict(value: float | None, interval: Sequence[float] | None, target: float) -> str:
     """pass / fail when the interval (or, without one, the point) is clear of the target; else uncertain."""
     if value is None:
@@ -134,8 +137,10 @@ def against_reference(
             verdicts=Verdicts(alpha="undefined", kappa="undefined", exact_agreement="undefined"))
     j, r = judge[both], reference[both]
     pair = np.vstack([j, r])
+    # A unit bootstrap of fewer than two units resamples one unit again and again: a point, not an interval.
     summary = reliability_summary(
-        pair, level="ordinal", categories=CATEGORIES, rater_labels=["judge", "reference"], n_resamples=n_resamples,
+        pair, level="ordinal", categories=CATEGORIES, rater_labels=["judge", "reference"],
+        n_resamples=n_resamples if n >= MIN_BOOTSTRAP_UNITS else 0,
         strata=None if strata is None else [s for s, keep in zip(strata, both, strict=True) if keep], seed=seed,
         interval_coefficients=intervals,
     )
@@ -189,8 +194,10 @@ def _experts(units: list[UnitInfo], data: np.ndarray, raters: list[str], *, stra
             warnings=["no expert scored these units"], pairwise_kappa=pairs, mean_pairwise_quadratic_kappa=mean_kappa,
             verdicts=_verdicts(None, None, mean_kappa, None))
     # reliability_summary's dict is stats' boundary: read once, strictly, into the tree
+    pairable = int(((~np.isnan(data)).sum(axis=0) >= 2).sum())
     summary = reliability_summary(data, level="ordinal", categories=CATEGORIES, rater_labels=raters,
-                                  n_resamples=n_resamples, strata=strata, seed=seed)
+                                  n_resamples=n_resamples if pairable >= MIN_BOOTSTRAP_UNITS else 0,
+                                  strata=strata, seed=seed)
     diagnostics = [RaterDiagnostic(**dataclasses.asdict(r))
                    for r in rater_bias(data, rater_labels=raters, categories=CATEGORIES)] if len(raters) >= 2 else []
     return tree_from_json(Experts, {

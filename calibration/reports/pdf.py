@@ -28,6 +28,8 @@ from reportlab.platypus import LongTable, Paragraph, SimpleDocTemplate, Spacer, 
 from reportlab.platypus.doctemplate import BaseDocTemplate
 from reportlab.platypus.flowables import Flowable
 
+from evaluations.labels import group_label
+from evidence.kit.numbers import method_label, methods_sentence
 from evidence.kit.pdfkit import (
     LABEL_PT,
     MARGIN_BOTTOM,
@@ -48,12 +50,14 @@ from evidence.kit.pdfkit import (
 )
 
 from .build import TARGETS
+from .checks import report_methods
 from .render import ForestRow, diagnostic_rows, forest_rows, interval_rows
 from .schema import Group, Report
 
 
 def _label(group: Group) -> str:
-    return "Overall" if group.kind == "overall" else f"{group.kind}: {group.value}"
+    """A group as the page names it ("Sub-dimension: Allusion Detection"), never its keys."""
+    return group_label(group.kind, group.value)
 
 
 def _forest_chunks(rows: list[ForestRow], *, title: str, width: float, height: float,
@@ -203,7 +207,8 @@ def _intervals_section(overall: Group, styles: Styles, width: float) -> list[Flo
                     f"no: {basis or interval.reason}"
                 bounds = interval_text([interval.low, interval.high], 3)
             rows.append([title, row.label, fmt(row.value), bounds,
-                         (interval.method if interval is not None else None) or "—",
+                         method_label(interval.method) if interval is not None and interval.low is not None
+                         else "—",
                          fit(reliable, fonts.regular, LABEL_PT, widths[-1] - 6)])
     if len(rows) == 1:
         return [*out, styles.paragraph("No coefficient is defined for these data yet.", styles.muted)]
@@ -248,7 +253,8 @@ def report_pdf(report: Report, *, version: int | None = None, input_hash: str | 
         Paragraph(escape(fonts.text(f"IRR report: {_or_dash(meta.cycle)}")), styles.title),
         p(f"Rubric v{_or_dash(meta.rubric_version)} · judge run {meta.judge_run or '—'} · "
           f"{report.n_experts} experts · seed {meta.seed} · {meta.n_resamples} bootstrap resamples "
-          f"(95 %, percentile, units resampled; stratified by dimension where a group spans dimensions)", styles.muted),
+          f"(95 %, {methods_sentence(report_methods(report))} per coefficient, units resampled; stratified by "
+          f"dimension where a group spans dimensions)", styles.muted),
         p(f"Targets (methodology §5.7.2): α ≥ {TARGETS['alpha']}, κ ≥ {TARGETS['kappa']}, exact agreement ≥ "
           f"{TARGETS['exact_agreement']:.0%}. The judge passes only if α(judge, expert majority) ≥ "
           f"{TARGETS['alpha']}. A verdict is uncertain when the 95 % interval straddles the target. "
@@ -258,7 +264,7 @@ def report_pdf(report: Report, *, version: int | None = None, input_hash: str | 
     for comparison, title in (("experts", "Experts among themselves: α (ordinal)"),
                               ("judge_vs_majority", "Judge against the expert majority: α (ordinal)")):
         story.append(Spacer(1, 8))
-        story += _forest_chunks(forest_rows(report, comparison), title=title, width=frame_w,
+        story += _forest_chunks(forest_rows(report, comparison, label=_label), title=title, width=frame_w,
                                 height=frame_h - 4, fonts=fonts)
     story += [Paragraph(escape(fonts.text("All groups")), styles.heading), _groups_table(report, fonts, frame_w)]
 

@@ -4,6 +4,7 @@ ratings.csv, the citable zip bundle), never edited."""
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 
 from django.core.exceptions import ValidationError
@@ -13,11 +14,13 @@ from django.urls import reverse
 from accounts.models import User
 from evidence.kit.files import FILE_NAMES, citable_bundle, download_name
 from evidence.kit.meta import DEFAULT_RESAMPLES, SnapshotMeta, software_line, software_versions
+from evidence.kit.numbers import methods_sentence
 from evidence.models import Snapshot, SnapshotFile
 from evidence.registry import KindSpec, Progress
 from evidence.services import bootstrap_option_errors, snapshot_request, snapshot_run, snapshot_store
 
 from ..models import Study
+from .checks import study_methods
 from .pdf import study_report_pdf
 from .report import (
     StudyDimensionMeta,
@@ -92,7 +95,7 @@ Study:            {study} (id {study_id})
 Source:           {source}
 Report version:   {version}
 Input hash:       sha256 {input_hash} (of ratings.csv: `sha256sum ratings.csv` prints it)
-Bootstrap:        {n_resamples} resamples, seed {seed}, units (items) resampled
+Bootstrap:        {n_resamples} resamples, seed {seed}, units (items) resampled; 95 % intervals: {methods}
 Software:         {software}
 
 Files
@@ -129,6 +132,7 @@ def study_files_render(*, report: StudyReport, ratings: bytes, snapshot: Snapsho
     readme = BUNDLE_README.format(
         study=meta.study, study_id=meta.study_id, source=meta.source or "—", version=snapshot.version,
         input_hash=input_hash, n_resamples=meta.n_resamples, seed=meta.seed,
+        methods=methods_sentence(study_methods(json.loads(files[SnapshotFile.Format.JSON]))),
         software=software_line(meta.software),
     )
     files[SnapshotFile.Format.BUNDLE] = citable_bundle(

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from django.template.defaultfilters import floatformat
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.styles import ParagraphStyle
@@ -28,6 +27,8 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import LongTable, Paragraph, Table, TableStyle
 from reportlab.platypus.doctemplate import BaseDocTemplate
 from reportlab.platypus.flowables import Flowable
+
+from .numbers import estimate, interval_of
 
 PAGE = landscape(A4)
 MARGIN_X, MARGIN_TOP, MARGIN_BOTTOM = 36.0, 54.0, 40.0
@@ -119,13 +120,13 @@ def report_fonts() -> Fonts:
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
-    """A number as the report page shows it (Django's floatformat: half-up on the decimal, no "-0.000")."""
-    return "—" if value is None else str(floatformat(value, digits))
+    """A number as the report page shows it: the one formatter's `estimate` (evidence/kit/numbers.py)."""
+    return estimate(value, digits)
 
 
 def interval_text(interval: Sequence[float | None] | None, digits: int) -> str:
-    """An interval as the report shows it, "[low, high]"; empty without one."""
-    return f"[{fmt(interval[0], digits)}, {fmt(interval[1], digits)}]" if interval else ""
+    """An interval as the report shows it, "[low, high]"; empty without one (the one formatter's `interval`)."""
+    return interval_of(interval, digits)
 
 
 class Styles:

@@ -145,3 +145,11 @@ def test_demo_calibrated_intervals_stay_on_the_scale_and_never_collapse_on_few_l
     assert interval_problems(report) == []
     assert all(entry["evidence"]["verdict"]["words"] for entry in report["models"])
     assert all(pair["verdict"]["words"] for pair in report["pairs"] if pair["adjacent"])
+
+def test_artefact_check_every_demo_snapshot_passes(_exports: Path) -> None:
+    """`manage.py check_artefact --all` on the demo's database: every computed version is clean (exit 0)."""
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{_exports / 'demo.sqlite3'}",
+           "DJANGO_SETTINGS_MODULE": "config.settings.dev"}
+    env.pop("PYTEST_XDIST_WORKER", None)
+    out = _manage("check_artefact", "--all", env=env)
+    assert "cycle report v1): clean" in out and "problem" not in out

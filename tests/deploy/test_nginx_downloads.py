@@ -36,6 +36,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@pytest.fixture(autouse=True)
+def _stand_in_files_pass_the_checker(monkeypatch):  # type: ignore[no-untyped-def]
+    """The stored bytes here are stand-ins: the artefact checker is told they pass (serving is what is tested)."""
+    monkeypatch.setattr("evidence.services.snapshot_checks", lambda **kwargs: [])
+
+
 @pytest.fixture
 def nginx(live_server, tmp_path, settings):  # type: ignore[no-untyped-def]
     settings.ALLOWED_HOSTS = ["*"]
