@@ -29,10 +29,12 @@ from ..models import (
 )
 from ..selectors import difficulty_weight
 from .config import money
+from .guardrails import min_cases
 from .leaderboard import (
     NO_TRADITION,
     Leaderboard,
     LeaderboardColumns,
+    columns_are_trial,
     leaderboard_compute_columns,
 )
 
@@ -381,12 +383,23 @@ def judge_run_latest_finished(*, rubric_id: int | None = None) -> JudgeRun | Non
 
     The one meaning of "the latest run" wherever a default is taken — the leaderboard, the API, Delphi re-scoring,
     a calibration draw's judge edge cases, a report's judge: a newer cancelled, failed or still-running run is
-    never the default (its scores are partial); it can still be chosen explicitly by id.
+    never the default (its scores are partial); it can still be chosen explicitly by id. Nor is a *trial* run (no
+    model with `min_cases()` scored cases, `judge_run_is_trial`): it is listed and can be chosen, never the default.
     """
     runs = JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED, scored_items__gt=0)
     if rubric_id is not None:
         runs = runs.filter(rubric_id=rubric_id)
-    return runs.select_related("rubric").order_by("-created_at", "-id").first()
+    for run in runs.select_related("rubric").order_by("-created_at", "-id").iterator(chunk_size=20):
+        if not judge_run_is_trial(run=run):
+            return run
+    return None
+
+
+def judge_run_is_trial(*, run: JudgeRun) -> bool:
+    """True when no model of the run has `min_cases()` scored cases (issue 32): listed, never default nor ranked."""
+    if run.scored_items < min_cases():  # cannot hold min_cases scored cases for any model (no query)
+        return True
+    return columns_are_trial(leaderboard_columns(run=run), min_cases=min_cases())
 
 
 def leaderboard_columns(*, run: JudgeRun, condition_id: int | None = None) -> LeaderboardColumns:
@@ -444,7 +457,8 @@ def _six_places(value: float | None) -> float:
 
 def leaderboard_build(*, run: JudgeRun, n_resamples: int = 1000, seed: int = 0) -> Leaderboard:
     """The leaderboard of one run (methodology §5.4.2, §5.7.1, §5.7.3), computed now."""
-    return leaderboard_compute_columns(leaderboard_columns(run=run), n_resamples=n_resamples, seed=seed)
+    return leaderboard_compute_columns(leaderboard_columns(run=run), n_resamples=n_resamples, seed=seed,
+                                       min_cases=min_cases())
 
 
 LEADERBOARD_CACHE_SECONDS = 24 * 3600
@@ -469,7 +483,8 @@ def leaderboard_cache_key(*, run: JudgeRun, n_resamples: int, seed: int) -> str:
     ).get()
     models = list(EvaluatedModel.objects.order_by("id").values_list("id", "name", "family"))
     digest = hashlib.sha256(repr((state, models)).encode()).hexdigest()[:24]
-    return f"judge-leaderboard:v2:{run.pk}:{n_resamples}:{seed}:{digest}"
+    # v3: rows carry cases/ranked, scores and comparisons `thin`, the board `trial` and `min_cases` (issue 32)
+    return f"judge-leaderboard:v3:{run.pk}:{min_cases()}:{n_resamples}:{seed}:{digest}"
 
 
 def leaderboard_cached(*, run: JudgeRun, n_resamples: int = 1000, seed: int = 0) -> Leaderboard:
