@@ -23,6 +23,7 @@ from evaluations.importing.readers import read_records
 from stats.ratingfile import HeaderError, canonical_of, header_columns
 
 from ..models import Study, StudyDimension, StudyItem, StudyRater, StudyScore
+from .scales import DeclaredScale, Scale, delimiter_named, scales_apply
 
 FORMATS = ("long", "judge-bench", "wide")
 LONG_COLUMNS = ("study", "item", "dimension", "rater", "rater_kind", "score")  # the canonical long header
@@ -74,6 +75,8 @@ class Parsed:
     rows: list[Row] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)  # item → its text, when the source has one
     errors: list[str] = field(default_factory=list)
+    scales: dict[str, Scale] = field(default_factory=dict)  # each dimension's scale, declared or inferred (scales.py)
+    warnings: list[str] = field(default_factory=list)  # designs that cannot give the statistic, and the fix
 
 
 @dataclass
@@ -85,6 +88,8 @@ class ImportSummary:
     created: int = 0
     updated: int = 0
     unchanged: int = 0
+    scales: dict[str, str] = field(default_factory=dict)  # dimension → its scale in words (scales.Scale.describe)
+    warnings: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
         return (f"{self.study}: {self.items} items, {self.raters} raters, {self.scores} scores — {self.created} "
@@ -301,11 +306,7 @@ def _check(parsed: Parsed) -> list[str]:
         if row.rater in kinds and kinds[row.rater][0] != row.kind:
             errors.append(f"{row.where}: rater_kind: {row.rater!r} is {kinds[row.rater][0]} at {kinds[row.rater][1]}")
         kinds.setdefault(row.rater, (row.kind, row.where))
-        spec = parsed.dimensions[row.dimension]
-        if spec.scale_min is not None and spec.scale_max is not None and spec.level != "nominal" \
-                and not spec.scale_min <= row.value <= spec.scale_max:
-            errors.append(f"{row.where}: score: {row.value:g} is outside {row.dimension!r}'s scale "
-                          f"{spec.scale_min:g}–{spec.scale_max:g}")
+        # values outside the dimension's scale: refused by scales.scales_apply, which every path calls first
     if not parsed.rows and not errors:
         errors.append("no ratings found")
     return errors
@@ -314,7 +315,7 @@ def _check(parsed: Parsed) -> list[str]:
 def study_file_read(*, path: str | Path, study: str, fmt: str = "long", level: str = "ordinal",
                     id_column: str = "", rater_columns: list[str] | None = None, judge_columns: Iterable[str] = (),
                     dimension: str = "", columns: Mapping[str, str] | None = None, rater_kind: str = "human",
-                    label: str = "") -> Parsed:
+                    label: str = "", scale: DeclaredScale | None = None) -> Parsed:
     """Read and check a ratings file without writing: the rows, and every problem in `errors` (file:line)."""
     path = Path(path)
     label = label or str(path)
@@ -331,10 +332,13 @@ def study_file_read(*, path: str | Path, study: str, fmt: str = "long", level: s
     }
     if fmt == "wide" and not rater_columns:
         return Parsed(errors=[f"{label}: the wide format needs --rater-columns (the raters' columns)"])
+    if named := delimiter_named(path, label=label):  # a semicolon- or tab-separated file, named as such
+        return Parsed(errors=[named])
     try:
         parsed = readers[fmt]()
     except UnicodeDecodeError as exc:
         return Parsed(errors=[f"{label}: not UTF-8 text (byte {exc.start})"])
+    scales_apply(parsed, scale=scale)  # issue 32: the scale, declared or inferred; values outside it refused
     parsed.errors = _check(parsed)
     return parsed
 
@@ -348,7 +352,7 @@ def study_import(*, path: str | Path, study: str, fmt: str = "long", progress: b
                  level: str = "ordinal", id_column: str = "", rater_columns: list[str] | None = None,
                  judge_columns: Iterable[str] = (), dimension: str = "", source: str = "",
                  columns: Mapping[str, str] | None = None, rater_kind: str = "human", label: str = "",
-                 dry_run: bool = False) -> ImportSummary:
+                 dry_run: bool = False, scale: DeclaredScale | None = None) -> ImportSummary:
     """Read, check, then write a ratings file into the study `study` (created if new); all or nothing.
 
     `columns` maps the vocabulary's columns to the file's (the upload page's mapping); without it the header is
@@ -356,7 +360,7 @@ def study_import(*, path: str | Path, study: str, fmt: str = "long", progress: b
     """
     parsed = study_file_read(path=path, study=study, fmt=fmt, level=level, id_column=id_column,
                              rater_columns=rater_columns, judge_columns=judge_columns, dimension=dimension,
-                             columns=columns, rater_kind=rater_kind, label=label)
+                             columns=columns, rater_kind=rater_kind, label=label, scale=scale)
     if parsed.errors:
         raise StudyImportFailed(parsed.errors)
     source = source or label or str(path)
@@ -382,6 +386,7 @@ def study_ratings_import(*, records: list[object], study: str, label: str = "req
         else:
             parsed.errors.append(f"{label}: row {position}: each rating must be an object")
     _long_rows(rows, parsed=parsed, study=study, level=level, where=f"{label}: the ratings' fields")
+    scales_apply(parsed)  # issue 32: a dimension declared without a scale gets the inferred one
     errors = _check(parsed)
     if errors:
         raise StudyImportFailed(errors)
@@ -409,7 +414,8 @@ def _write(parsed: Parsed, *, study: str, source: str, progress: bool) -> Import
     existing = {(s.item_id, s.dimension_id, s.rater_id): s
                 for s in StudyScore.objects.filter(item__study=obj)}
     summary = ImportSummary(study=obj.name, items=len({r.item for r in parsed.rows}), raters=len(kinds),
-                            scores=len(parsed.rows))
+                            scores=len(parsed.rows), warnings=list(parsed.warnings),
+                            scales={k: s.describe() for k, s in parsed.scales.items()})
     create, update = [], []
     for row in tqdm(parsed.rows, desc=f"importing into {obj.name}", unit=" scores", disable=not progress):
         key = (items[row.item].pk, dims[row.dimension].pk, raters[row.rater].pk)
@@ -471,7 +477,8 @@ def study_file_preview(*, path: str | Path, fmt: str, label: str, n: int = 10) -
         canonical = canonical_of(name)
         if canonical and canonical not in preview.guess:
             preview.guess[canonical] = name
-    if preview.header:
+    preview.header_error = delimiter_named(path, label=label)  # issue 32: a semicolon or tab file, named
+    if preview.header and not preview.header_error:
         try:
             header_columns(preview.header, required=LONG_REQUIRED if fmt == "long" else ("item",),
                            optional=LONG_OPTIONAL if fmt == "long" else (), prefer=(*LONG_COLUMNS, "group"),

@@ -120,3 +120,17 @@ def test_trial_run_minimum_is_a_setting(full_and_trial_runs, settings) -> None: 
     settings.FAITHBENCH_MIN_CASES_PER_MODEL = 2
     assert not judge_run_is_trial(run=trial) and judge_run_latest_finished() == trial
     assert not leaderboard_cached(run=trial).trial  # the cache key carries the minimum
+
+
+def test_trial_run_is_not_plotted_in_the_score_history(full_and_trial_runs, client) -> None:  # type: ignore[no-untyped-def]
+    from calibration.calibrated.history import score_history
+
+    full, trial = full_and_trial_runs
+    history = score_history()
+    assert [s.run_id for s in history.snapshots] == [full.pk]
+    assert [s.run_id for s in history.trials] == [trial.pk]
+    assert all(len(h.points) == 1 and h.points[0].snapshot.run_id == full.pk for h in history.models)
+    client.force_login(person("admin", name="Trial Admin"))
+    page = client.get(reverse("calibrated:history")).content.decode()
+    assert 'data-testid="history-trials"' in page and f"#{trial.pk}." in page
+    assert page.count('data-testid="history-model"') == 3
