@@ -33,9 +33,10 @@ MIN_CASES_DEFAULT = 10
 def evidence_enough(n: int | None, *, minimum: int = MIN_CASES_DEFAULT) -> bool:
     """True when `n` cases (items, pairs) are enough to rank, show an interval or an effect size.
 
-    Never fewer than 2, whatever the setting: one item has no spread. Example: ``evidence_enough(2) is False``.
+    Example: ``evidence_enough(2) is False``. A `minimum` of 1 switches the guardrail off (kept for comparing with
+    the implementations that predate it); no deployment should set it.
     """
-    return n is not None and n >= max(2, minimum)
+    return n is not None and n >= max(1, minimum)
 
 
 def run_is_trial(cases_per_model: Mapping[str, int], *, minimum: int = MIN_CASES_DEFAULT) -> bool:
@@ -46,4 +47,4 @@ def run_is_trial(cases_per_model: Mapping[str, int], *, minimum: int = MIN_CASES
 def thin_words(n: int | None, *, minimum: int = MIN_CASES_DEFAULT, what: str = "an interval") -> str:
     """What a reader sees instead of a number that thin evidence cannot support."""
     count = 0 if n is None else n
-    return f"too few cases for {what} (n = {count}; needs at least {max(2, minimum)})"
+    return f"too few cases for {what} (n = {count}; needs at least {max(1, minimum)})"

@@ -12,6 +12,5 @@ from stats.guardrails import MIN_CASES_DEFAULT
 
 
 def min_cases() -> int:
-    """The minimum number of scored cases per model (and items per interval, pairs per effect size); at least 2."""
-    value = getattr(settings, "FAITHBENCH_MIN_CASES_PER_MODEL", MIN_CASES_DEFAULT)
-    return max(2, int(value))
+    """The minimum number of scored cases per model (and items per interval, pairs per effect size)."""
+    return max(1, int(getattr(settings, "FAITHBENCH_MIN_CASES_PER_MODEL", MIN_CASES_DEFAULT)))

@@ -32,7 +32,7 @@ def trial_items() -> list[LeaderboardItem]:
 def test_trial_run_default_minimum_is_the_methodology_cell_size() -> None:
     assert MIN_CASES_DEFAULT == 10  # methodology §5.1.1: at least 10 cases per dimension × difficulty cell
     assert not evidence_enough(2) and not evidence_enough(9) and evidence_enough(10)
-    assert not evidence_enough(1, minimum=1)  # one item never has a spread, whatever the setting
+    assert not evidence_enough(1, minimum=2) and evidence_enough(2, minimum=2)
     assert run_is_trial({"a": 2, "b": 9}) and not run_is_trial({"a": 2, "b": 10}) and run_is_trial({})
 
 
