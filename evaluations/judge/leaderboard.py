@@ -14,7 +14,7 @@ Pairwise (§5.7.3): for every pair of models, the per-case composites on the cas
 p-values are reported uncorrected and Bonferroni-corrected (× number of pairs, capped at 1), with
 Cohen's d for paired samples, d = mean(a − b) / sd(a − b) (ddof = 1; Cohen 1988, "d_z").
 
-Thin evidence (issue 32, `stats.guardrails`): with `min_cases` = m, a model with fewer than m scored cases is
+Thin evidence (issue 32, `evaluations.judge.guardrails`): with `min_cases` = m, a model with fewer than m scored cases is
 listed but not ranked; a run in which no model reaches m is a *trial* (nothing ranked); a score interval from fewer
 than m items is not computed (the page says why in words); Cohen's d needs m pairs, and a comparison on fewer
 pairs is never called significant.
@@ -29,8 +29,9 @@ from itertools import combinations
 
 import numpy as np
 
-from stats.guardrails import MIN_CASES_DEFAULT, evidence_enough, run_is_trial, thin_words
 from stats.means import bootstrap_weighted_mean_ci, weighted_mean
+
+from .guardrails import MIN_CASES_DEFAULT, evidence_enough, run_is_trial, thin_words
 
 NO_TRADITION = "none"
 

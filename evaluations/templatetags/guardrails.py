@@ -6,7 +6,7 @@ from typing import Any
 from django import template
 
 from evaluations.judge.guardrails import min_cases
-from stats.guardrails import thin_words as _thin_words
+from evaluations.judge.guardrails import thin_words as _thin_words
 
 register = template.Library()
 

@@ -7,12 +7,12 @@ import re
 import pytest
 from django.urls import reverse
 
+from evaluations.judge.guardrails import MIN_CASES_DEFAULT, evidence_enough, run_is_trial
 from evaluations.judge.leaderboard import LeaderboardItem, leaderboard_compute, paired_comparison
 from evaluations.judge.pipeline import judge_run_execute
 from evaluations.judge.selectors import judge_run_is_trial, judge_run_latest_finished, leaderboard_cached
 from evaluations.judge.services import judge_run_create
 from evaluations.models import JudgeRun
-from stats.guardrails import MIN_CASES_DEFAULT, evidence_enough, run_is_trial
 from tests.annotations.factories import person
 
 from .conftest import import_benchmark, no_sleep
