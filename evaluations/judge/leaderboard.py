@@ -359,6 +359,7 @@ class ConditionDelta:
     ci_high: float | None
     p_value: float | None
     cohens_d: float | None
+    thin: bool = False  # fewer common cases than the minimum: no interval, no d (issue 32)
 
     @property
     def distinguishable(self) -> bool:
@@ -369,9 +370,10 @@ class ConditionDelta:
 
 def condition_delta(
     condition: LeaderboardColumns, baseline: LeaderboardColumns, *, model: str, names: tuple[str, str], axis: str,
-    n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
+    n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0, min_cases: int = MIN_CASES_DEFAULT,
 ) -> ConditionDelta:
-    """The paired delta of `model` between two conditions' collapsed columns (see the comment above)."""
+    """The paired delta of `model` between two conditions' collapsed columns (see the comment above); on fewer than
+    `min_cases` common cases the delta alone, without interval or Cohen's d (`thin`)."""
     def cases(columns: LeaderboardColumns) -> dict[int, int]:
         rows = np.flatnonzero((columns.model == model) & columns.usable)
         return {int(columns.case_id[i]): int(i) for i in rows}
@@ -384,6 +386,9 @@ def condition_delta(
     values_a, values_b = condition.composite[ia], baseline.composite[ib]
     diff = values_a - values_b
     weights = condition.difficulty_weight[ia]
+    if not evidence_enough(len(common), minimum=min_cases):
+        return ConditionDelta(model, names[0], names[1], axis, len(common), _clean(weighted_mean(diff, weights)),
+                              None, None, None, None, thin=True)
     low, high = bootstrap_weighted_mean_ci(diff, weights, condition.dimension[ia], n_resamples=n_resamples,
                                            confidence=confidence, seed=seed)
     _, _, p, d = paired_comparison(values_a.tolist(), values_b.tolist())

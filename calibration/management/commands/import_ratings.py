@@ -53,7 +53,7 @@ class Command(BaseCommand):
         except StudyImportFailed as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(str(summary))
-        for key, scale in summary.scales.items():
-            self.stdout.write(f"scale of {key}: {scale}")
+        for key, stated in summary.scales.items():
+            self.stdout.write(f"scale of {key}: {stated}")
         for warning in summary.warnings:
             self.stdout.write(f"warning: {warning}")

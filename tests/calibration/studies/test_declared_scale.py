@@ -128,3 +128,21 @@ def test_declared_scale_in_the_import_command(tmp_path: Path, capsys) -> None:  
     out = capsys.readouterr().out
     assert "scale of score: ordinal, 0–6 (categories 0, 1, 2, 3, 4, 5, 6), declared" in out
     assert (StudyDimension.objects.get().scale_min, StudyDimension.objects.get().scale_max) == (0, 6)
+
+
+def test_trial_run_study_report_gives_no_interval_from_too_few_items() -> None:
+    """Issue 32 part 2 in study reports: α's interval only from enough items rated by two or more humans."""
+    from calibration.studies.report import DimensionInfo, StudyRow, study_report_build, summary_interval
+
+    def rows(n: int) -> list[StudyRow]:
+        return [StudyRow(f"i{i}", "score", r, "human", float((i + (r == "b") * (i % 3 == 0)) % 5 + 1))
+                for i in range(n) for r in "ab"]
+
+    few = study_report_build(rows(3), dimensions=[DimensionInfo("score")], n_resamples=200, seed=1)
+    humans = few.dimensions["score"].humans
+    assert humans is not None and humans.get("krippendorff_alpha") is not None
+    assert summary_interval(humans, "krippendorff_alpha") == (None, None)
+    assert "No intervals: too few cases for an interval (n = 3; needs at least 10)." in humans["warnings"]
+    enough = study_report_build(rows(12), dimensions=[DimensionInfo("score")], n_resamples=200, seed=1)
+    low, high = summary_interval(enough.dimensions["score"].humans, "krippendorff_alpha")  # type: ignore[arg-type]
+    assert low is not None and high is not None

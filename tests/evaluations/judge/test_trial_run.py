@@ -134,3 +134,20 @@ def test_trial_run_is_not_plotted_in_the_score_history(full_and_trial_runs, clie
     page = client.get(reverse("calibrated:history")).content.decode()
     assert 'data-testid="history-trials"' in page and f"#{trial.pk}." in page
     assert page.count('data-testid="history-model"') == 3
+
+
+def test_trial_run_condition_delta_on_few_cases_has_no_interval_and_no_effect_size() -> None:
+    from evaluations.judge.leaderboard import LeaderboardColumns, condition_delta
+
+    def columns(values: list[float]) -> LeaderboardColumns:
+        return LeaderboardColumns.from_items([
+            LeaderboardItem(model="m", family="m", case_id=c, dimension="textual", difficulty_weight=1.0,
+                            tradition="none", scored=True, composite=v, primary_composite=v, self_preference=False)
+            for c, v in enumerate(values)])
+
+    few = condition_delta(columns([0.9, 0.8]), columns([0.1, 0.15]), model="m", names=("a", "b"), axis="x")
+    assert few.thin and few.delta is not None and few.ci_low is None and few.cohens_d is None
+    assert not few.distinguishable
+    many = condition_delta(columns([0.9 - 0.01 * i for i in range(12)]), columns([0.1 + 0.02 * i for i in range(12)]),
+                           model="m", names=("a", "b"), axis="x", n_resamples=200)
+    assert not many.thin and many.ci_low is not None and many.cohens_d is not None and many.distinguishable
