@@ -386,7 +386,10 @@ def study_ratings_import(*, records: list[object], study: str, label: str = "req
         else:
             parsed.errors.append(f"{label}: row {position}: each rating must be an object")
     _long_rows(rows, parsed=parsed, study=study, level=level, where=f"{label}: the ratings' fields")
-    scales_apply(parsed)  # issue 32: a dimension declared without a scale gets the inferred one
+    scales_apply(parsed)  # issue 32: values implausible on the declared (else inferred) scale are refused …
+    for spec in parsed.dimensions.values():  # … but an inferred scale is not stored: a later batch may widen it
+        if spec.key not in parsed.scales or parsed.scales[spec.key].source == "inferred":
+            spec.scale_min = spec.scale_max = None
     errors = _check(parsed)
     if errors:
         raise StudyImportFailed(errors)

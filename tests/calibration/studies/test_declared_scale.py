@@ -146,3 +146,26 @@ def test_trial_run_study_report_gives_no_interval_from_too_few_items() -> None:
     enough = study_report_build(rows(12), dimensions=[DimensionInfo("score")], n_resamples=200, seed=1)
     low, high = summary_interval(enough.dimensions["score"].humans, "krippendorff_alpha")  # type: ignore[arg-type]
     assert low is not None and high is not None
+
+
+@pytest.mark.django_db
+def test_declared_scale_in_the_ratings_api() -> None:
+    import json
+
+    client = Client()
+    client.force_login(person("admin", name="Api Scale Admin"))
+
+    def post(url: str, body: object):  # type: ignore[no-untyped-def]
+        return client.post(url, data=json.dumps(body), content_type="application/json")
+
+    pk = post("/api/v1/studies/", {"name": "api", "source": "t", "dimensions": [{"key": "q", "level": "ordinal"}]}
+              ).json()["id"]
+    rows = [{"item": f"s{i}", "dimension": "q", "rater": r, "rater_kind": "human", "score": (i % 4) + 1}
+            for i in range(6) for r in "ab"]
+    bad = post(f"/api/v1/studies/{pk}/ratings/", [*rows, {"item": "s9", "dimension": "q", "rater": "a",
+                                                           "rater_kind": "human", "score": 1e308}])
+    assert bad.status_code == 400 and any("row 13" in e and "outside" in e for e in bad.json()["errors"])
+    assert post(f"/api/v1/studies/{pk}/ratings/", rows).status_code == 200
+    # a scale inferred from one request is not stored: a later request may hold a 5
+    assert StudyDimension.objects.get(study_id=pk).scale_max is None
+    assert post(f"/api/v1/studies/{pk}/ratings/", [{**rows[0], "item": "s7", "score": 5}]).status_code == 200
