@@ -151,3 +151,13 @@ def test_trial_run_condition_delta_on_few_cases_has_no_interval_and_no_effect_si
     many = condition_delta(columns([0.9 - 0.01 * i for i in range(12)]), columns([0.1 + 0.02 * i for i in range(12)]),
                            model="m", names=("a", "b"), axis="x", n_resamples=200)
     assert not many.thin and many.ci_low is not None and many.cohens_d is not None and many.distinguishable
+
+
+def test_trial_run_is_marked_in_the_leaderboard_api(full_and_trial_runs, client) -> None:  # type: ignore[no-untyped-def]
+    full, trial = full_and_trial_runs
+    client.force_login(person("admin", name="Trial Admin"))
+    body = client.get(f"/api/v1/leaderboard/?run={trial.pk}").json()
+    assert body["trial"] is True and body["min_cases"] == 10
+    assert all(not m["ranked"] and m["tie_group"] == 0 and m["overall"]["thin"] for m in body["models"])
+    assert all(c["cohens_d"] is None and c["thin"] for c in body["comparisons"])
+    assert client.get(f"/api/v1/leaderboard/?run={full.pk}").json()["trial"] is False
