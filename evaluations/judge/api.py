@@ -94,7 +94,7 @@ class LeaderboardAPIView(APIView):
         if run_id and query_whole_number(run_id) is None:
             raise NotFound("no such judge run")
         found = (judge_run_or_404(pk=int(run_id)) if run_id
-                 else judge_run_latest_finished())
+                 else judge_run_latest_finished(skip_trials=True))
         if found is None:
             raise NotFound("no finished judge run yet")
         run: JudgeRun = found

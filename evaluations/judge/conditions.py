@@ -75,7 +75,7 @@ def judge_run_latest_with_conditions() -> JudgeRun | None:
     for found in several.iterator(chunk_size=20):
         if not judge_run_is_trial(run=found):
             return found
-    return judge_run_latest_finished()
+    return judge_run_latest_finished(skip_trials=True)
 
 
 def condition_pair_orient(a: GenerationCondition, b: GenerationCondition, standard: GenerationCondition

@@ -378,18 +378,23 @@ def judge_run_series(*, run: JudgeRun) -> list[JudgeRun]:
                 .order_by("created_at", "id"))
 
 
-def judge_run_latest_finished(*, rubric_id: int | None = None) -> JudgeRun | None:
+def judge_run_latest_finished(*, rubric_id: int | None = None, skip_trials: bool = False) -> JudgeRun | None:
     """The newest run that *finished* (status finished, with scored items), optionally on one rubric version.
 
     The one meaning of "the latest run" wherever a default is taken — the leaderboard, the API, Delphi re-scoring,
     a calibration draw's judge edge cases, a report's judge: a newer cancelled, failed or still-running run is
-    never the default (its scores are partial); it can still be chosen explicitly by id. Nor is a *trial* run (no
-    model with `min_cases()` scored cases, `judge_run_is_trial`): it is listed and can be chosen, never the default.
+    never the default (its scores are partial); it can still be chosen explicitly by id. With `skip_trials` (the
+    leaderboard's defaults: page, API, conditions) nor is a *trial* run (no model with `min_cases()` scored cases,
+    `judge_run_is_trial`): listed and can be chosen, never the default leaderboard. A report's or a draw's judge run
+    keeps the plain rule: a run over just a cycle's few items is a legitimate judge for that cycle.
     """
     runs = JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED, scored_items__gt=0)
     if rubric_id is not None:
         runs = runs.filter(rubric_id=rubric_id)
-    for run in runs.select_related("rubric").order_by("-created_at", "-id").iterator(chunk_size=20):
+    runs = runs.select_related("rubric").order_by("-created_at", "-id")
+    if not skip_trials:
+        return runs.first()
+    for run in runs.iterator(chunk_size=20):
         if not judge_run_is_trial(run=run):
             return run
     return None

@@ -127,7 +127,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     run_id = request.GET.get("run")
     if run_id and query_whole_number(run_id) is None:
         raise Http404("no such judge run")
-    run = get_object_or_404(JudgeRun, pk=int(run_id)) if run_id else judge_run_latest_finished()
+    run = get_object_or_404(JudgeRun, pk=int(run_id)) if run_id else judge_run_latest_finished(skip_trials=True)
     context: LeaderboardContext = {"run": run, "runs": judge_runs_recent(limit=20)}
     if run is not None:
         board = leaderboard_cached(run=run)

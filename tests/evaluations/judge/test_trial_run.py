@@ -92,7 +92,8 @@ def full_and_trial_runs(db, tmp_path, rubric_v1, judge_settings):  # type: ignor
 def test_trial_run_is_never_the_default_leaderboard_run(full_and_trial_runs, client) -> None:  # type: ignore[no-untyped-def]
     full, trial = full_and_trial_runs
     assert judge_run_is_trial(run=trial) and not judge_run_is_trial(run=full)
-    assert judge_run_latest_finished() == full
+    assert judge_run_latest_finished(skip_trials=True) == full
+    assert judge_run_latest_finished() == trial  # a report's or a draw's judge: any finished run (not a board)
     client.force_login(person("admin", name="Trial Admin"))
     page = client.get(reverse("judge:leaderboard")).content.decode()
     assert f"Run {full.pk}," in page
@@ -118,7 +119,7 @@ def test_trial_run_chosen_explicitly_is_marked_and_unranked(full_and_trial_runs,
 def test_trial_run_minimum_is_a_setting(full_and_trial_runs, settings) -> None:  # type: ignore[no-untyped-def]
     full, trial = full_and_trial_runs
     settings.FAITHBENCH_MIN_CASES_PER_MODEL = 2
-    assert not judge_run_is_trial(run=trial) and judge_run_latest_finished() == trial
+    assert not judge_run_is_trial(run=trial) and judge_run_latest_finished(skip_trials=True) == trial
     assert not leaderboard_cached(run=trial).trial  # the cache key carries the minimum
 
 
