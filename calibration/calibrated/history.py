@@ -65,6 +65,7 @@ class History:
     models: list[ModelHistory]
     rotations_differ: bool
     rubric_version: str = ""
+    trials: list[Snapshot] = field(default_factory=list)  # trial runs (issue 32): listed, never plotted
 
 
 def _case_composites(run: JudgeRun) -> dict[str, tuple[dict[int, float], dict[int, float]]]:
@@ -90,6 +91,9 @@ def score_history(*, rubric_id: int | None = None, limit: int = HISTORY_LIMIT) -
             return History(None, [], [], False)
         rubric_id = newest.rubric_id
     runs = list(reversed(runs_qs.filter(rubric_id=rubric_id).order_by("-finished_at", "-id")[:limit]))
+    boards = {run.pk: leaderboard_cached(run=run) for run in runs}
+    trial_runs = [run for run in runs if boards[run.pk].trial]  # too few cases per model: listed, not plotted
+    runs = [run for run in runs if not boards[run.pk].trial]
     calibrated: dict[int, StoredSnapshot] = {}
     snap: StoredSnapshot | None
     for snap in (StoredSnapshot.objects.of(StoredSnapshot.Kind.CALIBRATED).ready().filter(judge_run__in=runs)
@@ -109,12 +113,12 @@ def score_history(*, rubric_id: int | None = None, limit: int = HISTORY_LIMIT) -
 
     models: dict[str, ModelHistory] = {}
     for run, snapshot in zip(runs, snapshots, strict=True):
-        board = leaderboard_cached(run=run)
+        board = boards[run.pk]
         payload = calibrated[run.pk].payload if run.pk in calibrated else None
         stored = CalibratedReport.from_json(payload) if payload else None  # the stored JSON read back into the tree
         by_model = {e.model: e.calibrated for e in stored.models} if stored is not None else {}
         for row in board.models:
-            if row.overall.score is None:
+            if row.overall.score is None or not row.ranked:  # a model on too few cases is not plotted
                 continue
             history = models.setdefault(row.model, ModelHistory(row.model))
             cal = by_model.get(row.model)
@@ -138,8 +142,9 @@ def score_history(*, rubric_id: int | None = None, limit: int = HISTORY_LIMIT) -
             point.equated = equated
             if equated is not None and eq_half is not None:
                 point.equated_lower, point.equated_upper = equated - eq_half, equated + eq_half
+    trials = [Snapshot(run.pk, judge_run_label(run), run.finished_at, "—", None) for run in trial_runs]
     return History(rubric_id, snapshots, sorted(models.values(), key=lambda h: h.model), rotations_differ,
-                   runs[0].rubric.version if runs else "")
+                   (runs or trial_runs)[0].rubric.version if runs or trial_runs else "", trials)
 
 
 HISTORY_FIELDS = ["model", "judge_run", "finished_at", "rotation", "score", "lower", "upper", "equated",

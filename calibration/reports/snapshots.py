@@ -19,7 +19,7 @@ from django.db.models import Max
 from django.urls import reverse
 
 from accounts.models import User
-from annotations.models import AdjudicationDecision, AnnotationEvent, CalibrationCycle
+from annotations.models import AdjudicationDecision, Annotation, AnnotationEvent, CalibrationCycle
 from evaluations.models import JudgeRun
 from evaluations.spreadsheet import csv_cell_unprotect, csv_writer
 from evidence.kit.files import FILE_NAMES, citable_bundle, download_name
@@ -271,7 +271,7 @@ class Changes:
     def describe(self, version: int) -> str:
         parts = []
         if self.scores:
-            parts.append(f"{self.scores} new score{'s' if self.scores != 1 else ''}")
+            parts.append(f"{self.scores} new or changed score{'s' if self.scores != 1 else ''}")
         if self.gold_decisions:
             parts.append(f"{self.gold_decisions} new gold decision{'s' if self.gold_decisions != 1 else ''}")
         if self.newer_judge_run:
@@ -280,12 +280,23 @@ class Changes:
 
 
 def snapshot_changes(*, snapshot: Snapshot) -> Changes:
-    """Scores submitted, skipped or reopened, gold decisions and judge runs that came after the snapshot read the data."""
+    """Scores submitted, skipped, reopened or taken back, gold decisions and judge runs that came after the snapshot
+    read the data. Scores are counted once per annotation (not per event: a score undone and submitted again is one
+    score), and only when its state differs from what the snapshot read (submitted and undone since is none)."""
     watermark = snapshot.watermark or {}
-    scores = AnnotationEvent.objects.filter(
-        annotation__assignment__cycle_id=snapshot.cycle_id, id__gt=watermark.get("annotation_event", 0),
-        kind__in=[AnnotationEvent.Kind.SUBMITTED, AnnotationEvent.Kind.SKIPPED, AnnotationEvent.Kind.REOPENED],
-    ).count()
+    mark = watermark.get("annotation_event", 0)
+    kinds = [AnnotationEvent.Kind.SUBMITTED, AnnotationEvent.Kind.SKIPPED, AnnotationEvent.Kind.REOPENED,
+             AnnotationEvent.Kind.UNDONE]
+    final = {AnnotationEvent.Kind.SUBMITTED, AnnotationEvent.Kind.SKIPPED}
+    touched = set(AnnotationEvent.objects.filter(annotation__assignment__cycle_id=snapshot.cycle_id, id__gt=mark,
+                                                 kind__in=kinds).values_list("annotation_id", flat=True))
+    now_final = set(Annotation.objects.filter(pk__in=touched, status__in=final).values_list("pk", flat=True))
+    read_as: dict[int, str] = {}  # the state the snapshot read: the last such event at or before its watermark
+    for annotation_id, kind in (AnnotationEvent.objects.filter(annotation_id__in=touched - now_final, id__lte=mark,
+                                                               kind__in=kinds)
+                                .order_by("annotation_id", "id").values_list("annotation_id", "kind")):
+        read_as[annotation_id] = kind
+    scores = len(now_final) + sum(1 for kind in read_as.values() if kind in final)
     gold = AdjudicationDecision.objects.filter(
         item__cycle_id=snapshot.cycle_id, id__gt=watermark.get("adjudication", 0)
     ).count()

@@ -14,6 +14,7 @@ from evidence.services import MAX_RESAMPLES
 from stats.ratingfile import DESCRIPTIONS
 
 from .importing import DEFAULT_DIMENSION, LONG_REQUIRED
+from .scales import DeclaredScale, scale_option
 from .snapshots import DEFAULT_STUDY_SEED
 
 
@@ -115,6 +116,7 @@ class ImportOptions(TypedDict, total=False):
     dimension: str
     rater_kind: str
     level: str
+    scale: DeclaredScale | None  # issue 32: the uploader's scale; None: inferred from the file
 
 
 class StudyMappingForm(forms.Form):
@@ -152,6 +154,14 @@ class StudyMappingForm(forms.Form):
             self.fields["level"] = forms.ChoiceField(
                 choices=LEVEL_CHOICES, initial="ordinal", widget=forms.RadioSelect, label="Level of measurement",
                 help_text="Decides how far apart two different scores are for Krippendorff's α.")
+            self.fields["scale_min"] = forms.FloatField(
+                required=False, label="Scale minimum",
+                help_text="The lowest score the scale allows. Empty: inferred from the file (the next step states it).")
+            self.fields["scale_max"] = forms.FloatField(required=False, label="Scale maximum",
+                                                        help_text="The highest score the scale allows.")
+            self.fields["categories"] = forms.CharField(
+                required=False, max_length=500, label="Categories (nominal)",
+                help_text="The category codes, comma-separated (e.g. 0,1,2); empty: the codes in the file.")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -167,6 +177,12 @@ class StudyMappingForm(forms.Form):
             stray = [c for c in data.get("judge_columns") or [] if c not in raters]
             if stray:
                 self.add_error("judge_columns", f"{', '.join(stray)}: tick it as a rater column too.")
+        if "scale_min" in self.fields:
+            try:
+                data["scale"] = scale_option(data.get("scale_min"), data.get("scale_max"), data.get("categories") or "")
+            except ValueError as exc:
+                field, _, message = str(exc).partition(": ")
+                self.add_error(field if field in self.fields else None, message)
         return data
 
     def import_options(self) -> ImportOptions:
@@ -175,9 +191,10 @@ class StudyMappingForm(forms.Form):
         if self.fmt == "long":
             return {"columns": {c: data.get(c) or "" for c in (*LONG_REQUIRED, "dimension", "rater_kind", "group")},
                     "dimension": data["default_dimension"].strip() or DEFAULT_DIMENSION,
-                    "rater_kind": data["default_kind"], "level": data["level"]}
+                    "rater_kind": data["default_kind"], "level": data["level"], "scale": data.get("scale")}
         if self.fmt == "wide":
             return {"id_column": data["id_column"], "rater_columns": list(data["rater_columns"]),
                     "judge_columns": list(data.get("judge_columns") or []),
-                    "dimension": data["default_dimension"].strip() or DEFAULT_DIMENSION, "level": data["level"]}
+                    "dimension": data["default_dimension"].strip() or DEFAULT_DIMENSION, "level": data["level"],
+                    "scale": data.get("scale")}
         return {}

@@ -25,6 +25,7 @@ from evaluations.importing.readers import NUL_MESSAGE, nul_field, read_records
 from stats.ratingfile import HeaderError, canonical_of, header_columns
 
 from ..models import Study, StudyDimension, StudyItem, StudyRater, StudyScore
+from .scales import DeclaredScale, Scale, delimiter_named, scales_apply
 
 FORMATS = ("long", "judge-bench", "wide")
 LONG_COLUMNS = ("study", "item", "dimension", "rater", "rater_kind", "score")  # the canonical long header
@@ -106,6 +107,8 @@ class Parsed:
     texts: dict[str, str] = field(default_factory=dict)  # item → its text, when the source has one
     errors: list[str] = field(default_factory=list)
     prefix: str = ""  # "file:" before a row's line number
+    scales: dict[str, Scale] = field(default_factory=dict)  # each dimension's scale, declared or inferred (scales.py)
+    warnings: list[str] = field(default_factory=list)  # designs that cannot give the statistic, and the fix
 
     def place(self, row: Row) -> str:
         """Where a row came from, as messages say it ("ratings.csv:12", a JSON path, "request: row 3")."""
@@ -121,6 +124,8 @@ class ImportSummary:
     created: int = 0
     updated: int = 0
     unchanged: int = 0
+    scales: dict[str, str] = field(default_factory=dict)  # dimension → its scale in words (scales.Scale.describe)
+    warnings: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
         return (f"{self.study}: {self.items} items, {self.raters} raters, {self.scores} scores — {self.created} "
@@ -380,11 +385,7 @@ def _check(parsed: Parsed) -> list[str]:
             first = kinds[row.rater]
             errors.append(f"{parsed.place(row)}: rater_kind: {row.rater!r} is {first.kind} at {parsed.place(first)}")
         kinds.setdefault(row.rater, row)
-        spec = parsed.dimensions[row.dimension]
-        if spec.scale_min is not None and spec.scale_max is not None and spec.level != "nominal" \
-                and not spec.scale_min <= row.value <= spec.scale_max:
-            errors.append(f"{parsed.place(row)}: score: {row.value:g} is outside {row.dimension!r}'s scale "
-                          f"{spec.scale_min:g}–{spec.scale_max:g}")
+        # values outside the dimension's scale: refused by scales.scales_apply, which every path calls first
     if not parsed.rows and not errors:
         errors.append("no ratings found")
     limit = row_limit()
@@ -397,7 +398,7 @@ def _check(parsed: Parsed) -> list[str]:
 def study_file_read(*, path: str | Path, study: str, fmt: str = "long", level: str = "ordinal",
                     id_column: str = "", rater_columns: list[str] | None = None, judge_columns: Iterable[str] = (),
                     dimension: str = "", columns: Mapping[str, str] | None = None, rater_kind: str = "human",
-                    label: str = "", on_progress: Progress = _quiet) -> Parsed:
+                    label: str = "", on_progress: Progress = _quiet, scale: DeclaredScale | None = None) -> Parsed:
     """Read and check a ratings file without writing: the rows, and every problem in `errors` (file:line)."""
     path = Path(path)
     label = label or str(path)
@@ -414,10 +415,13 @@ def study_file_read(*, path: str | Path, study: str, fmt: str = "long", level: s
     }
     if fmt == "wide" and not rater_columns:
         return Parsed(errors=[f"{label}: the wide format needs --rater-columns (the raters' columns)"])
+    if named := delimiter_named(path, label=label):  # a semicolon- or tab-separated file, named as such
+        return Parsed(errors=[named])
     try:
         parsed = readers[fmt]()
     except UnicodeDecodeError as exc:
         return Parsed(errors=[f"{label}: not UTF-8 text (byte {exc.start})"])
+    scales_apply(parsed, scale=scale)  # issue 32: the scale, declared or inferred; values outside it refused
     parsed.errors = _check(parsed)
     return parsed
 
@@ -431,7 +435,7 @@ def study_import(*, path: str | Path, study: str, fmt: str = "long", progress: b
                  level: str = "ordinal", id_column: str = "", rater_columns: list[str] | None = None,
                  judge_columns: Iterable[str] = (), dimension: str = "", source: str = "",
                  columns: Mapping[str, str] | None = None, rater_kind: str = "human", label: str = "",
-                 dry_run: bool = False, on_progress: Progress = _quiet) -> ImportSummary:
+                 dry_run: bool = False, on_progress: Progress = _quiet, scale: DeclaredScale | None = None) -> ImportSummary:
     """Read, check, then write a ratings file into the study `study` (created if new); all or nothing.
 
     `columns` maps the vocabulary's columns to the file's (the upload page's mapping); without it the header is
@@ -439,7 +443,7 @@ def study_import(*, path: str | Path, study: str, fmt: str = "long", progress: b
     """
     parsed = study_file_read(path=path, study=study, fmt=fmt, level=level, id_column=id_column,
                              rater_columns=rater_columns, judge_columns=judge_columns, dimension=dimension,
-                             columns=columns, rater_kind=rater_kind, label=label, on_progress=on_progress)
+                             columns=columns, rater_kind=rater_kind, label=label, on_progress=on_progress, scale=scale)
     if parsed.errors:
         raise StudyImportFailed(parsed.errors)
     source = source or label or str(path)
@@ -465,6 +469,10 @@ def study_ratings_import(*, records: list[object], study: str, label: str = "req
         else:
             parsed.errors.append(f"{label}: row {position}: each rating must be an object")
     _long_rows(rows, parsed=parsed, study=study, level=level, where=f"{label}: the ratings' fields", strict=True)
+    scales_apply(parsed)  # issue 32: values implausible on the declared (else inferred) scale are refused …
+    for spec in parsed.dimensions.values():  # … but an inferred scale is not stored: a later batch may widen it
+        if spec.key not in parsed.scales or parsed.scales[spec.key].source == "inferred":
+            spec.scale_min = spec.scale_max = None
     errors = _check(parsed)
     if errors:
         raise StudyImportFailed(errors)
@@ -495,7 +503,8 @@ def _write(parsed: Parsed, *, study: str, source: str, progress: bool, on_progre
                 StudyScore.objects.filter(item__study=obj).values_list("item_id", "dimension_id", "rater_id", "pk",
                                                                         "value").iterator(chunk_size=WRITE_BATCH)}
     summary = ImportSummary(study=obj.name, items=len({r.item for r in parsed.rows}), raters=len(kinds),
-                            scores=len(parsed.rows))
+                            scores=len(parsed.rows), warnings=list(parsed.warnings),
+                            scales={k: s.describe() for k, s in parsed.scales.items()})
     create: list[StudyScore] = []
     update: list[StudyScore] = []
     for n, row in enumerate(tqdm(parsed.rows, desc=f"importing into {obj.name}", unit=" scores",
@@ -570,7 +579,8 @@ def study_file_preview(*, path: str | Path, fmt: str, label: str, n: int = 10) -
         canonical = canonical_of(name)
         if canonical and canonical not in preview.guess:
             preview.guess[canonical] = name
-    if preview.header:
+    preview.header_error = delimiter_named(path, label=label)  # issue 32: a semicolon or tab file, named
+    if preview.header and not preview.header_error:
         try:
             header_columns(preview.header, required=LONG_REQUIRED if fmt == "long" else ("item",),
                            optional=LONG_OPTIONAL if fmt == "long" else (), prefer=(*LONG_COLUMNS, "group"),

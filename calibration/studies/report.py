@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from scipy import stats as scipy_stats
 
+from evaluations.judge.guardrails import evidence_enough, min_cases, thin_words
 from evaluations.spreadsheet import csv_cell_unprotect, csv_writer
 from evidence.kit.meta import SnapshotMeta
 from evidence.kit.trees import JsonObject, optional, tree_from_json, tree_to_json
@@ -263,9 +264,15 @@ def _block(humans: dict[str, np.ndarray], judges: dict[str, np.ndarray], dimensi
     matrix = np.vstack([humans[n] for n in names]) if names else np.empty((0, 0))
     summary = None
     if len(names) >= 2 and matrix.shape[1]:
+        # Issue 32: no interval from fewer items (rated by two or more humans) than the thin-evidence minimum.
+        pairable = int(((~np.isnan(matrix)).sum(axis=0) >= 2).sum())
+        thin = n_resamples > 0 and not evidence_enough(pairable, minimum=min_cases())
         summary = reliability_summary(matrix, level=check_level(dimension.level), rater_labels=names,
-                                      n_resamples=n_resamples,
+                                      n_resamples=0 if thin else n_resamples,
                                       seed=np.random.default_rng(named_seed_sequence(seed, stream)))
+        if thin:
+            summary["warnings"] = [*summary.get("warnings", []),
+                                   f"No intervals: {thin_words(pairable, minimum=min_cases())}."]
     alpha_without = _finite(summary.get("krippendorff_alpha")) if summary else None
     judge_rows = [_judge_row(name, judges[name], matrix, dimension, seed, alpha_without)
                   for name in sorted(judges) if names and not np.isnan(judges[name]).all()]

@@ -325,6 +325,10 @@ SCORING_UNDO_SECONDS = int(env("FAITHBENCH_SCORING_UNDO_SECONDS") or "120")
 # `manage.py notify_due` reminds panelists of Delphi rounds open longer than this that they have not answered.
 DELPHI_REMINDER_DAYS = float(env("FAITHBENCH_DELPHI_REMINDER_DAYS") or "3")
 
+# Thin evidence (evaluations/judge/guardrails.py): below this many scored cases a model is not ranked, a run is a trial, an
+# interval is words and an effect size is not shown. Default 10: methodology §5.1.1's minimum per cell.
+FAITHBENCH_MIN_CASES_PER_MODEL = int(env("FAITHBENCH_MIN_CASES_PER_MODEL") or "10")
+
 
 def settings_of(namespace: dict[str, object]) -> dict[str, object]:
     """The settings (UPPER_CASE names) of a settings module's namespace, for an overlay to start from."""

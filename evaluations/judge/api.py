@@ -21,6 +21,7 @@ class ScoreSerializer(serializers.Serializer):
     ci_low = serializers.FloatField(allow_null=True, help_text="Bootstrap 95 % interval, lower bound.")
     ci_high = serializers.FloatField(allow_null=True, help_text="Bootstrap 95 % interval, upper bound.")
     n = serializers.IntegerField(help_text="Scored items.")
+    thin = serializers.BooleanField(help_text="Fewer items than an interval needs (the minimum of cases): no interval.")
 
 
 class ModelRowSerializer(serializers.Serializer):
@@ -40,7 +41,10 @@ class ModelRowSerializer(serializers.Serializer):
     by_dimension = serializers.DictField(child=ScoreSerializer())
     by_tradition = serializers.DictField(child=ScoreSerializer())
     tie_group = serializers.IntegerField(
-        help_text="Rank as a tie group (1 = best): models whose intervals overlap the group leader's share it; 0 unscored.")
+        help_text="Rank as a tie group (1 = best): models whose intervals overlap the group leader's share it; 0 unscored "
+                  "or not ranked.")
+    cases = serializers.IntegerField(help_text="Distinct cases with a scored item (what the minimum counts).")
+    ranked = serializers.BooleanField(help_text="False below the minimum of cases (or in a trial run): not ranked.")
 
 
 class ComparisonSerializer(serializers.Serializer):
@@ -52,7 +56,8 @@ class ComparisonSerializer(serializers.Serializer):
     p_value = serializers.FloatField(allow_null=True, help_text="Paired t-test, uncorrected.")
     p_bonferroni = serializers.FloatField(allow_null=True, help_text="Bonferroni-corrected.")
     cohens_d = serializers.FloatField(allow_null=True, help_text="Cohen's d for paired samples (d_z).")
-    significant = serializers.BooleanField(help_text="Corrected p < 0.05.")
+    significant = serializers.BooleanField(help_text="Corrected p < 0.05 on at least the minimum of pairs.")
+    thin = serializers.BooleanField(help_text="Fewer pairs than the minimum: no Cohen's d, never significant.")
 
 
 class LeaderboardSerializer(serializers.Serializer):
@@ -63,6 +68,9 @@ class LeaderboardSerializer(serializers.Serializer):
     n_resamples = serializers.IntegerField()
     confidence = serializers.FloatField()
     seed = serializers.IntegerField()
+    min_cases = serializers.IntegerField(help_text="The minimum of scored cases per model (FAITHBENCH_MIN_CASES_PER_MODEL).")
+    trial = serializers.BooleanField(help_text="A trial run: no model has the minimum of cases; nothing is ranked, and it "
+                                               "is never the default run.")
     calibration = serializers.CharField(
         help_text="What these numbers are: the judge's own, not corrected by expert scores (the calibrated ones, "
                   "with their expert-label counts, are at `calibrated_url`).")
@@ -86,7 +94,7 @@ class LeaderboardAPIView(APIView):
         if run_id and query_whole_number(run_id) is None:
             raise NotFound("no such judge run")
         found = (judge_run_or_404(pk=int(run_id)) if run_id
-                 else judge_run_latest_finished())
+                 else judge_run_latest_finished(skip_trials=True))
         if found is None:
             raise NotFound("no finished judge run yet")
         run: JudgeRun = found
@@ -94,7 +102,7 @@ class LeaderboardAPIView(APIView):
         data = {
             "run": run.pk, "rubric": run.rubric.version, "primary_judge": run.primary_model,
             "secondary_judge": run.secondary_model, "n_resamples": board.n_resamples,
-            "confidence": board.confidence, "seed": board.seed,
+            "confidence": board.confidence, "seed": board.seed, "min_cases": board.min_cases, "trial": board.trial,
             "calibration": "judge-only: the judge's own scores, not corrected by expert scores; intervals cover the "
                            "sampling of test cases only (methodology §8.5)",
             "calibrated_url": f"/api/v1/judge-runs/{run.pk}/calibrated/", "models": board.models,
@@ -124,6 +132,7 @@ class ConditionDeltaSerializer(serializers.Serializer):
     ci_high = serializers.FloatField(allow_null=True)
     p_value = serializers.FloatField(allow_null=True, help_text="Paired t-test of the case differences.")
     cohens_d = serializers.FloatField(allow_null=True)
+    thin = serializers.BooleanField(help_text="Fewer common cases than the minimum: no interval, no Cohen's d.")
     distinguishable = serializers.BooleanField(help_text="False: the interval covers 0 (not distinguishable from zero).")
 
 

@@ -21,6 +21,7 @@ from django.utils.html import escape
 
 from ..models import GenerationCondition, JudgeResult, JudgeRun
 from ..spreadsheet import csv_writer
+from .guardrails import min_cases
 from .leaderboard import (
     ConditionDelta,
     Leaderboard,
@@ -29,7 +30,13 @@ from .leaderboard import (
     leaderboard_compute_columns,
     repetitions_collapse,
 )
-from .selectors import LEADERBOARD_CACHE_SECONDS, leaderboard_cache_key, leaderboard_columns
+from .selectors import (
+    LEADERBOARD_CACHE_SECONDS,
+    judge_run_is_trial,
+    judge_run_latest_finished,
+    leaderboard_cache_key,
+    leaderboard_columns,
+)
 
 
 @dataclass
@@ -61,13 +68,14 @@ def judge_runs_finished_recent(*, limit: int = 20) -> list[JudgeRun]:
 
 
 def judge_run_latest_with_conditions() -> JudgeRun | None:
-    """The newest finished run that judged responses of more than one condition (else the newest finished run)."""
+    """The newest finished run that judged responses of more than one condition (else the newest finished run);
+    never a trial run (issue 32: too few cases per model), which can still be chosen by id."""
     runs = JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED).order_by("-created_at", "-id")
     several = runs.annotate(n_conditions=Count("results__response__condition", distinct=True)).filter(n_conditions__gt=1)
-    found = several.first()
-    if found is not None:
-        return found
-    return runs.first()
+    for found in several.iterator(chunk_size=20):
+        if not judge_run_is_trial(run=found):
+            return found
+    return judge_run_latest_finished(skip_trials=True)
 
 
 def condition_pair_orient(a: GenerationCondition, b: GenerationCondition, standard: GenerationCondition
@@ -99,7 +107,8 @@ def condition_report_build(*, run: JudgeRun, n_resamples: int = 1000, seed: int 
         keys = list(zip(columns.model.tolist(), columns.case_id.tolist(), strict=True))
         repetitions = max((keys.count(k) for k in set(keys)), default=0)
         report.boards.append(ConditionBoard(
-            condition, leaderboard_compute_columns(per_case, n_resamples=n_resamples, seed=seed), repetitions,
+            condition, leaderboard_compute_columns(per_case, n_resamples=n_resamples, seed=seed, min_cases=min_cases()),
+            repetitions,
             int(columns.model.size)))
     standard = next((c for c in conditions if c.is_standard), None) or GenerationCondition.objects.standard()
     for a, b in combinations(conditions, 2):
@@ -111,7 +120,7 @@ def condition_report_build(*, run: JudgeRun, n_resamples: int = 1000, seed: int 
         for model in models:
             report.deltas.append(condition_delta(
                 collapsed[condition.pk], collapsed[baseline.pk], model=model, names=(condition.name, baseline.name),
-                axis=axis, n_resamples=n_resamples, seed=seed))
+                axis=axis, n_resamples=n_resamples, seed=seed, min_cases=min_cases()))
     report.deltas.sort(key=lambda d: (d.axis, d.model, d.condition, d.baseline))
     return report
 
@@ -123,7 +132,7 @@ def condition_report_cached(*, run: JudgeRun, n_resamples: int = 1000, seed: int
         "pk", "name", "is_standard", "route", "reasoning", "reasoning_effort", "temperature", "max_tokens",
         "system_prompt", "language"))
     digest = hashlib.sha256(repr(state).encode()).hexdigest()[:16]
-    key = f"condition-report:v1:{leaderboard_cache_key(run=run, n_resamples=n_resamples, seed=seed)}:{digest}"
+    key = f"condition-report:v2:{leaderboard_cache_key(run=run, n_resamples=n_resamples, seed=seed)}:{digest}"
     report = cache.get(key)
     if report is None:
         report = condition_report_build(run=run, n_resamples=n_resamples, seed=seed)

@@ -13,6 +13,11 @@ Pairwise (§5.7.3): for every pair of models, the per-case composites on the cas
 (a model's responses to one case averaged) are compared with a paired t-test (scipy.stats.ttest_rel);
 p-values are reported uncorrected and Bonferroni-corrected (× number of pairs, capped at 1), with
 Cohen's d for paired samples, d = mean(a − b) / sd(a − b) (ddof = 1; Cohen 1988, "d_z").
+
+Thin evidence (issue 32, `evaluations.judge.guardrails`): with `min_cases` = m, a model with fewer than m scored cases is
+listed but not ranked; a run in which no model reaches m is a *trial* (nothing ranked); a score interval from fewer
+than m items is not computed (the page says why in words); Cohen's d needs m pairs, and a comparison on fewer
+pairs is never called significant.
 """
 from __future__ import annotations
 
@@ -25,6 +30,8 @@ from itertools import combinations
 import numpy as np
 
 from stats.means import bootstrap_weighted_mean_ci, weighted_mean
+
+from .guardrails import MIN_CASES_DEFAULT, evidence_enough, run_is_trial, thin_words
 
 NO_TRADITION = "none"
 
@@ -104,6 +111,7 @@ class Score:
     ci_low: float | None
     ci_high: float | None
     n: int
+    thin: bool = False  # fewer items than an interval needs: no interval (see `thin_words`)
 
 
 @dataclass
@@ -120,6 +128,8 @@ class ModelRow:
     by_dimension: dict[str, Score] = field(default_factory=dict)
     by_tradition: dict[str, Score] = field(default_factory=dict)
     tie_group: int = 0  # 1, 2, …: models in one group are not ranked against each other (their intervals overlap)
+    cases: int = 0  # distinct cases with a scored item: what the thin-evidence rule counts
+    ranked: bool = True  # False below the minimum of cases (listed, never ranked)
 
 
 @dataclass
@@ -133,6 +143,7 @@ class Comparison:
     p_bonferroni: float | None
     cohens_d: float | None
     significant: bool
+    thin: bool = False  # fewer pairs than an effect size needs: no d, never significant
 
 
 @dataclass
@@ -142,16 +153,22 @@ class Leaderboard:
     n_resamples: int
     confidence: float
     seed: int
+    min_cases: int = MIN_CASES_DEFAULT
+    trial: bool = False  # no model reaches min_cases: a trial run — listed, never the default, never ranked
+
+    def thin_words(self, n: int | None, what: str = "an interval") -> str:
+        """The words shown instead of a number thin evidence cannot support."""
+        return thin_words(n, minimum=self.min_cases, what=what)
 
 
 def tie_groups_assign(rows: list[ModelRow]) -> None:
     """Number the models (sorted best first) into tie groups: a model joins the group of the best model above it
-    whose interval its own overlaps, else it opens the next group — so no strict rank is claimed between models
-    whose intervals overlap the group leader's. Models without an interval form a group each; unscored ones get 0."""
+    whose intervals overlap the group leader's. Models without an interval form a group each; unscored ones and
+    unranked ones (below the minimum of cases) get 0."""
     group, leader = 0, None
     for row in rows:
         score = row.overall
-        if score.score is None:
+        if score.score is None or not row.ranked:
             row.tie_group = 0
             continue
         overlaps = (leader is not None and score.ci_high is not None and leader.ci_low is not None
@@ -166,13 +183,16 @@ def _clean(value: float) -> float | None:
 
 
 def _score(columns: LeaderboardColumns, rows: np.ndarray, *, n_resamples: int, confidence: float,
-           seed: int) -> Score:
-    """Weighted mean and bootstrap interval of the scored items among `rows` (indices, in item order)."""
+           seed: int, min_cases: int = MIN_CASES_DEFAULT) -> Score:
+    """Weighted mean and bootstrap interval of the scored items among `rows` (indices, in item order); no interval
+    from fewer than `min_cases` items (`thin`)."""
     rows = rows[columns.usable[rows]]
     if not rows.size:
         return Score(None, None, None, 0)
     values = columns.composite[rows]
     weights = columns.difficulty_weight[rows]
+    if not evidence_enough(int(rows.size), minimum=min_cases):
+        return Score(_clean(weighted_mean(values, weights)), None, None, int(rows.size), thin=True)
     low, high = bootstrap_weighted_mean_ci(values, weights, columns.dimension[rows], n_resamples=n_resamples,
                                            confidence=confidence, seed=seed)
     return Score(_clean(weighted_mean(values, weights)), _clean(low), _clean(high), int(rows.size))
@@ -197,22 +217,38 @@ def paired_comparison(a: list[float], b: list[float]) -> tuple[float | None, flo
 
 def leaderboard_compute(
     items: list[LeaderboardItem], *, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
-    alpha: float = 0.05,
+    alpha: float = 0.05, min_cases: int = MIN_CASES_DEFAULT,
 ) -> Leaderboard:
     """Model rows (sorted by score, best first) and Bonferroni-corrected pairwise comparisons."""
     return leaderboard_compute_columns(LeaderboardColumns.from_items(items), n_resamples=n_resamples,
-                                       confidence=confidence, seed=seed, alpha=alpha)
+                                       confidence=confidence, seed=seed, alpha=alpha, min_cases=min_cases)
+
+
+def cases_per_model(columns: LeaderboardColumns) -> dict[str, int]:
+    """Per model, the number of distinct cases with a scored item (what the thin-evidence rule counts)."""
+    usable = columns.usable
+    counts: dict[str, set[int]] = {str(m): set() for m in columns.model.tolist()}
+    for model, case in zip(columns.model[usable].tolist(), columns.case_id[usable].tolist(), strict=True):
+        counts[str(model)].add(int(case))
+    return {model: len(cases) for model, cases in counts.items()}
+
+
+def columns_are_trial(columns: LeaderboardColumns, *, min_cases: int = MIN_CASES_DEFAULT) -> bool:
+    """The run these columns hold is a trial: no model has `min_cases` scored cases."""
+    return run_is_trial(cases_per_model(columns), minimum=min_cases)
 
 
 def leaderboard_compute_columns(
     columns: LeaderboardColumns, *, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
-    alpha: float = 0.05,
+    alpha: float = 0.05, min_cases: int = MIN_CASES_DEFAULT,
 ) -> Leaderboard:
     """`leaderboard_compute` over columns: models in order of their first item, groups as index arrays."""
     names, first, model_of = np.unique(columns.model, return_index=True, return_inverse=True)
+    case_counts = cases_per_model(columns)
+    trial = run_is_trial(case_counts, minimum=min_cases)
 
     def score(rows: np.ndarray) -> Score:
-        return _score(columns, rows, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        return _score(columns, rows, n_resamples=n_resamples, confidence=confidence, seed=seed, min_cases=min_cases)
 
     rows = []
     per_case: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -228,6 +264,8 @@ def leaderboard_compute_columns(
             primary_judge_score=_clean(weighted_mean(columns.primary_composite[primary],
                                                      columns.difficulty_weight[primary])),
             self_preference=bool(columns.self_preference[mine].any()),
+            cases=case_counts.get(model, 0),
+            ranked=not trial and evidence_enough(case_counts.get(model, 0), minimum=min_cases),
         )
         for facet, target in ((columns.dimension, row.by_dimension), (columns.tradition, row.by_tradition)):
             for key in sorted(set(facet[mine].tolist())):
@@ -249,9 +287,11 @@ def leaderboard_compute_columns(
         b = means_b[np.searchsorted(cases_b, common)].tolist()
         mean, t, p, d = paired_comparison(a, b)
         corrected = None if p is None else min(1.0, p * len(pairs))
-        comparisons.append(Comparison(model_a, model_b, int(common.size), mean, t, p, corrected, d,
-                                      corrected is not None and corrected < alpha))
-    return Leaderboard(rows, comparisons, n_resamples, confidence, seed)
+        thin = not evidence_enough(int(common.size), minimum=min_cases)
+        comparisons.append(Comparison(model_a, model_b, int(common.size), mean, t, p, corrected,
+                                      None if thin else d, not thin and corrected is not None and corrected < alpha,
+                                      thin=thin))
+    return Leaderboard(rows, comparisons, n_resamples, confidence, seed, min_cases=min_cases, trial=trial)
 
 
 # ----------------------------------------------------------------------------- conditions (issue 26)
@@ -319,6 +359,7 @@ class ConditionDelta:
     ci_high: float | None
     p_value: float | None
     cohens_d: float | None
+    thin: bool = False  # fewer common cases than the minimum: no interval, no d (issue 32)
 
     @property
     def distinguishable(self) -> bool:
@@ -329,9 +370,10 @@ class ConditionDelta:
 
 def condition_delta(
     condition: LeaderboardColumns, baseline: LeaderboardColumns, *, model: str, names: tuple[str, str], axis: str,
-    n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
+    n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0, min_cases: int = MIN_CASES_DEFAULT,
 ) -> ConditionDelta:
-    """The paired delta of `model` between two conditions' collapsed columns (see the comment above)."""
+    """The paired delta of `model` between two conditions' collapsed columns (see the comment above); on fewer than
+    `min_cases` common cases the delta alone, without interval or Cohen's d (`thin`)."""
     def cases(columns: LeaderboardColumns) -> dict[int, int]:
         rows = np.flatnonzero((columns.model == model) & columns.usable)
         return {int(columns.case_id[i]): int(i) for i in rows}
@@ -344,6 +386,9 @@ def condition_delta(
     values_a, values_b = condition.composite[ia], baseline.composite[ib]
     diff = values_a - values_b
     weights = condition.difficulty_weight[ia]
+    if not evidence_enough(len(common), minimum=min_cases):
+        return ConditionDelta(model, names[0], names[1], axis, len(common), _clean(weighted_mean(diff, weights)),
+                              None, None, None, None, thin=True)
     low, high = bootstrap_weighted_mean_ci(diff, weights, condition.dimension[ia], n_resamples=n_resamples,
                                            confidence=confidence, seed=seed)
     _, _, p, d = paired_comparison(values_a.tolist(), values_b.tolist())

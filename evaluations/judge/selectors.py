@@ -29,10 +29,12 @@ from ..models import (
 )
 from ..selectors import difficulty_weight
 from .config import money
+from .guardrails import min_cases
 from .leaderboard import (
     NO_TRADITION,
     Leaderboard,
     LeaderboardColumns,
+    columns_are_trial,
     leaderboard_compute_columns,
 )
 
@@ -381,17 +383,33 @@ def judge_run_series(*, run: JudgeRun) -> list[JudgeRun]:
                 .order_by("created_at", "id"))
 
 
-def judge_run_latest_finished(*, rubric_id: int | None = None) -> JudgeRun | None:
+def judge_run_latest_finished(*, rubric_id: int | None = None, skip_trials: bool = False) -> JudgeRun | None:
     """The newest run that *finished* (status finished, with scored items), optionally on one rubric version.
 
     The one meaning of "the latest run" wherever a default is taken — the leaderboard, the API, Delphi re-scoring,
     a calibration draw's judge edge cases, a report's judge: a newer cancelled, failed or still-running run is
-    never the default (its scores are partial); it can still be chosen explicitly by id.
+    never the default (its scores are partial); it can still be chosen explicitly by id. With `skip_trials` (the
+    leaderboard's defaults: page, API, conditions) nor is a *trial* run (no model with `min_cases()` scored cases,
+    `judge_run_is_trial`): listed and can be chosen, never the default leaderboard. A report's or a draw's judge run
+    keeps the plain rule: a run over just a cycle's few items is a legitimate judge for that cycle.
     """
     runs = JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED, scored_items__gt=0)
     if rubric_id is not None:
         runs = runs.filter(rubric_id=rubric_id)
-    return runs.select_related("rubric").order_by("-created_at", "-id").first()
+    runs = runs.select_related("rubric").order_by("-created_at", "-id")
+    if not skip_trials:
+        return runs.first()
+    for run in runs.iterator(chunk_size=20):
+        if not judge_run_is_trial(run=run):
+            return run
+    return None
+
+
+def judge_run_is_trial(*, run: JudgeRun) -> bool:
+    """True when no model of the run has `min_cases()` scored cases (issue 32): listed, never default nor ranked."""
+    if run.scored_items < min_cases():  # cannot hold min_cases scored cases for any model (no query)
+        return True
+    return columns_are_trial(leaderboard_columns(run=run), min_cases=min_cases())
 
 
 def leaderboard_columns(*, run: JudgeRun, condition_id: int | None = None) -> LeaderboardColumns:
@@ -449,7 +467,8 @@ def _six_places(value: float | None) -> float:
 
 def leaderboard_build(*, run: JudgeRun, n_resamples: int = 1000, seed: int = 0) -> Leaderboard:
     """The leaderboard of one run (methodology §5.4.2, §5.7.1, §5.7.3), computed now."""
-    return leaderboard_compute_columns(leaderboard_columns(run=run), n_resamples=n_resamples, seed=seed)
+    return leaderboard_compute_columns(leaderboard_columns(run=run), n_resamples=n_resamples, seed=seed,
+                                       min_cases=min_cases())
 
 
 LEADERBOARD_CACHE_SECONDS = 24 * 3600
@@ -474,7 +493,8 @@ def leaderboard_cache_key(*, run: JudgeRun, n_resamples: int, seed: int) -> str:
     ).get()
     models = list(EvaluatedModel.objects.order_by("id").values_list("id", "name", "family"))
     digest = hashlib.sha256(repr((state, models)).encode()).hexdigest()[:24]
-    return f"judge-leaderboard:v2:{run.pk}:{n_resamples}:{seed}:{digest}"
+    # v3: rows carry cases/ranked, scores and comparisons `thin`, the board `trial` and `min_cases` (issue 32)
+    return f"judge-leaderboard:v3:{run.pk}:{min_cases()}:{n_resamples}:{seed}:{digest}"
 
 
 def leaderboard_cached(*, run: JudgeRun, n_resamples: int = 1000, seed: int = 0) -> Leaderboard:

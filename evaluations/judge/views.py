@@ -126,7 +126,7 @@ def _matrix(board: Leaderboard, attribute: str) -> tuple[list[str], list[MatrixR
 def leaderboard(request: HttpRequest) -> HttpResponse:
     """Per-model scores of one run (default: the newest finished run), with intervals and comparisons."""
     raw = request.GET.get("run")
-    run = _run_asked(raw, finished=False) if raw else judge_run_latest_finished()
+    run = _run_asked(raw, finished=False) if raw else judge_run_latest_finished(skip_trials=True)
     if isinstance(run, HttpResponseBadRequest):
         return run
     context: LeaderboardContext = {"run": run, "runs": judge_runs_recent(limit=20)}

@@ -6,6 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from calibration.studies.importing import FORMATS, StudyImportFailed, study_import
+from calibration.studies.scales import scale_option
 from stats.alpha import LEVELS
 
 
@@ -30,16 +31,29 @@ class Command(BaseCommand):
         parser.add_argument("--rater-kind", choices=("human", "judge"), default="human",
                             help="long files without a rater_kind column: the raters' kind")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        parser.add_argument("--scale-min", type=float, default=None,
+                            help="the scale's minimum (default: inferred from the file and printed)")
+        parser.add_argument("--scale-max", type=float, default=None, help="the scale's maximum (as --scale-min)")
+        parser.add_argument("--categories", default="", help="nominal: the category codes, comma-separated")
 
     def handle(self, *args: Any, **options: Any) -> None:
         split = [c.strip() for c in options["rater_columns"].split(",") if c.strip()]
+        try:
+            scale = scale_option(options["scale_min"], options["scale_max"], options["categories"])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
         try:
             summary = study_import(
                 path=options["file"], study=options["study"], fmt=options["fmt"], level=options["level"],
                 id_column=options["id_column"], rater_columns=split, dimension=options["dimension"],
                 judge_columns=[c.strip() for c in options["judge_columns"].split(",") if c.strip()],
                 rater_kind=options["rater_kind"], progress=not options["no_progress"],
+                scale=scale,
             )
         except StudyImportFailed as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(str(summary))
+        for key, stated in summary.scales.items():
+            self.stdout.write(f"scale of {key}: {stated}")
+        for warning in summary.warnings:
+            self.stdout.write(f"warning: {warning}")

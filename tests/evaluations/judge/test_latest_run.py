@@ -16,6 +16,14 @@ from tests.annotations.factories import person
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _not_trials(monkeypatch):  # type: ignore[no-untyped-def]
+    """These runs carry counts but no results: whether a run is a trial (issue 32) is tested in test_trial_run."""
+    from evaluations.judge import selectors
+
+    monkeypatch.setattr(selectors, "judge_run_is_trial", lambda *, run: False)
+
+
 def make_run(rubric: RubricVersion, status: str, *, age_minutes: int, scored: int = 10) -> JudgeRun:
     processed = scored if status != JudgeRun.Status.RUNNING else scored
     run = JudgeRun.objects.create(rubric=rubric, primary_model="j", base_url="http://127.0.0.1:9/v1", status=status,
