@@ -630,6 +630,11 @@ def mean_cs(Y: ArrayLike, Yhat: ArrayLike, Yhat_unlabeled: ArrayLike, *, alpha: 
         return MeanEstimate(None, shown[0], shown[1], stream.n, stream.big_n, alpha, bounds, 0.0, stream.status,
                             stream.reason, stream.notes, label)
     lower, upper, estimate, notes = _final(stream, bounds, _Settings(alpha, method, horizon, max_labels))
+    if stream.n < FEW_LABELS and upper - lower <= 1e-12:
+        # the sequence fell outside the scale and was clipped to one point: a handful of labels never justifies
+        # a zero-width interval, so the whole scale is shown (trivially valid)
+        lower, upper = _shown(bounds)
+        notes += (f"the interval collapsed at the edge of the scale on {stream.n} label(s); the whole scale is shown",)
     return MeanEstimate(estimate, lower, upper, stream.n, stream.big_n, alpha, bounds, float(stream.lam[-1]),
                         stream.status, stream.reason, stream.notes + notes, label)
 

@@ -175,7 +175,8 @@ def upload_cancel(*, pending: PendingUpload) -> bool:
 def upload_job_run(*, token: str, study: str, fmt: str, name: str, options: ImportOptions | dict[str, Any],
                    dry_run: bool) -> dict[str, Any]:
     """The worker's job: check (dry run) or import the uploaded file `token`, writing progress to its state, looking
-    for a cancel at every step. The file is removed once imported, and when the job fails or is cancelled."""
+    for a cancel at every step. The file is removed once imported, when an import fails or is cancelled; a failed check keeps it until its retention
+    time, so the mapping or the declared scale can be corrected and checked again."""
     _sweep()
     matches = [upload_dir() / f"{token}{suffix}" for suffix in SUFFIXES if _TOKEN.match(token)]
     matches = [p for p in matches if p.is_file()]
@@ -206,7 +207,8 @@ def upload_job_run(*, token: str, study: str, fmt: str, name: str, options: Impo
                                dry_run=dry_run, on_progress=progress, **options)
     except StudyImportFailed as exc:
         state.update(status="failed", errors=exc.errors[:MAX_ERRORS_KEPT], n_errors=len(exc.errors))
-        path.unlink(missing_ok=True)
+        if not dry_run:  # a failed check keeps the file (until its retention time): the mapping or scale can be
+            path.unlink(missing_ok=True)  # corrected and checked again without uploading it again
     except UploadCancelled:
         state.update(status="cancelled")
         path.unlink(missing_ok=True)

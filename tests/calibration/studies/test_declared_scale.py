@@ -95,6 +95,7 @@ def test_declared_scale_names_a_semicolon_or_tab_separated_file(tmp_path: Path) 
 @pytest.mark.django_db
 def test_declared_scale_on_the_upload_pages(settings, tmp_path: Path) -> None:
     settings.STUDY_UPLOAD_DIR = str(tmp_path / "uploads")
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}  # the worker's jobs
     client = Client()
     client.force_login(person("admin", name="Scale Admin"))
 
@@ -115,8 +116,9 @@ def test_declared_scale_on_the_upload_pages(settings, tmp_path: Path) -> None:
     client.post(reverse("calibration:study_upload_mapping"), {**form, "scale_min": "0", "scale_max": "1e308"})
     confirm = text(client.get(reverse("calibration:study_upload_confirm")))
     assert "Scale of score: ordinal, 0–1e+308, declared" in confirm
-    response = client.post(reverse("calibration:study_upload_confirm"))
-    assert response.status_code == 302 and StudyDimension.objects.get().scale_max == 1e308
+    client.post(reverse("calibration:study_upload_confirm"), {"action": "import"})
+    assert client.get(reverse("calibration:study_upload_confirm")).status_code == 302  # the worker is done
+    assert StudyDimension.objects.get().scale_max == 1e308
 
 
 @pytest.mark.django_db

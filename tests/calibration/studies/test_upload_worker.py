@@ -1,7 +1,7 @@
 """Study uploads on the task worker (issue 33, part 4): the page stores the file and answers at once; the check (dry
 run) and the import run on the worker with progress and a cancel; a row limit per import; NUL characters, unknown
 fields and over-long values refused with line and field; every API error JSON, oversize bodies included; pending
-files removed on failure and after their retention time."""
+files removed when an import fails and after their retention time (a failed check keeps its file for a corrected mapping)."""
 from __future__ import annotations
 
 import json
@@ -114,7 +114,8 @@ def test_upload_worker_refuses_nul_and_over_long_values_with_line_and_field(admi
     assert run_worker_queue() == ["failed"]
     page = admin.get(reverse(CONFIRM))
     assert page.status_code == 422 and message in page.content.decode().replace("&#x27;", "'")
-    assert not Study.objects.exists() and not list(upload_dir().glob("*.csv"))  # removed on failure
+    assert not Study.objects.exists()
+    assert len(list(upload_dir().glob("*.csv"))) == 1  # a failed check keeps the file: the mapping can be corrected
 
 
 def test_upload_worker_row_limit_is_a_setting(tmp_path: Path, settings) -> None:
