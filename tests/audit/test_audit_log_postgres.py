@@ -12,7 +12,7 @@ from accounts.services import api_token_create
 from audit.models import AuditEvent
 from tests.annotations.factories import person
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
 def seen_from_another_connection(token_name: str) -> tuple[int, int]:

@@ -7,7 +7,7 @@ import pytest
 from evaluations.models import ModelResponse
 from tests.e2e.scoring_helpers import scoring_world, sign_in
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 HEBREW = "בְּרֵאשִׁית בָּרָא אֱלֹהִים"
 GREEK = "Ἐν ἀρχῇ ἦν ὁ λόγος"

@@ -16,7 +16,7 @@ from tests.annotations.factories import (
 )
 from tests.e2e.scoring_helpers import read, scoring_world, sign_in
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def test_my_calibration_appears_only_after_the_cycle_closes_in_the_browser(live_server, browser) -> None:  # type: ignore[no-untyped-def]
