@@ -5,6 +5,7 @@ A benchmark puts the repository root on sys.path, then `from benchmarks.kit impo
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import random
@@ -268,3 +269,14 @@ def pct(values: list[float], q: float) -> float:
     import numpy as np
 
     return float(np.percentile(values, q)) if values else float("nan")
+
+
+def repetitions_args(doc: str | None, *, quick: int, full: int, seed: int) -> tuple[int, argparse.Namespace]:
+    """The command line of a simulation benchmark: --quick (`quick` repetitions instead of `full`), --reps N and
+    --seed N; returns the repetitions to run and the parsed arguments."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0] if doc else None)
+    parser.add_argument("--quick", action="store_true", help=f"{quick:,} repetitions instead of {full:,}")
+    parser.add_argument("--reps", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=seed)
+    args = parser.parse_args()
+    return args.reps or (quick if args.quick else full), args

@@ -19,7 +19,6 @@ Run: ``python benchmarks/rater_effects.py [--quick] [--reps N] [--seed S]``. The
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -30,6 +29,7 @@ from scipy.special import expit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.kit import repetitions_args  # noqa: E402
 from stats.raters import facets_fit, rater_data, rater_drift, rater_flags, test_retest  # noqa: E402
 
 EXPERTS, ITEMS, SUBS, K = 12, 300, 4, 4
@@ -142,12 +142,7 @@ def fit_time(rng: np.random.Generator, experts: int, items: int) -> tuple[float,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="10 replications instead of 50")
-    parser.add_argument("--reps", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=20261128)
-    args = parser.parse_args()
-    reps = args.reps or (10 if args.quick else 50)
+    reps, args = repetitions_args(__doc__, quick=10, full=50, seed=20261128)
     print(f"rater effects: {reps} replications of {EXPERTS} experts × {ITEMS} responses × {SUBS} sub-dimensions, "
           f"severity sd {SEVERITY_SD}, careless {CARELESS} ({CARELESS_SHARE:.0%} random), drifting {DRIFTING} "
           f"(+{DRIFT_LOGITS} logit over the queue), re-served {RETEST_SHARE:.0%} ({RETEST_DRAWS} samples per expert)")

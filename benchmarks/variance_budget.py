@@ -19,7 +19,6 @@ Run: ``python benchmarks/variance_budget.py [--quick] [--reps N] [--seed S]``.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import pathlib
 import sys
@@ -29,6 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
+from benchmarks.kit import repetitions_args  # noqa: E402
 from stats.variance_budget import GROUPS, simulate_table, true_terms, variance_budget  # noqa: E402
 
 MU = 2.0
@@ -75,12 +75,7 @@ def run_design(name: str, reps: int, rng: np.random.Generator) -> dict[str, floa
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="500 repetitions per design instead of 2,000")
-    parser.add_argument("--reps", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=20261126)
-    args = parser.parse_args()
-    reps = args.reps or (500 if args.quick else 2000)
+    reps, args = repetitions_args(__doc__, quick=500, full=2000, seed=20261126)  # per design
     rng = np.random.default_rng(args.seed)
     results = {name: run_design(name, reps, rng) for name in DESIGNS}
     print(f"\nvariance_budget: share_err_max={results['main']['share_err_max']:.3f} "
