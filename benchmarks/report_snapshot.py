@@ -87,29 +87,25 @@ def recompute_page(request: Any, pk: int) -> Any:
     """The report page computed in the request (the view before 5b1ed92), rendering today's template."""
     from django.shortcuts import render
     from django.utils import timezone
+    from django.utils.safestring import mark_safe
 
     from calibration.reports.forms import SnapshotRequestForm
-    from calibration.reports.render import confusion_svg, forest_plot_svg, forest_rows, rater_rows
+    from calibration.reports.pages import ReportPage
     from calibration.reports.snapshots import Changes
     from evidence.models import Snapshot
 
     cycle, report, inputs = _recompute(pk)
-    summary = report.overall
     shown = Snapshot(kind=Snapshot.Kind.CYCLE_REPORT, subject=str(cycle.pk), cycle=cycle, version=1,
                      status=Snapshot.Status.READY, payload=report.to_json(),
                      rater_key=inputs.rater_key, finished_at=timezone.now(), seed=0, n_resamples=N_RESAMPLES)
+    page = ReportPage(shown)
+    page.__dict__["report"] = report  # the tree just built, as the old view had it
+    stored = page.stored()  # the body rendered in the request, never cached
     changes = Changes(scores=0, gold_decisions=0, newer_judge_run=None)
     return render(request, "calibration/report.html", {
         "cycle": cycle, "snapshot": shown, "versions": [], "pending": None, "pending_stale": False,
-        "form": SnapshotRequestForm(), "report": report, "overall": summary, "run": None, "changes": changes,
-        "changes_text": changes.describe(1), "raters": rater_rows(summary, inputs.rater_key),
-        "experts_plot": forest_plot_svg(forest_rows(report, "experts"), title="Experts among themselves: α (ordinal)"),
-        "judge_plot": forest_plot_svg(forest_rows(report, "judge_vs_majority"),
-                                      title="Judge against the expert majority: α (ordinal)"),
-        "gold_confusion": confusion_svg(summary.judge_vs_gold.confusion, title="Judge vs adjudicated gold",
-                                        reference="gold"),
-        "majority_confusion": confusion_svg(summary.judge_vs_majority.confusion,
-                                            title="Judge vs expert majority", reference="majority"),
+        "form": SnapshotRequestForm(), **page.values(), "head": stored, "report_body": mark_safe(stored.body),
+        "run": None, "changes": changes, "changes_text": changes.describe(1),
     })
 
 
