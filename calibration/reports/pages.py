@@ -9,7 +9,7 @@ What depends on the request — what changed since, the versions, the form, the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 from django.core.cache import cache
@@ -119,7 +119,7 @@ class ReportPage:
 
     def lazy_values(self) -> dict[str, Any]:
         """The same names, each built only when read (the page's body comes from the cache and reads none)."""
-        return {name: SimpleLazyObject(lambda name=name: getattr(self, name)) for name in self.NAMES}
+        return {name: SimpleLazyObject(partial(getattr, self, name)) for name in self.NAMES}
 
     def stored(self) -> StoredPage:
         body = render_to_string(BODY_TEMPLATE, {**self.values(), "snapshot": self.snapshot})
