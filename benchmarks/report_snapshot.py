@@ -87,29 +87,25 @@ def recompute_page(request: Any, pk: int) -> Any:
     """The report page computed in the request (the view before 5b1ed92), rendering today's template."""
     from django.shortcuts import render
     from django.utils import timezone
+    from django.utils.safestring import mark_safe
 
     from calibration.reports.forms import SnapshotRequestForm
-    from calibration.reports.render import confusion_svg, forest_plot_svg, forest_rows, rater_rows
+    from calibration.reports.pages import ReportPage
     from calibration.reports.snapshots import Changes
     from evidence.models import Snapshot
 
     cycle, report, inputs = _recompute(pk)
-    summary = report.overall
     shown = Snapshot(kind=Snapshot.Kind.CYCLE_REPORT, subject=str(cycle.pk), cycle=cycle, version=1,
                      status=Snapshot.Status.READY, payload=report.to_json(),
                      rater_key=inputs.rater_key, finished_at=timezone.now(), seed=0, n_resamples=N_RESAMPLES)
+    page = ReportPage(shown)
+    page.__dict__["report"] = report  # the tree just built, as the old view had it
+    stored = page.stored()  # the body rendered in the request, never cached
     changes = Changes(scores=0, gold_decisions=0, newer_judge_run=None)
     return render(request, "calibration/report.html", {
         "cycle": cycle, "snapshot": shown, "versions": [], "pending": None, "pending_stale": False,
-        "form": SnapshotRequestForm(), "report": report, "overall": summary, "run": None, "changes": changes,
-        "changes_text": changes.describe(1), "raters": rater_rows(summary, inputs.rater_key),
-        "experts_plot": forest_plot_svg(forest_rows(report, "experts"), title="Experts among themselves: α (ordinal)"),
-        "judge_plot": forest_plot_svg(forest_rows(report, "judge_vs_majority"),
-                                      title="Judge against the expert majority: α (ordinal)"),
-        "gold_confusion": confusion_svg(summary.judge_vs_gold.confusion, title="Judge vs adjudicated gold",
-                                        reference="gold"),
-        "majority_confusion": confusion_svg(summary.judge_vs_majority.confusion,
-                                            title="Judge vs expert majority", reference="majority"),
+        "form": SnapshotRequestForm(), **page.values(), "head": stored, "report_body": mark_safe(stored.body),
+        "run": None, "changes": changes, "changes_text": changes.describe(1),
     })
 
 
@@ -125,8 +121,9 @@ def recompute_pdf(request: Any, pk: int) -> Any:
 
 # --- timing --------------------------------------------------------------------------------------------
 
-def median_of(repeat: int, function: Callable[[], Any]) -> tuple[float, Any]:
-    walls, result = [], None
+def median_of(repeat: int, function: Callable[[], Any], walls: list[float] | None = None) -> tuple[float, Any]:
+    """The median wall time of `repeat` calls (each appended to `walls` when given) and the last result."""
+    walls, result = [] if walls is None else walls, None
     for _ in range(repeat):
         started = time.perf_counter()
         result = function()
@@ -211,7 +208,8 @@ def measure(label: str, cycle: Any, admin: Any, args: argparse.Namespace) -> dic
     get(client, page_url)()  # warm the template cache and the connection once
     old_page, page = median_of(args.repeat, get(client, f"/bench/recompute/{cycle.pk}/"))
     old_pdf, _ = median_of(args.repeat, get(client, f"/bench/recompute/{cycle.pk}/pdf"))
-    new_page, _ = median_of(args.requests, get(client, page_url))
+    page_walls: list[float] = []  # the machine may be loaded: the fastest view is the page's own cost
+    new_page, _ = median_of(args.requests, get(client, page_url), page_walls)
     new_zip, _ = median_of(args.requests, get(client, f"{export}.zip?version={snapshot.version}", stored["bundle"]))
     new_pdf, _ = median_of(args.requests, get(client, f"{export}.pdf?version={snapshot.version}", stored["pdf"]))
     assert b"Experts among themselves" in page, "the recomputed page did not render the report"
@@ -228,13 +226,14 @@ def measure(label: str, cycle: Any, admin: Any, args: argparse.Namespace) -> dic
     print(f"    PDF export  (read + build + PDF)          {old_pdf * 1000:8.0f} ms")
     print(f"  today, a stored snapshot (median of {args.requests}, test client):")
     print(f"    report page                               {new_page * 1000:8.1f} ms   "
-          f"{old_page / new_page:,.0f}× faster than the per-request page")
+          f"{old_page / new_page:,.0f}× faster than the per-request page (fastest {min(page_walls) * 1000:.1f} ms)")
     print(f"    zip download ({sizes['bundle'] / 1024:,.0f} KiB)                  {new_zip * 1000:8.1f} ms")
     print(f"    PDF download ({sizes['pdf'] / 1024:,.0f} KiB)                  {new_pdf * 1000:8.1f} ms   "
           f"{old_pdf / new_pdf:,.0f}× faster than the per-request PDF")
     print(f"  one snapshot computation costs as much as {compute / old_page:.2f} per-request page views did; "
           f"every later view or download is a stored read")
-    return {"compute": compute, "old_page": old_page, "new_page": new_page, "check": phases["check"]}
+    return {"compute": compute, "old_page": old_page, "new_page": new_page, "best_page": min(page_walls),
+            "check": phases["check"]}
 
 
 def run(args: argparse.Namespace, vendor: str) -> None:
@@ -279,12 +278,16 @@ def run(args: argparse.Namespace, vendor: str) -> None:
         print(f"  check: overall α from the rows equals the in-memory synthetic cycle's: {same}")
 
     print(f"\nsummary (load average {load_average()})")
-    for name, goal in (("demo", 0.7), ("synthetic", 5.0)):  # demo: issue 25 item 8 (was 1 s)
+    # goals: snapshot, demo issue 25 item 8 (was 1 s); stored page, issue 36 (a stored page reads only what it shows)
+    for name, goal, page_goal in (("demo", 0.7, 0.040), ("synthetic", 5.0, 0.100)):
         if name in results:
             r = results[name]
             print(f"  {name:<10} snapshot {r['compute']:5.2f} s, goal < {goal:g} s: ratio {r['compute'] / goal:.2f}; "
                   f"= {r['compute'] / r['old_page']:.2f} old page views; stored page {r['new_page'] * 1000:.1f} ms "
                   f"vs {r['old_page'] * 1000:.0f} ms per-request ({r['old_page'] / r['new_page']:,.0f}×)")
+            print(f"  {name:<10} stored report page {r['new_page'] * 1000:.1f} ms (median; fastest "
+                  f"{r['best_page'] * 1000:.1f} ms), goal ≤ {page_goal * 1000:.0f} ms: ratio "
+                  f"{r['new_page'] / page_goal:.2f} (fastest {r['best_page'] / page_goal:.2f})")
     for name in ("demo", "synthetic"):  # issue 32: the checker adds ≤ 10 % to a snapshot's compute
         if name in results:
             r = results[name]

@@ -122,6 +122,7 @@ class SnapshotPages(Generic[S, F]):
     start: Callable[[AuthedRequest, S, F], Snapshot]  # queue a version from a valid form
     page_url: str  # URL name of the page
     progress_url: str  # URL name of the progress fragment
+    page_payload: bool = True  # False: the page reads the payload only when it needs it (e.g. on a cache miss)
 
     def find(self, subject: S, version: int | None = None, *, with_payload: bool = True) -> Snapshot | None:
         return snapshot_for(kind=self.kind, subject=subject.pk, version=version, with_payload=with_payload)
@@ -130,7 +131,7 @@ class SnapshotPages(Generic[S, F]):
         """The chosen (or newest ready) version, what changed since, every version."""
         subject = self.subject(pk)
         return snapshot_page_response(
-            request, find=lambda version: self.find(subject, version),
+            request, find=lambda version: self.find(subject, version, with_payload=self.page_payload),
             missing=f"This {self.noun} has no report version {{version}}.",
             page=lambda snapshot: render(request, self.template, self.context(subject, snapshot, self.form())))
 

@@ -7,22 +7,16 @@ from access.policy import Action
 from accounts.http import AuthedRequest
 from annotations.models import CalibrationCycle
 from annotations.selectors import cycle_with_rubric
-from evaluations.labels import group_label
 from evidence.models import Snapshot
 from evidence.selectors import snapshot_is_stale, snapshot_versions
 from evidence.views import SnapshotPages
 
 from .forms import SnapshotRequestForm
-from .render import confusion_svg, diagnostic_rows, forest_plot_svg, forest_rows, interval_rows, rater_rows
-from .schema import Group, Report
+from .pages import ReportPage, stored_page
 from .snapshots import snapshot_changes
 from .tasks import report_snapshot_start
 
 CYCLE = Snapshot.Kind.CYCLE_REPORT
-
-
-def _group_label(group: Group) -> str:
-    return group_label(group.kind, group.value)
 
 
 def _cycle(pk: int) -> CalibrationCycle:
@@ -38,27 +32,15 @@ def _report_context(cycle: CalibrationCycle, snapshot: Snapshot | None, form: Sn
                      "progress_url": reverse("calibration:report_progress", args=[cycle.pk, pending.version])
                      if pending else ""}
     if snapshot is not None and snapshot.is_ready:
-        payload = Report.from_json(snapshot.payload or {})  # the stored JSON read back into the typed tree
-        summary = payload.overall
+        snapshot.cycle = cycle  # the page's cycle is the snapshot's (found by it): not read again
+        page = ReportPage(snapshot)
+        stored, body = stored_page(page)  # header provenance and rendered body: once per snapshot and language
         changes = snapshot_changes(snapshot=snapshot)
+        listed = next((v for v in versions if v.pk == snapshot.pk), snapshot)  # its judge run already read
         context.update({
-            "report": payload, "overall": summary, "run": snapshot.judge_run, "changes": changes,
+            **page.lazy_values(),  # the typed report, its tables and charts: built only if something reads them
+            "head": stored, "report_body": body, "run": listed.judge_run, "changes": changes,
             "changes_text": changes.describe(snapshot.version),
-            "raters": rater_rows(summary, snapshot.rater_key),
-            "interval_tables": [
-                ("Experts among themselves", interval_rows(summary.experts, "experts")),
-                ("Judge against the expert majority", interval_rows(summary.judge_vs_majority, "judge_vs_majority")),
-                ("Judge against adjudicated gold", interval_rows(summary.judge_vs_gold, "judge_vs_gold")),
-            ],
-            "diagnostics": diagnostic_rows(summary, snapshot.rater_key),
-            "experts_plot": forest_plot_svg(forest_rows(payload, "experts", label=_group_label),
-                                            title="Experts among themselves: α (ordinal)"),
-            "judge_plot": forest_plot_svg(forest_rows(payload, "judge_vs_majority", label=_group_label),
-                                          title="Judge against the expert majority: α (ordinal)"),
-            "gold_confusion": confusion_svg(summary.judge_vs_gold.confusion, title="Judge vs adjudicated gold",
-                                            reference="gold"),
-            "majority_confusion": confusion_svg(summary.judge_vs_majority.confusion,
-                                                title="Judge vs expert majority", reference="majority"),
         })
     return context
 
@@ -72,5 +54,6 @@ def _start(request: AuthedRequest, cycle: CalibrationCycle, form: SnapshotReques
 # version (the worker computes it while the page shows progress), its progress, and a stored file's download.
 PAGES = SnapshotPages(kind=CYCLE, noun="cycle", subject=_cycle, template="calibration/report.html",
                       context=_report_context, form=SnapshotRequestForm, start=_start,
-                      page_url="calibration:report", progress_url="calibration:report_progress")
+                      page_url="calibration:report", progress_url="calibration:report_progress",
+                      page_payload=False)
 report, report_compute, report_progress, report_download = PAGES.views(Action.MANAGE_CALIBRATION)
