@@ -13,6 +13,7 @@ from typing import TypedDict
 from django.db.models import Case, Count, Exists, OuterRef, Q, QuerySet, When
 from django.http import Http404
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 
 from access.policy import panels_led
 from accounts.models import User
@@ -125,7 +126,7 @@ def expert_queue_page(*, expert: object, page: int) -> list[QueueRow]:
         return f"{labels[status]} · cycle closed" if closed else labels[status]
 
     return [
-        QueueRow(public_id, start + index + 1, dimensions.get(dim, dim), tradition or "Tradition-neutral",
+        QueueRow(public_id, start + index + 1, dimensions.get(dim, dim), tradition or gettext("Tradition-neutral"),
                  status, label(status, cycle_status))
         for index, (public_id, status, dim, tradition, cycle_status) in enumerate(rows)
     ]

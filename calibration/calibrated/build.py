@@ -116,7 +116,12 @@ def _r(value: float | None, places: int = 6) -> float | None:
     return round(float(value), places)
 
 
+MIN_JUDGED_FOR_INTERVAL = 2  # a bootstrap of one judged response is that response: no interval (artefact checker)
+
+
 def _span(estimate: float | None, lower: float | None, upper: float | None, *, n: int) -> Span:
+    if n < MIN_JUDGED_FOR_INTERVAL:
+        lower = upper = None
     return Span(estimate=_r(estimate), lower=_r(lower), upper=_r(upper), n=n)
 
 

@@ -18,7 +18,7 @@ from accounts.services import api_token_create
 from annotations.models import Annotation, SubScore
 from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
 from audit.models import AuditEvent
-from calibration.reports.selectors import report_inputs
+from calibration.cycles.ratings import report_inputs
 from calibration.reports.snapshots import ratings_csv, report_snapshot_compute, report_snapshot_request
 from evidence.models import Snapshot, SnapshotFile
 from tests.annotations.factories import MODEL_NAME_MARKER, OTHER_EXPERT_EMAIL, world_build

@@ -65,6 +65,8 @@ def unmarked_strings(html: str, *, allow: Iterable[str] = (), scope: tuple[str, 
         rest = re.sub(re.escape(PSEUDO_OPEN) + ".*?" + re.escape(PSEUDO_CLOSE), " ", text, flags=re.S)
         for data in allowed:
             rest = rest.replace(data, " ")
+        if rest.strip() and any(rest.strip() in data for data in allowed):
+            continue  # a piece of a data string (e.g. a question split around an isolated Hebrew or Greek phrase)
         if _WORD.search(rest):
             problems.append(text)
     return problems
