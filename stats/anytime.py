@@ -850,7 +850,8 @@ def pair_verdict(difference: DifferenceEstimate, *, margin: float = 0.05) -> Ver
 
 
 def labels_to_verdict(*, gap: float, sd: float, n_so_far: int = 0, margin: float = 0.05, alpha: float = 0.05,
-                      horizon: int | None = None, max_labels: int | None = None, scale: float = 1.0) -> Forecast:
+                      horizon: int | None = None, max_labels: int | None = None, scale: float = 1.0,
+                      half_width_now: float | None = None) -> Forecast:
     """Further steps until the (boundary) difference sequence gives a verdict, if the gap and sd are as estimated.
 
     The mean path against the sequence's half-width sd·mₜ (mₜ = the studentised line over √t, see
@@ -858,6 +859,11 @@ def labels_to_verdict(*, gap: float, sd: float, n_so_far: int = 0, margin: float
     equivalence at the first t with |gap| + sd·mₜ < margin. sd is one step's standard deviation
     (``DifferenceEstimate.sd``). A forecast of the typical (median-like) count, not a guarantee; the benchmark
     compares it with simulated runs. Searched up to max_labels (None: 10,000).
+
+    half_width_now: the half-width of the interval shown after ``n_so_far`` labels. The shown interval also carries
+    the running intersection, the prior in σ̂ and the scale's clip, so an sd estimated from the labels alone can
+    put the mean path past the line already; with it, sd is raised to what that interval implies (sd·m_n =
+    half_width_now), so the forecast starts from the interval a reader sees and counts only future labels.
     """
     problem = _check_margin(margin, scale)
     if problem:
@@ -869,10 +875,15 @@ def labels_to_verdict(*, gap: float, sd: float, n_so_far: int = 0, margin: float
     if problem:
         return Forecast(None, "none", problem)
     reach = max_labels or 10_000
-    half = max(sd, 1e-9) * _multipliers(float(alpha), int(horizon or DEFAULT_HORIZON), max_labels, reach)
+    multiplier = _multipliers(float(alpha), int(horizon or DEFAULT_HORIZON), max_labels, reach)
+    now = min(max(n_so_far, 0), reach)
+    if (half_width_now is not None and math.isfinite(half_width_now) and half_width_now > 0 and now >= 2
+            and math.isfinite(multiplier[now - 1])):
+        sd = max(sd, half_width_now / float(multiplier[now - 1]))
+    half = max(sd, 1e-9) * multiplier
     options: list[tuple[int, str]] = []
     for room, target in ((abs(gap) - half, "separated"), (margin - abs(gap) - half, "equivalent")):
-        hits = np.flatnonzero(room > 0)
+        hits = np.flatnonzero(room[now:] > 0) + now  # a verdict can only come with labels still to arrive
         if hits.size:
             options.append((int(hits[0]) + 1, target))
     if not options:

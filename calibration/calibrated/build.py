@@ -327,13 +327,19 @@ def _where(cells: dict[str, Cell], facet: str, limit: int = 2) -> list[str]:
     return [f"{facet} {key}" for key, _ in ranked[:limit]]
 
 
+def _half_width(lower: float | None, upper: float | None) -> float | None:
+    """Half the width of the interval a reader sees (the forecast starts from it)."""
+    return None if lower is None or upper is None else (upper - lower) / 2
+
+
 def _meter(calibrated: Estimate, shift: Estimate, data: CellData, options: Options, raters: float, horizon: int,
            where: list[str], **extra: float | None) -> Evidence:
     """The controller of one cell or model: the shift's verdict, the lever and the labels to a verdict."""
     verdict = shift_verdict(shift, alpha=options.alpha, margin=options.margin)
     lam = calibrated.lam or 0.0
     tip = advice(verdict, gap=shift.estimate, sd=step_sd(data, lam), n=shift.n, margin=options.margin,
-                 alpha=options.alpha, horizon=horizon, share=panel_share(data, lam), where=where)
+                 alpha=options.alpha, horizon=horizon, share=panel_share(data, lam), where=where,
+                 half_width=_half_width(shift.lower, shift.upper))
     more = tip.labels_to_verdict
     return Evidence(more_labels=more, expert_hours=_hours(more, options, raters),
                     note="" if more is not None else tip.words, verdict=verdict, advice=tip, **extra)
@@ -410,7 +416,8 @@ def _pair(a: str, b: str, boards: dict[str, _ModelBoard], ranked: list[str], sim
     verdict = verdict_out(anytime.pair_verdict(live, margin=options.margin), a=a, b=b)
     where = [f"models {a} and {b}" + (" (the same cases for both)" if live.paired else "")]
     tip = advice(verdict, gap=live.estimate, sd=live.sd, n=live.n, margin=options.margin, alpha=options.alpha,
-                 horizon=horizon, share=_pair_share(boards[a], boards[b]), where=where)
+                 horizon=horizon, share=_pair_share(boards[a], boards[b]), where=where,
+                 half_width=_half_width(live.lower, live.upper))
     more = tip.labels_to_verdict
     separated = wide.status in ("ok", "few_labels") and (wide.lower > 0 or wide.upper < 0)
     has = wide.estimate is not None and wide.status in ("ok", "few_labels")

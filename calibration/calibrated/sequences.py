@@ -172,7 +172,7 @@ def step_sd(data: CellData, lam: float) -> float | None:
 
 
 def advice(verdict: Verdict, *, gap: float | None, sd: float | None, n: int, margin: float, alpha: float,
-           horizon: int, share: float | None, where: list[str]) -> Advice:
+           horizon: int, share: float | None, where: list[str], half_width: float | None = None) -> Advice:
     """Which lever brings this verdict, and the expected further labels to it (stats.anytime.labels_to_verdict)."""
     if verdict.verdict in ("separated", "equivalent"):
         return Advice(lever="none", where=[], labels_to_verdict=0, target=verdict.verdict, panel_share=share,
@@ -184,10 +184,8 @@ def advice(verdict: Verdict, *, gap: float | None, sd: float | None, n: int, mar
         return Advice(lever="labels", where=where, labels_to_verdict=None, target="none", panel_share=share,
                       words="fewer than 2 usable expert labels: label more (" + (", ".join(where) or "any") +
                             ") before a forecast is possible")
-    forecast = anytime.labels_to_verdict(gap=gap, sd=sd, n_so_far=n, margin=margin, alpha=alpha, horizon=horizon)
-    if forecast.labels == 0:  # the mean path is past the line but the interval is not: the next label may do it
-        forecast = anytime.Forecast(1, forecast.target, f"the next label(s) may settle it as '{forecast.target}' "
-                                                        f"if the gap is {gap:+.3f} with sd {sd:.3f} per step")
+    forecast = anytime.labels_to_verdict(gap=gap, sd=sd, n_so_far=n, margin=margin, alpha=alpha, horizon=horizon,
+                                         half_width_now=half_width)
     if share is not None and share > PANEL_DOMINATES:
         return Advice(lever="experts", where=where, labels_to_verdict=forecast.labels, target=forecast.target,
                       panel_share=r6(share, 3),

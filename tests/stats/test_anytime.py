@@ -404,3 +404,20 @@ def test_paired_difference_bad_input_and_no_labels() -> None:
     unequal = difference_cs(a, b)
     assert unequal.n == 1 and any("wait for a partner" in note for note in unequal.notes)
     _no_nan(unequal)
+
+
+def test_anytime_forecast_starts_from_the_interval_a_reader_sees() -> None:
+    """The demo's llama row: 25 looks, shift −0.062 with the interval −0.159 to 0.036 (half-width 0.098) and a
+    labels-only sd of 0.090. From the sd alone the mean path is past the line already (0 further labels: the old
+    page said "the next label may settle it"); from the shown interval, a verdict needs many more labels, and
+    one more label can never turn an interval of half-width 0.098 around −0.062 into one clear of 0."""
+    alone = labels_to_verdict(gap=-0.062, sd=0.090, n_so_far=25, horizon=46)
+    seen = labels_to_verdict(gap=-0.062, sd=0.090, n_so_far=25, horizon=46, half_width_now=0.098)
+    assert alone.labels is not None and seen.labels is not None
+    assert seen.labels > 10 > alone.labels
+    assert seen.target == "separated"
+    # a wider interval now means further to go, never less
+    wider = labels_to_verdict(gap=-0.062, sd=0.090, n_so_far=25, horizon=46, half_width_now=0.12)
+    assert wider.labels is None or wider.labels > seen.labels
+    # never a forecast of labels already seen; a verdict is always ≥ 1 label away while the verdict is "continue"
+    assert labels_to_verdict(gap=-0.3, sd=0.090, n_so_far=25, horizon=46, half_width_now=0.31).labels >= 1

@@ -165,7 +165,7 @@ def test_paired_difference_of_equal_models_is_not_separated_while_the_judge_only
 
 
 def test_a_pair_that_needs_labels_gets_a_forecast_and_a_lever() -> None:
-    rows = same_cases(cases=60, share=0.2, gap=0.04)
+    rows = same_cases(cases=60, share=0.3, gap=0.08)  # a gap the sequence can still reach (see the forecast test)
     pair = build(rows, Options(n_resamples=0)).pairs[0]
     assert pair.verdict is not None and pair.verdict.verdict == "continue"
     assert pair.advice is not None and pair.advice.lever == "labels"
