@@ -21,11 +21,21 @@ from evidence.kit.checker import (
     artefact_check,
     bundle_members,
 )
-from evidence.kit.numbers import NUMBER, digits_of, interval_parse, method_label, methods_named, number_parse
+from evidence.kit.numbers import (
+    NUMBER,
+    digits_of,
+    estimate,
+    interval,
+    interval_parse,
+    method_label,
+    methods_named,
+    n_text,
+    number_parse,
+)
 from evidence.models import Snapshot, SnapshotFile
 
 from .build import MIN_BOOTSTRAP_UNITS
-from .render import COMPARISONS, block_of, interval_rows, pairable_units
+from .render import COEFFICIENTS, COMPARISONS, block_of, interval_rows, pairable_units
 from .schema import Group, Report
 
 SHARES = {"percent_agreement", "within_one_agreement", "alpha_below_min_probability"}
@@ -62,12 +72,12 @@ def json_reading(report: Report) -> Reading:
             block = block_of(group, comparison)
             n = pairable_units(block, group)
             for row in interval_rows(block, comparison):
-                interval = row.interval
-                has = interval is not None and interval.low is not None
+                ci = row.interval
+                has = ci is not None and ci.low is not None
                 figures.append(Figure(
                     key=figure_key(group.kind, group.value, comparison, row.key), value=row.value,
-                    low=interval.low if has and interval else None, high=interval.high if has and interval else None,
-                    n=n, method=method_label(interval.method) if has and interval else None,
+                    low=ci.low if has and ci else None, high=ci.high if has and ci else None,
+                    n=n, method=method_label(ci.method) if has and ci else None,
                     bounds=_bounds(row.key), min_n=MIN_BOOTSTRAP_UNITS if has else 0))
         figures.extend(_point_figures(group))
     return Reading(file="report.json", figures=figures)
@@ -124,7 +134,7 @@ def pdf_reading(text: str, report: Report) -> Reading:
     method), read from pdftotext's layout text; the methods its header names; its whole text for raw keys."""
     figures: list[Figure] = []
     groups = _labels_to_keys(report)
-    coefficient_keys = {label: key for key, label, _e, _r in _coefficients()}
+    coefficient_keys = {label: key for key, label, _e, _r in COEFFICIENTS}
     comparison = "experts"
     for line in text.splitlines():
         if "Experts among themselves: α" in line or "Experts among themselves: alpha" in line:
@@ -160,11 +170,6 @@ def pdf_reading(text: str, report: Report) -> Reading:
     stated = " ".join(text[start:text.find(")", start)].split()) if start >= 0 else ""
     return Reading(file="report.pdf", figures=figures,
                    methods_stated=frozenset(methods_named(stated)) if stated else None, text=text)
-
-
-def _coefficients() -> list[tuple[str, str, object, object]]:
-    from .render import COEFFICIENTS
-    return [(key, label, e, r) for key, label, e, r in COEFFICIENTS]
 
 
 _README_ALPHA = re.compile(rf"Overall α \(experts\):\s+(?P<value>{NUMBER})\s+(?P<interval>\[[^\]]*\])?\s*"
@@ -245,7 +250,6 @@ def report_methods(report: Report) -> set[str]:
 
 def overall_alpha_line(report: Report) -> str:
     """The README's quoted headline: overall α of the experts, its interval, method and n, in the one format."""
-    from evidence.kit.numbers import estimate, interval, n_text
 
     overall: Group = report.overall
     block = overall.experts

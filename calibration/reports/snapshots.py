@@ -73,16 +73,9 @@ def _natural(value: str) -> tuple[int, str]:
     return (int(value), "") if value.isdigit() else (0, value)
 
 
-@dataclass(frozen=True)
-class ParsedRatings:
-    units: list[UnitInfo]
-    ratings: list[Rating]
-    judge: dict[tuple[str, str], int]
-    gold: dict[tuple[str, str], int]
-
-
-def ratings_csv_parse(data: bytes) -> ParsedRatings:
-    """Read ratings.csv back into the builder's inputs: anyone can recompute a snapshot from its bundle."""
+def ratings_csv_parse(data: bytes) -> ReportInputs:
+    """Read ratings.csv back into the builder's inputs (no rater key: the file has pseudonyms only), so anyone can
+    recompute a snapshot from its bundle."""
     units: dict[tuple[str, str], UnitInfo] = {}
     ratings: list[Rating] = []
     judge: dict[tuple[str, str], int] = {}
@@ -104,7 +97,7 @@ def ratings_csv_parse(data: bytes) -> ParsedRatings:
             ratings.append(Rating(unit, record["rater"], score))
         else:
             (judge if source == "judge" else gold)[unit.key] = score
-    return ParsedRatings(list(units.values()), ratings, judge, gold)
+    return ReportInputs(list(units.values()), ratings, judge, gold, rater_key={})
 
 
 # --- requesting and computing ---------------------------------------------------------------------

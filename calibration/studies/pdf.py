@@ -11,6 +11,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Table
 from reportlab.platypus.flowables import Flowable
 
+from evidence.kit.numbers import interval
 from evidence.kit.pdfkit import (
     LABEL_PT,
     MARGIN_BOTTOM,
@@ -42,10 +43,6 @@ METRIC_NAMES = {
 }
 
 
-def _ci(low: float | None, high: float | None) -> str:
-    return "" if low is None or high is None else f"[{fmt(low)}, {fmt(high)}]"
-
-
 def _humans_rows(label: str, block: StudyDimension | StudyGroup) -> list[list[Any]]:
     humans = block.humans
     if not humans:
@@ -54,7 +51,7 @@ def _humans_rows(label: str, block: StudyDimension | StudyGroup) -> list[list[An
     for metric in HUMAN_METRICS:
         value = humans.get(metric)
         if isinstance(value, (int, float)) or value is None:
-            rows.append([label, METRIC_NAMES[metric], fmt(value), _ci(*summary_interval(humans, metric)),
+            rows.append([label, METRIC_NAMES[metric], fmt(value), interval(*summary_interval(humans, metric)),
                          humans.get("n_units", "")])
     return rows
 

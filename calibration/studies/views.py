@@ -34,7 +34,7 @@ from .forms import (
     too_large_message,
     upload_max_bytes,
 )
-from .importing import study_file_preview
+from .importing import ImportSummary, study_file_preview
 from .judging import study_judge_run_cancel, study_judge_run_start
 from .report import HUMAN_METRICS, StudyDimension, StudyGroup, StudyJudge, StudyReport, summary_interval
 from .selectors import studies_listing, study_judge_runs_recent, study_named
@@ -289,10 +289,7 @@ def study_upload_confirm(request: AuthedRequest) -> HttpResponse:
         summary = state.get("summary") or {}
         upload_discard(session=request.session)
         study = study_named(name=str(summary.get("study", "")))
-        messages.success(request, f"Imported {summary.get('study')}: {summary.get('items')} items, "
-                                  f"{summary.get('raters')} raters, {summary.get('scores')} scores — "
-                                  f"{summary.get('created')} created, {summary.get('updated')} updated, "
-                                  f"{summary.get('unchanged')} unchanged. Compute its first report below.")
+        messages.success(request, f"Imported {ImportSummary(**summary)}. Compute its first report below.")
         return redirect("calibration:study_report", pk=study.pk) if study else redirect("calibration:studies")
     errors = list(state.get("errors") or [])
     shown = errors[:MAX_ERRORS_SHOWN]
