@@ -38,6 +38,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 from scipy.stats import norm
 
+from stats.bias import wilson_proportion_interval
+
 Array = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
@@ -471,16 +473,6 @@ def rater_drift(data: RaterData, fit: FacetsFit, periods: ArrayLike, *, min_rati
 
 
 # ---------------------------------------------------------------------------------------------------- classical
-def wilson(p: float, n: float, confidence: float = 0.95) -> tuple[float, float] | None:
-    """Wilson score interval for a proportion from ``n`` (possibly effective, non-integer) observations."""
-    if n <= 0 or not math.isfinite(p):
-        return None
-    z = float(norm.ppf(0.5 + confidence / 2))
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def clustered_proportion(hits: ArrayLike, cluster: ArrayLike, confidence: float = 0.95) -> tuple[float, float, tuple[float, float] | None]:
     """A proportion over ratings clustered in responses, with a Wilson interval on the effective n.
 
@@ -498,7 +490,7 @@ def clustered_proportion(hits: ArrayLike, cluster: ArrayLike, confidence: float 
     binom = p * (1 - p) / n
     deff = max(1.0, robust / binom) if binom > 0 else 1.0
     n_eff = n / deff
-    return p, n_eff, wilson(p, n_eff, confidence)
+    return p, n_eff, wilson_proportion_interval(p, n_eff, confidence)
 
 
 @dataclass(frozen=True)
@@ -633,7 +625,7 @@ def fatigue_profile(minutes: ArrayLike, agree: ArrayLike, seconds: ArrayLike, *,
         n = int(ok.sum())
         p = float(a[ok].mean()) if n else None
         out.append(PositionBin(label=label, n=int(sel.sum()), agreement=p,
-                               interval=wilson(p, n) if p is not None else None,
+                               interval=wilson_proportion_interval(p, n) if p is not None else None,
                                median_seconds=float(np.median(s[sel])) if sel.any() else None))
     return out
 
