@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -394,19 +394,12 @@ def period_severity(data: RaterData, fit: FacetsFit, period: IntArray, n_periods
     group = data.rater * n_periods + np.asarray(period, dtype=np.int64)
     size = n_raters * n_periods
     sev = np.repeat(fit.severity, n_periods)
+    by_period = replace(data, rater=group)  # each rater × period its own "rater" of the model's pass
     info: Array = np.zeros(size)
     for _ in range(iterations):
-        star = expit(fit.quality[data.item][:, None] - sev[group][:, None] - fit.steps[data.sub])
-        n = star.shape[0]
-        probs = np.clip(np.concatenate([np.ones((n, 1)), star], 1) - np.concatenate([star, np.zeros((n, 1))], 1),
-                        1e-12, 1.0)
-        f = star * (1 - star)
-        fpad = np.concatenate([np.zeros((n, 1)), f, np.zeros((n, 1))], axis=1)
-        dp = fpad[:, :-1] - fpad[:, 1:]
-        rows = np.arange(n)
-        d_eta = dp[rows, data.score] / probs[rows, data.score]
-        info = np.asarray(np.bincount(group, (dp**2 / probs).sum(axis=1), size) + 1.0 / 9.0, dtype=np.float64)  # weak N(σ_r, 3²) prior
-        grad = -np.bincount(group, d_eta, size) - (sev - np.repeat(fit.severity, n_periods)) / 9.0
+        state = _pass(by_period, fit.quality, sev, fit.steps)
+        info = np.bincount(group, state.info, size) + 1.0 / 9.0  # weak N(σ_r, 3²) prior
+        grad = -np.bincount(group, state.d_eta, size) - (sev - np.repeat(fit.severity, n_periods)) / 9.0
         step = np.clip(grad / info, -1.0, 1.0)
         sev = sev + step
         if np.abs(step).max() < 1e-5:
