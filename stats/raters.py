@@ -398,7 +398,7 @@ def period_severity(data: RaterData, fit: FacetsFit, period: IntArray, n_periods
     info: Array = np.zeros(size)
     for _ in range(iterations):
         state = _pass(by_period, fit.quality, sev, fit.steps)
-        info = np.bincount(group, state.info, size) + 1.0 / 9.0  # weak N(σ_r, 3²) prior
+        info = np.asarray(np.bincount(group, state.info, size) + 1.0 / 9.0, dtype=np.float64)  # weak N(σ_r, 3²) prior
         grad = -np.bincount(group, state.d_eta, size) - (sev - np.repeat(fit.severity, n_periods)) / 9.0
         step = np.clip(grad / info, -1.0, 1.0)
         sev = sev + step
