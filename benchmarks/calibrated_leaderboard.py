@@ -107,6 +107,7 @@ PILOT = 300
 FLOOR = 2
 BUDGET_SHARES = (0.7, 1.0)
 ALPHA = 0.05
+Z = float(scipy_stats.norm.ppf(1 - ALPHA / 2))  # 1.959963984540054, the two-sided normal quantile at ALPHA
 # E[round(q + e) clipped to 0–3] = Σ_t Φ((q − t)/RATER_SD) as a table: linear interpolation on a step of 0.002 is
 # within 1e-6 of a point of the exact value and 10× faster than the normal CDF per repetition.
 GRID_LOW, GRID_STEP, GRID_POINTS = -4.0, 0.002, 5501
@@ -313,8 +314,7 @@ def run_design(design: Design, bench: Benchmark, reps: int, seed: int) -> Tally:
         truth = true_scores(bench, draw)
         tally.corr += float(np.corrcoef(draw.judge, draw.truth)[0, 1])
         judge_estimate, judge_se = judge_only(bench, draw)
-        z = 1.959963984540054
-        tally.judge_covered += int(np.sum(np.abs(judge_estimate - truth) <= z * judge_se))
+        tally.judge_covered += int(np.sum(np.abs(judge_estimate - truth) <= Z * judge_se))
         sds = pilot_sds(bench, draw, pilot)
         active = {share: allocations(bench, round(per_model * share), sds) for share in BUDGET_SHARES}
         for m in range(MODELS):
@@ -558,7 +558,7 @@ def normal_mixture_ratio(n: int, alpha: float) -> float:
     """The textbook two-sided normal-mixture sequence tuned at n (Howard et al. 2021 eq. 14) over z at n."""
     rho2 = (-2 * math.log(alpha) + math.log(-2 * math.log(alpha) + 1)) / n
     half = math.sqrt(2 * (n * rho2 + 1) / (n * n * rho2) * math.log(math.sqrt(n * rho2 + 1) / alpha))
-    return half * math.sqrt(n) / 1.959963984540054
+    return half * math.sqrt(n) / float(scipy_stats.norm.ppf(1 - alpha / 2))
 
 
 def run_anytime(bench: Benchmark, *, cell_reps: int, monitor_reps: int, seed: int) -> str:
@@ -594,8 +594,7 @@ def run_anytime(bench: Benchmark, *, cell_reps: int, monitor_reps: int, seed: in
             rng = np.random.default_rng([seed, 31, 10 + int(gap * 10), int(paired)])
             sd = float(np.mean([step_sd(rng, pair_draw(rng, bench, design, ANYTIME_GAP), paired=paired)
                                 for _ in range(5)]))
-            z = 1.959963984540054
-            horizon = max(2, min(ANYTIME_MAX_LABELS, math.ceil(((z + 0.8416) * sd / ANYTIME_GAP) ** 2)))
+            horizon = max(2, min(ANYTIME_MAX_LABELS, math.ceil(((Z + 0.8416) * sd / ANYTIME_GAP) ** 2)))
             looks, verdicts, gaps = [], [], []
             for _ in range(monitor_reps):
                 steps, verdict, true_gap = monitored(rng, pair_draw(rng, bench, design, gap), paired=paired,
@@ -605,7 +604,7 @@ def run_anytime(bench: Benchmark, *, cell_reps: int, monitor_reps: int, seed: in
                 gaps.append(true_gap)
             separated = float(np.mean([v == "separated" for v in verdicts]))
             power = min(max(separated, 0.5), 0.99)
-            planned = ((z + float(scipy_stats.norm.isf(1 - power))) * sd / ANYTIME_GAP) ** 2
+            planned = ((Z + float(scipy_stats.norm.isf(1 - power))) * sd / ANYTIME_GAP) ** 2
             forecast = labels_to_verdict(gap=ANYTIME_GAP, sd=sd, horizon=horizon, max_labels=ANYTIME_MAX_LABELS)
             results[(gap, paired)] = {"separated": separated, "looks": float(np.mean(looks)), "planned": planned,
                                       "power": separated, "sd": sd, "gap": float(np.mean(gaps)), "horizon": horizon,

@@ -21,13 +21,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from benchmarks.kit import throwaway_database  # noqa: E402
+
 RATERS = 5
 GOALS = {"page_s": 1.0, "rows_per_s": 50_000, "peak_rss_mb": 400}
 
@@ -146,30 +146,15 @@ def main() -> None:
     print(f"# {args.rows:,} rows, {size_mb:.1f} MB ({RATERS} raters × {args.rows // RATERS:,} items)", flush=True)
     env = dict(os.environ, FAITHBENCH_STUDY_UPLOAD_DIR=str(folder / "uploads"),
                FAITHBENCH_STUDY_MAX_ROWS=str(args.rows))
-    drop: Callable[[], None] | None = None
-    if args.database_url:
-        import psycopg
-
-        name = f"fb_upload_bench_{uuid.uuid4().hex[:8]}"
-        with psycopg.connect(args.database_url, autocommit=True, connect_timeout=5) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')  # the name is generated above, not user input
-        env["DATABASE_URL"] = f"{args.database_url.rsplit('/', 1)[0]}/{name}"
-
-        def drop_database() -> None:
-            with psycopg.connect(args.database_url, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-        drop = drop_database
-    else:
-        env["DATABASE_URL"] = f"sqlite:///{folder / 'bench.sqlite3'}"
+    database = throwaway_database(args.database_url or None, prefix="fb_upload_bench")
+    env["DATABASE_URL"] = database.url
     try:
         pages = run_child("pages", args, env)
         worker = run_child("worker", args, env, "--pending", json.dumps(pages["pending"]))
     finally:
-        if drop is not None:
-            drop()
+        database.drop()
         shutil.rmtree(folder, ignore_errors=True)
-    vendor = "PostgreSQL" if args.database_url else "SQLite"
+    vendor = database.vendor
     for label, seconds in pages["times"].items():
         print(f"page {label:<24} {seconds:7.3f} s")
     page_s = max(pages["times"].values())

@@ -573,7 +573,13 @@ def _truncate(stream: _Stream, max_labels: int | None) -> tuple[_Stream, tuple[s
 
 
 def _final(stream: _Stream, space: tuple[float, float], s: _Settings) -> tuple[float, float, float, tuple[str, ...]]:
-    """(lower, upper, estimate, notes) after every label of a usable stream."""
+    """(lower, upper, estimate, notes) after every label of a usable stream.
+
+    Fewer than ``FEW_LABELS`` labels (steps) never give a zero-width interval: a boundary sequence that fell
+    outside the space is clipped to one point at its edge, and the whole space is shown instead (trivially valid);
+    the estimate stays the clipped one.
+    """
+    n = stream.n
     stream, notes = _truncate(stream, s.max_labels)
     if s.method == "betting":
         lower, upper, emptied = _betting_interval(stream.z, stream.low, stream.high, space, s.alpha, s.horizon)
@@ -583,7 +589,11 @@ def _final(stream: _Stream, space: tuple[float, float], s: _Settings) -> tuple[f
                                                      s.max_labels)
         lower, upper, mean, emptied = float(lows[-1]), float(highs[-1]), float(means[-1]), bool(empties[-1])
     notes += (EMPTIED_NOTE,) if emptied else ()
-    return lower, upper, min(max(mean, lower), upper), notes
+    estimate = min(max(mean, lower), upper)
+    if n < FEW_LABELS and upper - lower <= 1e-12:
+        lower, upper = space
+        notes += (f"the interval collapsed at the edge of the scale on {n} label(s); the whole scale is shown",)
+    return lower, upper, estimate, notes
 
 
 def _path(stream: _Stream, space: tuple[float, float], s: _Settings, points: int) -> tuple[np.ndarray, np.ndarray]:
@@ -630,11 +640,6 @@ def mean_cs(Y: ArrayLike, Yhat: ArrayLike, Yhat_unlabeled: ArrayLike, *, alpha: 
         return MeanEstimate(None, shown[0], shown[1], stream.n, stream.big_n, alpha, bounds, 0.0, stream.status,
                             stream.reason, stream.notes, label)
     lower, upper, estimate, notes = _final(stream, bounds, _Settings(alpha, method, horizon, max_labels))
-    if stream.n < FEW_LABELS and upper - lower <= 1e-12:
-        # the sequence fell outside the scale and was clipped to one point: a handful of labels never justifies
-        # a zero-width interval, so the whole scale is shown (trivially valid)
-        lower, upper = _shown(bounds)
-        notes += (f"the interval collapsed at the edge of the scale on {stream.n} label(s); the whole scale is shown",)
     return MeanEstimate(estimate, lower, upper, stream.n, stream.big_n, alpha, bounds, float(stream.lam[-1]),
                         stream.status, stream.reason, stream.notes + notes, label)
 

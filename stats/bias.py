@@ -187,8 +187,15 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     where the reversal rates of a good judge live. None for n = 0."""
     if n == 0:
         return None
+    return wilson_proportion_interval(successes / n, n, confidence)
+
+
+def wilson_proportion_interval(p: float, n: float, confidence: float = 0.95) -> tuple[float, float] | None:
+    """Wilson's score interval for a proportion ``p`` from ``n`` (possibly effective, non-integer) observations.
+    None for n ≤ 0 or a proportion that is not a number."""
+    if n <= 0 or not math.isfinite(p):
+        return None
     z = float(scipy_stats.norm.ppf(0.5 + confidence / 2))
-    p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return (max(0.0, centre - half), min(1.0, centre + half))

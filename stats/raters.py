@@ -31,12 +31,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 from scipy.stats import norm
+
+from stats.bias import wilson_proportion_interval
 
 Array = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -392,19 +394,12 @@ def period_severity(data: RaterData, fit: FacetsFit, period: IntArray, n_periods
     group = data.rater * n_periods + np.asarray(period, dtype=np.int64)
     size = n_raters * n_periods
     sev = np.repeat(fit.severity, n_periods)
+    by_period = replace(data, rater=group)  # each rater × period its own "rater" of the model's pass
     info: Array = np.zeros(size)
     for _ in range(iterations):
-        star = expit(fit.quality[data.item][:, None] - sev[group][:, None] - fit.steps[data.sub])
-        n = star.shape[0]
-        probs = np.clip(np.concatenate([np.ones((n, 1)), star], 1) - np.concatenate([star, np.zeros((n, 1))], 1),
-                        1e-12, 1.0)
-        f = star * (1 - star)
-        fpad = np.concatenate([np.zeros((n, 1)), f, np.zeros((n, 1))], axis=1)
-        dp = fpad[:, :-1] - fpad[:, 1:]
-        rows = np.arange(n)
-        d_eta = dp[rows, data.score] / probs[rows, data.score]
-        info = np.asarray(np.bincount(group, (dp**2 / probs).sum(axis=1), size) + 1.0 / 9.0, dtype=np.float64)  # weak N(σ_r, 3²) prior
-        grad = -np.bincount(group, d_eta, size) - (sev - np.repeat(fit.severity, n_periods)) / 9.0
+        state = _pass(by_period, fit.quality, sev, fit.steps)
+        info = np.asarray(np.bincount(group, state.info, size) + 1.0 / 9.0, dtype=np.float64)  # weak N(σ_r, 3²) prior
+        grad = -np.bincount(group, state.d_eta, size) - (sev - np.repeat(fit.severity, n_periods)) / 9.0
         step = np.clip(grad / info, -1.0, 1.0)
         sev = sev + step
         if np.abs(step).max() < 1e-5:
@@ -471,16 +466,6 @@ def rater_drift(data: RaterData, fit: FacetsFit, periods: ArrayLike, *, min_rati
 
 
 # ---------------------------------------------------------------------------------------------------- classical
-def wilson(p: float, n: float, confidence: float = 0.95) -> tuple[float, float] | None:
-    """Wilson score interval for a proportion from ``n`` (possibly effective, non-integer) observations."""
-    if n <= 0 or not math.isfinite(p):
-        return None
-    z = float(norm.ppf(0.5 + confidence / 2))
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def clustered_proportion(hits: ArrayLike, cluster: ArrayLike, confidence: float = 0.95) -> tuple[float, float, tuple[float, float] | None]:
     """A proportion over ratings clustered in responses, with a Wilson interval on the effective n.
 
@@ -498,7 +483,7 @@ def clustered_proportion(hits: ArrayLike, cluster: ArrayLike, confidence: float 
     binom = p * (1 - p) / n
     deff = max(1.0, robust / binom) if binom > 0 else 1.0
     n_eff = n / deff
-    return p, n_eff, wilson(p, n_eff, confidence)
+    return p, n_eff, wilson_proportion_interval(p, n_eff, confidence)
 
 
 @dataclass(frozen=True)
@@ -633,7 +618,7 @@ def fatigue_profile(minutes: ArrayLike, agree: ArrayLike, seconds: ArrayLike, *,
         n = int(ok.sum())
         p = float(a[ok].mean()) if n else None
         out.append(PositionBin(label=label, n=int(sel.sum()), agreement=p,
-                               interval=wilson(p, n) if p is not None else None,
+                               interval=wilson_proportion_interval(p, n) if p is not None else None,
                                median_seconds=float(np.median(s[sel])) if sel.any() else None))
     return out
 

@@ -256,6 +256,18 @@ def test_anytime_small_sample_intervals_stay_in_bounds_and_never_collapse() -> N
     assert est.upper == 1.0 and 0.0 < est.lower < 1.0 and est.status == "ok"
 
 
+def test_anytime_small_sample_difference_clipped_at_the_edge_is_not_a_point_nor_separated() -> None:
+    """4 pairs drawn with π = 0.01 give pseudo-outcome gaps far past the space: clipped, the sequence would be the
+    single point +1 ("separated" after 4 looks); fewer than 5 steps show the whole space instead."""
+    pi_all = [0.01] * 4 + [1.0] * 196
+    a = LabelledSample([1.0] * 4, [0.1] * 4, [0.1] * 200, pi=[0.01] * 4, pi_unlabeled=pi_all)
+    b = LabelledSample([0.0] * 4, [0.1] * 4, [0.1] * 200, pi=[0.01] * 4, pi_unlabeled=pi_all)
+    for diff in (difference_cs(a, b), paired_difference_cs(a, b)):
+        assert (diff.lower, diff.upper) == (-1.0, 1.0)
+        assert any("collapsed" in note for note in diff.notes)
+        assert pair_verdict(diff).verdict == "continue"
+
+
 def test_anytime_verdicts_separated_equivalent_continue() -> None:
     rng = np.random.default_rng(40)
     case = rng.beta(4, 3, 400)
