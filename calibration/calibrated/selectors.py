@@ -127,11 +127,6 @@ def calibrated_runs_finished(*, limit: int = 50) -> QuerySet[JudgeRun]:
     return JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED).order_by("-pk")[:limit]
 
 
-def calibrated_label_cycle(*, pk: int) -> CalibrationCycle | None:
-    """A calibration cycle by id (the API's `cycle` field), None when there is none."""
-    return CalibrationCycle.objects.filter(pk=pk).first()
-
-
 def calibrated_label_cycles(*, run: JudgeRun) -> QuerySet[CalibrationCycle]:
     """The cycles whose expert scores may correct a run: standard cycles on the run's rubric, newest first."""
     return CalibrationCycle.objects.filter(rubric_id=run.rubric_id, kind=CalibrationCycle.Kind.STANDARD).order_by(
