@@ -17,12 +17,11 @@ from evaluations.models import (
     JudgeResult,
     JudgeRun,
     ModelResponse,
-    RubricSubDimension,
 )
 from evaluations.selectors import difficulty_weight
 from evidence.models import Snapshot
 
-from ..cycles.truth import composite_of, median_seconds_per_item, response_truths
+from ..cycles.truth import composite_of, median_seconds_per_item, response_truths, sub_weights
 from .budget import BudgetFigures, BudgetPage, BudgetRow
 from .build import InputRow
 from .schema import CalibratedReport, Pair
@@ -49,10 +48,7 @@ class LabelArrivals:
 def label_arrivals(*, cycle: CalibrationCycle) -> LabelArrivals:
     """From the submitted annotations' stored submission times (two queries): a response's label arrives with its
     first submitted score, so recomputing a version later never reorders the labels (the clock is the experts')."""
-    weights: dict[str, dict] = defaultdict(dict)
-    for dimension, key, weight in RubricSubDimension.objects.filter(dimension__rubric_id=cycle.rubric_id).values_list(
-            "dimension__key", "key", "weight"):
-        weights[dimension][key] = weight
+    weights = sub_weights(rubric_id=cycle.rubric_id)
     first: dict[int, tuple] = {}
     scores: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
     dimension_of: dict[int, str] = {}
