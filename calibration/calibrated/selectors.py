@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
-from annotations.models import Annotation, Assignment, CalibrationCycle, SubScore
+from annotations.models import CalibrationCycle
 from evaluations.judge.config import judge_family
 from evaluations.judge.selectors import judge_decisive_scored, judge_run_series
 from evaluations.models import (
@@ -21,7 +21,13 @@ from evaluations.models import (
 from evaluations.selectors import difficulty_weight
 from evidence.models import Snapshot
 
-from ..cycles.truth import composite_of, median_seconds_per_item, response_truths, sub_weights
+from ..cycles.truth import (
+    composite_of,
+    median_seconds_per_item,
+    response_truths,
+    sub_weights,
+    submitted_sub_scores,
+)
 from .budget import BudgetFigures, BudgetPage, BudgetRow
 from .build import InputRow
 from .schema import CalibratedReport, Pair
@@ -52,9 +58,8 @@ def label_arrivals(*, cycle: CalibrationCycle) -> LabelArrivals:
     first: dict[int, tuple] = {}
     scores: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
     dimension_of: dict[int, str] = {}
-    for response, dimension, expert, submitted, key, score in SubScore.objects.filter(
-        annotation__assignment__cycle=cycle, annotation__status=Annotation.Status.SUBMITTED,
-    ).exclude(annotation__assignment__status=Assignment.Status.WITHDRAWN).values_list(
+    for response, dimension, expert, submitted, key, score in submitted_sub_scores().filter(
+        annotation__assignment__cycle=cycle).values_list(
         "annotation__assignment__item__response_id", "annotation__assignment__item__response__test_case__dimension",
         "annotation__assignment__expert_id", "annotation__submitted_at", "key", "score",
     ).order_by("annotation_id", "key").iterator(chunk_size=5000):

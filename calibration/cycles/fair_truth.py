@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import expit
 
-from annotations.models import Annotation, Assignment, CalibrationCycle, GoldScore, SubScore
+from annotations.models import CalibrationCycle, GoldScore
 from stats.raters import RaterDataError, facets_fit, fair_average, rater_data
 
-from .truth import ResponseTruth, composite_of, response_truths, sub_weights
+from .truth import ResponseTruth, composite_of, response_truths, sub_weights, submitted_sub_scores
 
 Cell = tuple[int, str]  # (item, sub-dimension key)
 
@@ -96,9 +96,7 @@ class SeverityTruth:
 def severity_adjusted_truth(*, cycle: CalibrationCycle) -> SeverityTruth:
     """Each model's mean truth under the panel-mean rule and under the severity-adjusted one, with the shift."""
     truths = response_truths(cycle=cycle, basis="panel")
-    rows = SubScore.objects.filter(
-        annotation__assignment__cycle=cycle, annotation__status=Annotation.Status.SUBMITTED,
-    ).exclude(annotation__assignment__status=Assignment.Status.WITHDRAWN).values_list(
+    rows = submitted_sub_scores().filter(annotation__assignment__cycle=cycle).values_list(
         "annotation__assignment__panel__name", "annotation__assignment__item_id", "annotation__assignment__expert_id",
         "key", "score")
     corrections, notes = severity_corrections([PanelRating(*row) for row in rows])

@@ -21,12 +21,10 @@ from accounts.models import User
 from annotations.models import (
     AdjudicationDecision,
     Annotation,
-    Assignment,
     CalibrationCycle,
     CycleItem,
     GoldScore,
     Panel,
-    SubScore,
 )
 from evaluations.models import EvaluatedModel, JudgeRun
 from evaluations.spreadsheet import csv_writer
@@ -48,6 +46,8 @@ from stats.raters import (
     rater_flags,
     sitting_positions,
 )
+
+from ..cycles.truth import submitted_sub_scores
 
 MIN_PANEL_RATERS = 2
 
@@ -80,8 +80,7 @@ class Rating:
 
 def _ratings(*, panel: Panel | None = None, cycles: list[CalibrationCycle] | None = None,
              expert_id: int | None = None) -> list[Rating]:
-    qs = SubScore.objects.filter(annotation__status=Annotation.Status.SUBMITTED).exclude(
-        annotation__assignment__status=Assignment.Status.WITHDRAWN)
+    qs = submitted_sub_scores()
     if panel is not None:
         qs = qs.filter(annotation__assignment__panel=panel)
     if cycles is not None:
@@ -409,9 +408,7 @@ def my_calibration(*, expert: Any) -> list[CycleFeedback]:
     item_ids = {r.item_id for r in mine}
     gold = _gold(item_ids)
     others: dict[tuple[int, str], list[int]] = defaultdict(list)
-    for item_id, key, score in SubScore.objects.filter(
-        annotation__assignment__item_id__in=item_ids, annotation__status=Annotation.Status.SUBMITTED,
-    ).exclude(annotation__assignment__status=Assignment.Status.WITHDRAWN).exclude(
+    for item_id, key, score in submitted_sub_scores().filter(annotation__assignment__item_id__in=item_ids).exclude(
         annotation__assignment__expert=expert).values_list("annotation__assignment__item_id", "key", "score"):
         others[(item_id, key)].append(score)
     secrets = _secrets(expert.pk)
