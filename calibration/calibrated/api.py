@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.models import ApiToken
+from annotations.selectors import cycle_get
 from evaluations.models import JudgeRun
 from evidence.api import SubjectSnapshotAPIView, SubjectSnapshotBundleAPIView, SubjectSnapshotVersionsAPIView
 from evidence.kit.serializers import WITH_BODY, SnapshotSerializer
@@ -20,7 +21,7 @@ from evidence.models import Snapshot
 from evidence.services import MAX_RESAMPLES
 
 from .build import DEFAULT_MARGIN, DEFAULT_TARGET_HALF_WIDTH
-from .selectors import calibrated_label_cycle, calibrated_snapshot_for, calibrated_snapshots
+from .selectors import calibrated_snapshot_for, calibrated_snapshots
 from .snapshots import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .tasks import calibrated_snapshot_start
 
@@ -79,7 +80,7 @@ class CalibratedVersionsAPIView(SubjectSnapshotVersionsAPIView):
         incoming = CalibratedRequestSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data
-        cycle = calibrated_label_cycle(pk=data["cycle"])
+        cycle = cycle_get(pk=data["cycle"])
         if cycle is None:
             raise serializers.ValidationError({"cycle": f"calibration cycle {data['cycle']} does not exist"})
         try:

@@ -109,20 +109,13 @@ class Options:
     horizon: int | None = None  # labels at which a sequence is narrowest; None: the draw's plan per cell (Σπ)
 
 
-def _r(value: float | None, places: int = 6) -> float | None:
-    """Rounded for the stored tree (stable JSON across platforms); None for missing or NaN."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return None
-    return round(float(value), places)
-
-
 MIN_JUDGED_FOR_INTERVAL = 2  # a bootstrap of one judged response is that response: no interval (artefact checker)
 
 
 def _span(estimate: float | None, lower: float | None, upper: float | None, *, n: int) -> Span:
     if n < MIN_JUDGED_FOR_INTERVAL:
         lower = upper = None
-    return Span(estimate=_r(estimate), lower=_r(lower), upper=_r(upper), n=n)
+    return Span(estimate=r6(estimate), lower=r6(lower), upper=r6(upper), n=n)
 
 
 @dataclass
@@ -476,7 +469,7 @@ def _meta(options: Options, n_pairs: int) -> CalibratedMeta:
                     "differences of calibrated scores (per-case differences where both models' responses to the "
                     "same cases were labelled); a model's rank set runs from 1 + the models clearly above it to "
                     "K − the models clearly below it",
-        margin=_r(options.margin), horizon=options.horizon,
+        margin=r6(options.margin), horizon=options.horizon,
         arrival="the order the experts submitted their scores (first submission per item; unknown last, by response)",
     )
 

@@ -18,11 +18,13 @@ from evidence.kit.checker import Figure, Problem, Reading, artefact_check
 from evidence.kit.numbers import digits_of, number_parse
 from evidence.models import Snapshot, SnapshotFile
 
+from .build import MIN_JUDGED_FOR_INTERVAL
+
 COMPOSITE = (0.0, 1.0)  # Σ score/3 × weight/100 (methodology §5.4.1)
 DIFFERENCE = (-1.0, 1.0)  # a shift (calibrated − judge) or a difference of two models' composites
 # The fewest responses an interval's method needs: the judge-only bootstrap two; the calibrated and shift
 # intervals are confidence sequences, valid at every look (issue 31), so one label gives a wide but true interval.
-MIN_N = {"judge_only": 2, "calibrated": 1, "shift": 1, "difference": 1}
+MIN_N = {"judge_only": MIN_JUDGED_FOR_INTERVAL, "calibrated": 1, "shift": 1, "difference": 1}
 _BOARDS = {"judge_only": COMPOSITE, "calibrated": COMPOSITE, "shift": DIFFERENCE, "difference": DIFFERENCE}
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
-from annotations.models import Annotation, Assignment, CalibrationCycle, SubScore
+from annotations.models import CalibrationCycle
 from evaluations.judge.config import judge_family
 from evaluations.judge.selectors import judge_decisive_scored, judge_run_series
 from evaluations.models import (
@@ -17,12 +17,17 @@ from evaluations.models import (
     JudgeResult,
     JudgeRun,
     ModelResponse,
-    RubricSubDimension,
 )
 from evaluations.selectors import difficulty_weight
 from evidence.models import Snapshot
 
-from ..cycles.truth import composite_of, median_seconds_per_item, response_truths
+from ..cycles.truth import (
+    composite_of,
+    median_seconds_per_item,
+    response_truths,
+    sub_weights,
+    submitted_sub_scores,
+)
 from .budget import BudgetFigures, BudgetPage, BudgetRow
 from .build import InputRow
 from .schema import CalibratedReport, Pair
@@ -49,16 +54,12 @@ class LabelArrivals:
 def label_arrivals(*, cycle: CalibrationCycle) -> LabelArrivals:
     """From the submitted annotations' stored submission times (two queries): a response's label arrives with its
     first submitted score, so recomputing a version later never reorders the labels (the clock is the experts')."""
-    weights: dict[str, dict] = defaultdict(dict)
-    for dimension, key, weight in RubricSubDimension.objects.filter(dimension__rubric_id=cycle.rubric_id).values_list(
-            "dimension__key", "key", "weight"):
-        weights[dimension][key] = weight
+    weights = sub_weights(rubric_id=cycle.rubric_id)
     first: dict[int, tuple] = {}
     scores: dict[tuple[int, int], dict[str, float]] = defaultdict(dict)
     dimension_of: dict[int, str] = {}
-    for response, dimension, expert, submitted, key, score in SubScore.objects.filter(
-        annotation__assignment__cycle=cycle, annotation__status=Annotation.Status.SUBMITTED,
-    ).exclude(annotation__assignment__status=Assignment.Status.WITHDRAWN).values_list(
+    for response, dimension, expert, submitted, key, score in submitted_sub_scores().filter(
+        annotation__assignment__cycle=cycle).values_list(
         "annotation__assignment__item__response_id", "annotation__assignment__item__response__test_case__dimension",
         "annotation__assignment__expert_id", "annotation__submitted_at", "key", "score",
     ).order_by("annotation_id", "key").iterator(chunk_size=5000):
@@ -125,11 +126,6 @@ def calibrated_runs() -> QuerySet[JudgeRun]:
 def calibrated_runs_finished(*, limit: int = 50) -> QuerySet[JudgeRun]:
     """The newest finished judge runs (the page's run picker)."""
     return JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED).order_by("-pk")[:limit]
-
-
-def calibrated_label_cycle(*, pk: int) -> CalibrationCycle | None:
-    """A calibration cycle by id (the API's `cycle` field), None when there is none."""
-    return CalibrationCycle.objects.filter(pk=pk).first()
 
 
 def calibrated_label_cycles(*, run: JudgeRun) -> QuerySet[CalibrationCycle]:

@@ -44,6 +44,11 @@ def r6(value: float | None, places: int = 6, *, direction: str = "nearest") -> f
     return round(float(value), places)
 
 
+def _drawn_share(pi: np.ndarray) -> float:
+    """Σπ over a population ÷ its size, from the labelled items' π (Hájek: n / Σ 1/π), at most 1; 1 without labels."""
+    return min(pi.size / float(np.sum(1.0 / pi)), 1.0) if pi.size else 1.0
+
+
 @dataclass(frozen=True)
 class CellData:
     """A cell's labelled items in arrival order and its whole judged population (difficulty weights)."""
@@ -64,9 +69,8 @@ class CellData:
         return int(self.y.size)
 
     def sample(self) -> LabelledSample:
-        c = self.n / float(np.sum(1.0 / self.pi)) if self.n else 1.0  # Hájek: Σπ over the cell ≈ n / Σ 1/π
         return LabelledSample(self.y, self.yhat, self.yhat_u, w=self.w, w_unlabeled=self.w_u, pi=self.pi,
-                              pi_unlabeled=np.full(self.yhat_u.size, min(c, 1.0)))
+                              pi_unlabeled=np.full(self.yhat_u.size, _drawn_share(self.pi)))
 
     def planned(self) -> int:
         """The sequence's horizon, from the design: the draw's expected labels in this cell, Σπ over its population
@@ -74,8 +78,7 @@ class CellData:
         Fixed by the draw before the first label; DEFAULT_HORIZON before any label."""
         if not self.n or not self.yhat_u.size:
             return DEFAULT_HORIZON
-        c = min(self.n / float(np.sum(1.0 / self.pi)), 1.0)
-        return int(min(max(round(c * self.yhat_u.size), anytime.FEW_LABELS), MAX_HORIZON))
+        return int(min(max(round(_drawn_share(self.pi) * self.yhat_u.size), anytime.FEW_LABELS), MAX_HORIZON))
 
     @property
     def judge_mean(self) -> float | None:
@@ -227,8 +230,7 @@ def _paired(a: CellData, b: CellData) -> tuple[LabelledSample, LabelledSample] |
     align = np.array([order_b[c] for c in a.case_u.tolist()])
     if not np.allclose(a.w_u, b.w_u[align]):
         return None
-    c = len(common) / float(np.sum(1.0 / a.pi[ia]))
-    pi_u = np.full(a.yhat_u.size, min(c, 1.0))
+    pi_u = np.full(a.yhat_u.size, _drawn_share(a.pi[ia]))
     sa = LabelledSample(a.y[ia], a.yhat[ia], a.yhat_u, w=a.w[ia], w_unlabeled=a.w_u, pi=a.pi[ia], pi_unlabeled=pi_u)
     sb = LabelledSample(b.y[ib], b.yhat[ib], b.yhat_u[align], w=a.w[ia], w_unlabeled=a.w_u, pi=a.pi[ia],
                         pi_unlabeled=pi_u)

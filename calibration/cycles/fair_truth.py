@@ -18,15 +18,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 import numpy as np
 from scipy.special import expit
 
-from annotations.models import Annotation, Assignment, CalibrationCycle, GoldScore, SubScore
+from annotations.models import CalibrationCycle, GoldScore
 from stats.raters import RaterDataError, facets_fit, fair_average, rater_data
 
-from .truth import ResponseTruth, composite_of, response_truths
+from .truth import ResponseTruth, composite_of, response_truths, sub_weights, submitted_sub_scores
 
 Cell = tuple[int, str]  # (item, sub-dimension key)
 
@@ -96,21 +95,14 @@ class SeverityTruth:
 
 def severity_adjusted_truth(*, cycle: CalibrationCycle) -> SeverityTruth:
     """Each model's mean truth under the panel-mean rule and under the severity-adjusted one, with the shift."""
-    from evaluations.models import RubricSubDimension
-
     truths = response_truths(cycle=cycle, basis="panel")
-    rows = SubScore.objects.filter(
-        annotation__assignment__cycle=cycle, annotation__status=Annotation.Status.SUBMITTED,
-    ).exclude(annotation__assignment__status=Assignment.Status.WITHDRAWN).values_list(
+    rows = submitted_sub_scores().filter(annotation__assignment__cycle=cycle).values_list(
         "annotation__assignment__panel__name", "annotation__assignment__item_id", "annotation__assignment__expert_id",
         "key", "score")
     corrections, notes = severity_corrections([PanelRating(*row) for row in rows])
     gold = {(item, key): score for item, key, score in GoldScore.objects.filter(
         decision__item__cycle=cycle, decision__is_current=True).values_list("decision__item_id", "key", "score")}
-    weights: dict[str, dict[str, Decimal]] = defaultdict(dict)
-    for dimension, key, w in RubricSubDimension.objects.filter(dimension__rubric=cycle.rubric).values_list(
-            "dimension__key", "key", "weight"):
-        weights[dimension][key] = w
+    weights = sub_weights(rubric_id=cycle.rubric_id)
     adjusted: dict[int, float] = {}
     for response_id, truth in truths.items():
         scores = {key: float(gold[(truth.item_id, key)]) if (truth.item_id, key) in gold

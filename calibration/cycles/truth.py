@@ -48,6 +48,23 @@ def composite_of(scores: dict[str, float], sub_weights: dict[str, Decimal]) -> f
     return float(sum(scores[key] / 3 * float(weight) / 100 for key, weight in sub_weights.items()))
 
 
+def submitted_sub_scores() -> QuerySet[SubScore]:
+    """The sub-scores the truth counts: submitted annotations of assignments not withdrawn (skips and drafts have
+    none). Every reader of the experts' scores filters from here."""
+    return SubScore.objects.filter(annotation__status=Annotation.Status.SUBMITTED).exclude(
+        annotation__assignment__status=Assignment.Status.WITHDRAWN)
+
+
+def sub_weights(*, rubric_id: int) -> dict[str, dict[str, Decimal]]:
+    """{dimension key: {sub-dimension key: weight}} of a rubric version (one query): the weights of `composite_of`
+    (a dimension the rubric lacks reads as no sub-dimensions)."""
+    weights: dict[str, dict[str, Decimal]] = defaultdict(dict)
+    for dimension, key, weight in RubricSubDimension.objects.filter(dimension__rubric_id=rubric_id).values_list(
+            "dimension__key", "key", "weight"):
+        weights[dimension][key] = weight
+    return weights
+
+
 def response_truths(*, cycle: CalibrationCycle, basis: Basis = "panel") -> dict[int, ResponseTruth]:
     """{response id: its expert truth} for the cycle's items that have one (three queries)."""
     return response_truths_over(cycles=CalibrationCycle.objects.filter(pk=cycle.pk), rubric=cycle.rubric,
@@ -58,10 +75,7 @@ def response_truths_over(*, cycles: QuerySet[CalibrationCycle], rubric: RubricVe
                          basis: Basis = "panel") -> dict[int, ResponseTruth]:
     """The same rule over several cycles at once (three queries): a response scored in more than one cycle takes
     its newest cycle's truth (by creation, then id); `rubric` gives the sub-dimension weights."""
-    weights: dict[str, dict[str, Decimal]] = defaultdict(dict)
-    for dimension, key, weight in RubricSubDimension.objects.filter(dimension__rubric=rubric).values_list(
-            "dimension__key", "key", "weight"):
-        weights[dimension][key] = weight
+    weights = sub_weights(rubric_id=rubric.pk)
     # An item without a submitted score or a gold score has no truth: the items come with those rows (no query of
     # their own), each row carrying its item's cycle order, response, dimension, source and inclusion probability.
     item_fields = ("cycle__created_at", "cycle_id", "id", "response_id", "response__test_case__dimension", "source",
@@ -70,9 +84,8 @@ def response_truths_over(*, cycles: QuerySet[CalibrationCycle], rubric: RubricVe
     panel: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     raters: dict[int, set[int]] = defaultdict(set)
     via_assignment = [f"annotation__assignment__item__{name}" for name in item_fields]
-    for *item, expert_id, key, score in SubScore.objects.filter(
-        annotation__assignment__cycle__in=cycles, annotation__status=Annotation.Status.SUBMITTED,
-    ).exclude(annotation__assignment__status=Assignment.Status.WITHDRAWN).values_list(
+    for *item, expert_id, key, score in submitted_sub_scores().filter(
+        annotation__assignment__cycle__in=cycles).values_list(
         *via_assignment, "annotation__assignment__expert_id", "key", "score"
     ).iterator(chunk_size=5000):
         items[item[2]] = tuple(item)

@@ -7,16 +7,27 @@ dash with the reason beside it.
 """
 from __future__ import annotations
 
+import io
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from annotations.models import Annotation, Assignment, CalibrationCycle, CycleItem, GoldScore, Panel, SubScore
+from accounts.models import User
+from annotations.models import (
+    AdjudicationDecision,
+    Annotation,
+    CalibrationCycle,
+    CycleItem,
+    GoldScore,
+    Panel,
+)
+from evaluations.models import EvaluatedModel, JudgeRun
+from evaluations.spreadsheet import csv_writer
 from stats.raters import (
     FLAG_RULES,
     MIN_RATINGS,
@@ -27,6 +38,7 @@ from stats.raters import (
     RaterDataError,
     RaterFlag,
     classical_figures,
+    clustered_proportion,
     facets_fit,
     fatigue_profile,
     rater_data,
@@ -34,6 +46,8 @@ from stats.raters import (
     rater_flags,
     sitting_positions,
 )
+
+from ..cycles.truth import submitted_sub_scores
 
 MIN_PANEL_RATERS = 2
 
@@ -66,8 +80,7 @@ class Rating:
 
 def _ratings(*, panel: Panel | None = None, cycles: list[CalibrationCycle] | None = None,
              expert_id: int | None = None) -> list[Rating]:
-    qs = SubScore.objects.filter(annotation__status=Annotation.Status.SUBMITTED).exclude(
-        annotation__assignment__status=Assignment.Status.WITHDRAWN)
+    qs = submitted_sub_scores()
     if panel is not None:
         qs = qs.filter(annotation__assignment__panel=panel)
     if cycles is not None:
@@ -151,16 +164,16 @@ def panel_cycles(*, panel: Panel) -> list[CalibrationCycle]:
 
 def _expert_rows(panel: Panel, ratings: list[Rating]) -> tuple[list[int], dict[int, ExpertRow]]:
     """The experts who scored (sorted ids) and an empty row for each, named (a former member says so)."""
-    from accounts.models import User
-
     names = {u.pk: str(u) for u in panel.members.all()}
     experts = sorted({r.expert_id for r in ratings})
     for user in User.objects.filter(pk__in=set(experts) - set(names)):
         names[user.pk] = f"{user} (no longer on the panel)"
     per_expert_items: dict[int, set[int]] = defaultdict(set)
+    per_expert_ratings: Counter[int] = Counter()
     for r in ratings:
         per_expert_items[r.expert_id].add(r.response_id)
-    rows = {e: ExpertRow(name=names.get(e, "expert"), n_ratings=sum(1 for r in ratings if r.expert_id == e),
+        per_expert_ratings[r.expert_id] += 1
+    rows = {e: ExpertRow(name=names.get(e, "expert"), n_ratings=per_expert_ratings[e],
                          n_items=len(per_expert_items[e])) for e in experts}
     return experts, rows
 
@@ -369,9 +382,6 @@ def redact(text: str, secrets: list[str]) -> str:
 
 def _secrets(expert_id: int) -> list[str]:
     """Names that must never reach an expert's page: other people, evaluated models, providers, judges."""
-    from accounts.models import User
-    from evaluations.models import EvaluatedModel
-
     secrets: list[str] = []
     for name, email, first, last in User.objects.exclude(pk=expert_id).values_list("display_name", "email",
                                                                                       "first_name", "last_name"):
@@ -379,8 +389,6 @@ def _secrets(expert_id: int) -> list[str]:
     for values in EvaluatedModel.objects.values_list("name", "provider", "family"):
         secrets += [v for v in values if v]
         secrets += [str(values[0]).split("/")[-1]]
-    from evaluations.models import JudgeRun
-
     for primary, fallback in JudgeRun.objects.values_list("primary_model", "fallback_model"):
         secrets += [primary or "", fallback or ""]
     return secrets
@@ -400,9 +408,7 @@ def my_calibration(*, expert: Any) -> list[CycleFeedback]:
     item_ids = {r.item_id for r in mine}
     gold = _gold(item_ids)
     others: dict[tuple[int, str], list[int]] = defaultdict(list)
-    for item_id, key, score in SubScore.objects.filter(
-        annotation__assignment__item_id__in=item_ids, annotation__status=Annotation.Status.SUBMITTED,
-    ).exclude(annotation__assignment__status=Assignment.Status.WITHDRAWN).exclude(
+    for item_id, key, score in submitted_sub_scores().filter(annotation__assignment__item_id__in=item_ids).exclude(
         annotation__assignment__expert=expert).values_list("annotation__assignment__item_id", "key", "score"):
         others[(item_id, key)].append(score)
     secrets = _secrets(expert.pk)
@@ -417,8 +423,6 @@ def my_calibration(*, expert: Any) -> list[CycleFeedback]:
             rs = [r for r in rows if r.key == key]
             with_gold = [(r.score, gold[(r.item_id, key)]) for r in rs if (r.item_id, key) in gold]
             dev_panel = [r.score - float(np.mean(others[(r.item_id, key)])) for r in rs if others[(r.item_id, key)]]
-            from stats.raters import clustered_proportion
-
             if with_gold:
                 p, _, ci = clustered_proportion([a == b for a, b in with_gold],
                                                 [r.item_id for r in rs if (r.item_id, key) in gold])
@@ -439,8 +443,6 @@ def my_calibration(*, expert: Any) -> list[CycleFeedback]:
 def _examples(rows: list[Rating], gold: dict[tuple[int, str], int], expert: Any,
               secrets: list[str], limit: int = 3) -> list[WorkedExample]:
     """Up to `limit` adjudicated items where the expert differed most from gold, texts redacted."""
-    from annotations.models import AdjudicationDecision
-
     gap: dict[int, int] = defaultdict(int)
     for r in rows:
         if (r.item_id, r.key) in gold:
@@ -479,10 +481,6 @@ PANEL_HEALTH_COLUMNS = (
 
 def panel_health_csv(health: PanelHealth) -> str:
     """The page's table as CSV: the same formatted figures ('—' where undefined, with the reason in `notes`)."""
-    import io
-
-    from evaluations.spreadsheet import csv_writer
-
     out = io.StringIO()
     writer = csv_writer(out)
     writer.writerow(["# scope", health.scope, "panel alpha", health.alpha_all, "drift by", health.drift_basis or "—"])
