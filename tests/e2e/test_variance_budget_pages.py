@@ -28,7 +28,7 @@ def _world() -> tuple[Any, Any]:
     first = run_finished(rubric)
     second = run_finished(rubric, repeat_of=first, finished_minutes=5)
     rng = np.random.default_rng(3)
-    cases = [CaseFactory() for _ in range(6)]
+    cases = [CaseFactory() for _ in range(10)]  # the trial-run rule (issue 32) plots models with ≥ 10 cases
     for name in ("vendor/alpha-model-with-a-long-name", "vendor/beta"):
         model = EvaluatedModelFactory(name=name)
         for c, case in enumerate(cases):
