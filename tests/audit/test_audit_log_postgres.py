@@ -63,3 +63,32 @@ def test_audit_log_row_that_cannot_be_written_undoes_its_action_on_postgresql() 
     assert not AuditEvent.objects.filter(action=AuditEvent.Action.PSEUDONYMISED).exists()
     user_pseudonymise(user=expert, actor=admin, reference="ticket 7")
     assert AuditEvent.objects.filter(action=AuditEvent.Action.PSEUDONYMISED, subject_user=expert).count() == 1
+
+
+def test_audit_log_rows_cannot_be_updated_or_deleted_even_by_hand_written_sql_on_postgresql() -> None:
+    """The trigger of audit migration 0002 refuses what the model's guards cannot see: a query that bypasses the
+    ORM. The retention prune still removes old rows (its transaction, and only it, is let through)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from audit.services import audit_prune
+
+    owner = person()
+    api_token_create(user=owner, name="kept", scopes=["reports:read"])
+    event = AuditEvent.objects.get(action=AuditEvent.Action.TOKEN_CREATED)
+    for statement in ("UPDATE audit_auditevent SET target = 'edited' WHERE id = %s",
+                      "DELETE FROM audit_auditevent WHERE id = %s"):
+        with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(statement, [event.pk])
+    event.refresh_from_db()
+    assert event.target != "edited"
+
+    with connection.cursor() as cursor:  # age the row past the retention time: refused, as any update is
+        with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
+            cursor.execute("UPDATE audit_auditevent SET at = at - interval '400 days' WHERE id = %s", [event.pk])
+    assert audit_prune(now=timezone.now() + timedelta(days=400), days=30) >= 1
+    assert not AuditEvent.objects.filter(pk=event.pk).exists()
+    assert AuditEvent.objects.filter(action=AuditEvent.Action.AUDIT_PRUNED).count() == 1
+    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("DELETE FROM audit_auditevent")  # the prune's permission ended with its transaction
