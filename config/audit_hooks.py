@@ -1,5 +1,6 @@
 """What the audit trail hears from the apps above it: role and access changes with before/after, panel
-membership and leads, judge runs started and cancelled, evidence versions requested and recorded.
+membership and leads, judge runs started and cancelled (the study and pairwise judges' too), evidence versions
+requested and recorded.
 
 The recorder (`audit.services.audit_record`) sits below `evaluations`, so it cannot know these models; this
 module sits at the top (`config`, which may import every app) and connects receivers for them once, from
@@ -19,7 +20,8 @@ from accounts.models import ExpertProfile
 from annotations.models import Panel
 from audit.models import AuditEvent
 from audit.services import audit_record
-from evaluations.models import JudgeRun
+from calibration.models import StudyJudgeRun
+from evaluations.models import JudgeRun, PairwiseRun
 from evidence.models import Snapshot
 
 Action = AuditEvent.Action
@@ -158,6 +160,21 @@ def _run_post_save(sender: Any, instance: Any, created: bool, **kwargs: Any) -> 
                      target=f"judge run #{instance.pk}", detail={**detail, "status": changes["status"]})
 
 
+# The study judge (a rating study's LLM rater) and the pairwise judge: started is a created row. A study run's
+# cancel is a queryset update (no signal): `study_judge_run_cancel` records it itself. Pairwise runs have no cancel.
+OTHER_RUNS = {StudyJudgeRun: ("study judge run", "requested_by"), PairwiseRun: ("pairwise judge run", "created_by")}
+
+
+def _other_run_post_save(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
+    if not created:
+        return
+    target_type, asked_by = OTHER_RUNS[sender]
+    actor = getattr(instance, asked_by) if getattr(instance, f"{asked_by}_id") else None
+    audit_record(action=Action.JUDGE_RUN_STARTED, actor=actor or _request_actor(), target_type=target_type,
+                 target_id=instance.pk, target=f"{target_type} #{instance.pk}",
+                 detail={"kind": target_type, "status": instance.status})
+
+
 def _request_actor() -> Any:
     from audit.context import current_request_info
 
@@ -190,3 +207,5 @@ def audit_hooks_connect() -> None:
     pre_save.connect(_run_pre_save, sender=JudgeRun, dispatch_uid="audit_run_pre")
     post_save.connect(_run_post_save, sender=JudgeRun, dispatch_uid="audit_run_post")
     post_save.connect(_snapshot_post_save, sender=Snapshot, dispatch_uid="audit_snapshot_post")
+    for model in OTHER_RUNS:
+        post_save.connect(_other_run_post_save, sender=model, dispatch_uid=f"audit_{model._meta.model_name}_post")

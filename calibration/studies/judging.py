@@ -34,6 +34,8 @@ from django.utils import timezone
 from django_tasks import task
 
 from accounts.models import User
+from audit.models import AuditEvent
+from audit.services import audit_record
 from evaluations.judge.client import CallResult, ChatThread, ClientOptions, json_chat_payload
 from evaluations.judge.config import PipelineConfig
 from evaluations.judge.prompts import study_system_prompt, study_user_message
@@ -146,14 +148,21 @@ def study_judge_run_request(*, study: Study, model: str, requested_by: User | No
         dimensions=list(dimensions or []), limit=limit, requested_by=requested_by)
 
 
+@transaction.atomic
 def study_judge_run_cancel(*, run: StudyJudgeRun) -> bool:
-    """Ask an active run to stop (a queued one stops at once, without a start time); False if it has ended."""
+    """Ask an active run to stop (a queued one stops at once, without a start time); False if it has ended.
+    The audit trail records an accepted cancel in the same transaction (a queryset update sends no signal)."""
     now = timezone.now()
     if StudyJudgeRun.objects.filter(pk=run.pk, status=StudyJudgeRun.Status.QUEUED).update(
             status=StudyJudgeRun.Status.CANCELLED, cancel_requested=True, finished_at=now):
-        return True
-    return bool(StudyJudgeRun.objects.filter(pk=run.pk, status=StudyJudgeRun.Status.RUNNING)
-                .update(cancel_requested=True))
+        was = StudyJudgeRun.Status.QUEUED
+    elif StudyJudgeRun.objects.filter(pk=run.pk, status=StudyJudgeRun.Status.RUNNING).update(cancel_requested=True):
+        was = StudyJudgeRun.Status.RUNNING
+    else:
+        return False
+    audit_record(action=AuditEvent.Action.JUDGE_RUN_CANCELLED, target_type="study judge run", target_id=run.pk,
+                 target=f"study judge run #{run.pk}", detail={"kind": "study judge run", "status": [was, "cancelled"]})
+    return True
 
 
 def _study_answers_store(*, run: StudyJudgeRun, rater: StudyRater,

@@ -246,3 +246,23 @@ def test_audit_log_names_the_token_owner_for_an_api_download(world) -> None:  # 
     assert response.status_code == 200
     downloads = rows(A.DOWNLOAD)
     assert [(r.actor_id, r.detail["version"], r.detail["format"]) for r in downloads] == [(world.admin.pk, 1, "bundle")]
+
+
+def test_audit_log_records_study_and_pairwise_judge_runs_started_and_a_study_run_cancelled(tmp_path, world) -> None:  # type: ignore[no-untyped-def]
+    from calibration.models import Study
+    from calibration.studies.importing import study_import
+    from calibration.studies.judging import study_judge_run_cancel, study_judge_run_request
+    from evaluations.models import PairwiseRun
+    from tests.calibration.studies.test_study_judging import judge_bench_file
+
+    study_import(path=judge_bench_file(tmp_path / "mini.json", n=3), study="mini", fmt="judge-bench")
+    run = study_judge_run_request(study=Study.objects.get(name="mini"), model="j", requested_by=world.admin,
+                                  base_url="http://127.0.0.1:9/v1")
+    pairwise = PairwiseRun.objects.create(model="j", base_url="http://127.0.0.1:9/v1", total=2, created_by=world.admin)
+    assert study_judge_run_cancel(run=run) is True
+    assert study_judge_run_cancel(run=run) is False  # an ended run: nothing to cancel, nothing recorded
+    started = {(r.target_type, r.target_id, r.actor_id) for r in rows(A.JUDGE_RUN_STARTED)}
+    assert started == {("study judge run", str(run.pk), world.admin.pk),
+                       ("pairwise judge run", str(pairwise.pk), world.admin.pk)}
+    assert [(r.target_type, r.target_id, r.detail["status"]) for r in rows(A.JUDGE_RUN_CANCELLED)] == [
+        ("study judge run", str(run.pk), ["queued", "cancelled"])]
