@@ -49,6 +49,7 @@ from .schema import (
     Pair,
     Skipped,
     Span,
+    TruthSensitivity,
 )
 from .sequences import (
     CellData,
@@ -95,6 +96,9 @@ class InputRow:
     arrival: int | None = None
     case: int | None = None
     panel_var: float | None = None
+    # issue 34 §6: the severity-adjusted truth composite (calibration.cycles.fair_truth; None: not labelled, or its
+    # panel's rater model could not be fitted — the report's meta.severity_notes say why)
+    expert_fair: float | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,9 @@ class Options:
     judge_families: tuple[str, ...] = ()  # the families of the run's judges (self-preference)
     margin: float = DEFAULT_MARGIN  # the verdicts' equivalence margin (composite points), set on the compute form
     horizon: int | None = None  # labels at which a sequence is narrowest; None: the draw's plan per cell (Σπ)
+    # issue 34 §6: the panels whose rater model could not be fitted, in words; None: the severity-adjusted truth was
+    # not computed (rows from an older inputs.csv), and the board has no block for it
+    severity_notes: tuple[str, ...] | None = None
 
 
 MIN_JUDGED_FOR_INTERVAL = 2  # a bootstrap of one judged response is that response: no interval (artefact checker)
@@ -471,6 +478,7 @@ def _meta(options: Options, n_pairs: int) -> CalibratedMeta:
                     "K − the models clearly below it",
         margin=r6(options.margin), horizon=options.horizon,
         arrival="the order the experts submitted their scores (first submission per item; unknown last, by response)",
+        **_severity_meta(options),
     )
 
 
@@ -497,6 +505,8 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
     for model, board in boards.items():
         board.entry.rank_set = ([1 + ranking.above[model], ranking.count - ranking.below[model]]
                                 if board.calibrated is not None else None)
+        if options.severity_notes is not None:
+            _severity_attach(board.entry, by_model[model])
     models = sorted((b.entry for b in boards.values()),
                     key=lambda e: (e.calibrated.estimate is None, -(e.calibrated.estimate or 0.0), e.model))
     return CalibratedReport(
@@ -505,3 +515,54 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
         statements=_statements([c for b in boards.values() for c in b.candidates], options.alpha),
         models=models, pairs=ranking.pairs,
     )
+
+
+# ---------------------------------------------------------------------------------------- truth with rater severity
+SEVERITY_TRUTH_METHOD = (
+    "a sensitivity beside the default truth: per panel, a many-facet graded model (response quality, sub-dimension "
+    "steps, rater severity; stats.raters) fitted on the cycle's submitted scores; each panel-mean sub-score gets the "
+    "model's fair average (an expert of the panel's average severity) minus the score it expects from the experts "
+    "who did score it, both at the same estimated quality; gold stays gold; composites as for the default truth. "
+    "Per model and dimension: the mean truth both ways over the judged, labelled responses that have both, and the "
+    "shift (adjusted − panel mean). The leaderboard's scores and intervals use the default truth")
+
+
+def _severity_meta(options: Options) -> dict[str, object]:
+    """The meta keys of the severity-adjusted truth (none when it was not computed)."""
+    if options.severity_notes is None:
+        return {}
+    return {"severity_truth": SEVERITY_TRUTH_METHOD, "severity_notes": list(options.severity_notes)}
+
+
+def severity_sensitivity(rows: Sequence[InputRow]) -> TruthSensitivity:
+    """The mean panel-mean truth and the mean severity-adjusted truth of `rows`' judged, labelled responses that have
+    both, with the shift; words when there is none, or when some labelled responses have no adjusted truth."""
+    labelled = [r for r in rows if r.judge is not None and r.expert is not None]
+    both = [r for r in labelled if r.expert_fair is not None]
+    if not labelled:
+        return TruthSensitivity(n=0, labelled=0, panel_mean=None, severity_adjusted=None, shift=None,
+                                words="no judged, expert-labelled response: no truth to compare")
+    if not both:
+        return TruthSensitivity(
+            n=0, labelled=len(labelled), panel_mean=None, severity_adjusted=None, shift=None,
+            words=f"the rater model could not be fitted for the panel(s) that scored these {len(labelled)} "
+                  "labelled response(s) (why: the notes above the table): no severity-adjusted truth")
+    panel = float(np.mean([r.expert for r in both]))
+    fair = float(np.mean([r.expert_fair for r in both]))
+    words = None
+    if len(both) < len(labelled):
+        words = (f"{len(labelled) - len(both)} of {len(labelled)} labelled responses have no severity-adjusted truth "
+                 "(their panel's rater model could not be fitted): both means are over the other "
+                 f"{len(both)}")
+    panel_mean, adjusted = r6(panel), r6(fair)
+    assert panel_mean is not None and adjusted is not None  # means of composites in [0, 1]
+    return TruthSensitivity(n=len(both), labelled=len(labelled), panel_mean=panel_mean, severity_adjusted=adjusted,
+                            shift=r6(adjusted - panel_mean), words=words)
+
+
+def _severity_attach(entry: ModelEntry, mine: Sequence[InputRow]) -> None:
+    """A model's truth with rater severity, overall and per dimension (its own block: no other figure moves)."""
+    entry.severity_truth = severity_sensitivity(mine)
+    entry.severity_truth_by_dimension = {
+        value: severity_sensitivity([r for r in mine if r.dimension == value])
+        for value in sorted({r.dimension for r in mine})}

@@ -21,6 +21,7 @@ from evaluations.models import (
 from evaluations.selectors import difficulty_weight
 from evidence.models import Snapshot
 
+from ..cycles.fair_truth import SeverityTruth, severity_adjusted_truth
 from ..cycles.truth import (
     composite_of,
     median_seconds_per_item,
@@ -40,6 +41,7 @@ class CalibratedInputs:
     rows: list[InputRow]
     seconds_per_item: float | None
     judge_families: tuple[str, ...]
+    severity_notes: tuple[str, ...] = ()  # panels whose rater model could not be fitted (fair_truth's notes)
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,7 @@ def calibrated_inputs(*, run: JudgeRun, cycle: CalibrationCycle) -> CalibratedIn
     truths = response_truths(cycle=cycle)
     gold = response_truths(cycle=cycle, basis="gold")
     arrivals = label_arrivals(cycle=cycle)
+    severity = severity_adjusted_truth(cycle=cycle)
     rows = []
     for response_id, model, family, dimension, tradition, difficulty, case in (
         ModelResponse.objects.filter(pk__in=judged).order_by("pk").values_list(
@@ -112,10 +115,18 @@ def calibrated_inputs(*, run: JudgeRun, cycle: CalibrationCycle) -> CalibratedIn
             arrival=None if truth is None else arrivals.arrival.get(response_id),
             case=case,
             panel_var=None if truth is None else arrivals.panel_var.get(response_id),
+            expert_fair=_fair(severity, response_id) if truth is not None else None,
         ))
     # self-preference is the primary judge's (methodology §8.2); the fallback answers only on its errors
     families = tuple(f for f in (judge_family(run.primary_model),) if f)
-    return CalibratedInputs(rows=rows, seconds_per_item=median_seconds_per_item(cycle=cycle), judge_families=families)
+    return CalibratedInputs(rows=rows, seconds_per_item=median_seconds_per_item(cycle=cycle), judge_families=families,
+                            severity_notes=tuple(severity.notes))
+
+
+def _fair(severity: SeverityTruth, response_id: int) -> float | None:
+    """A labelled response's severity-adjusted truth composite, rounded as the panel-mean one is."""
+    value = severity.adjusted.get(response_id)
+    return None if value is None else round(value, 6)
 
 
 def calibrated_runs() -> QuerySet[JudgeRun]:
