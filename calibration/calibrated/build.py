@@ -33,6 +33,7 @@ from itertools import combinations
 
 import numpy as np
 
+from evaluations.judge.guardrails import evidence_enough, run_is_trial
 from evaluations.methodology import DIFFICULTY_WEIGHTS
 from stats import anytime
 from stats.bootstrap import named_seed
@@ -114,6 +115,9 @@ class Options:
     # issue 34 §6: the panels whose rater model could not be fitted, in words; None: the severity-adjusted truth was
     # not computed (rows from an older inputs.csv), and the board has no block for it
     severity_notes: tuple[str, ...] | None = None
+    # issue 32 (evaluations.judge.guardrails): a model with fewer judged responses than this is listed but never
+    # ranked nor in a pair; a run where no model reaches it is a trial. 1 switches it off (versions stored before it)
+    min_cases: int = 1
 
 
 MIN_JUDGED_FOR_INTERVAL = 2  # a bootstrap of one judged response is that response: no interval (artefact checker)
@@ -403,6 +407,7 @@ class _Ranking:
     above: dict[str, int]
     below: dict[str, int]
     count: int
+    ranked: set[str]  # models with a calibrated score on enough judged responses (the guardrail)
 
 
 def _pair(a: str, b: str, boards: dict[str, _ModelBoard], ranked: list[str], simultaneous: float,
@@ -439,7 +444,8 @@ def _pair_share(a: _ModelBoard, b: _ModelBoard) -> float | None:
 def _ranking(boards: dict[str, _ModelBoard], labelled: list[InputRow], options: Options) -> _Ranking:
     """Bonferroni-simultaneous anytime intervals on every pairwise difference of calibrated scores, the rank counts
     and every pair's live verdict."""
-    estimates = {m: b.calibrated for m, b in boards.items() if b.calibrated is not None}
+    estimates = {m: b.calibrated for m, b in boards.items()
+                 if b.calibrated is not None and evidence_enough(b.entry.judged, minimum=options.min_cases)}
     ranked = sorted(estimates, key=lambda m: (-(estimates[m].estimate or 0.0), m))
     pairs = list(combinations(ranked, 2))
     simultaneous = options.alpha / len(pairs) if pairs else options.alpha
@@ -456,7 +462,7 @@ def _ranking(boards: dict[str, _ModelBoard], labelled: list[InputRow], options: 
             above[a] += 1
             below[b] += 1
         pairs_out.append(pair)
-    return _Ranking(pairs=pairs_out, above=above, below=below, count=len(ranked))
+    return _Ranking(pairs=pairs_out, above=above, below=below, count=len(ranked), ranked=set(ranked))
 
 
 def _meta(options: Options, n_pairs: int) -> CalibratedMeta:
@@ -482,6 +488,14 @@ def _meta(options: Options, n_pairs: int) -> CalibratedMeta:
     )
 
 
+def _trial_meta(options: Options, boards: dict[str, _ModelBoard]) -> dict[str, object]:
+    """The guardrail's meta keys (none when it is off): the minimum, and whether the run is a trial."""
+    if options.min_cases <= 1:
+        return {}
+    return {"min_cases": options.min_cases,
+            "trial": run_is_trial({m: b.entry.judged for m, b in boards.items()}, minimum=options.min_cases)}
+
+
 def _counts(rows: list[InputRow], labelled: list[InputRow], excluded: dict[str, int]) -> Counts:
     return Counts(
         judged=sum(1 for r in rows if r.judge is not None), responses=len(rows),
@@ -504,13 +518,16 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
     ranking = _ranking(boards, labelled, options)
     for model, board in boards.items():
         board.entry.rank_set = ([1 + ranking.above[model], ranking.count - ranking.below[model]]
-                                if board.calibrated is not None else None)
+                                if model in ranking.ranked else None)
         if options.severity_notes is not None:
             _severity_attach(board.entry, by_model[model])
     models = sorted((b.entry for b in boards.values()),
                     key=lambda e: (e.calibrated.estimate is None, -(e.calibrated.estimate or 0.0), e.model))
+    meta = _meta(options, len(ranking.pairs))
+    for key, value in _trial_meta(options, boards).items():
+        setattr(meta, key, value)
     return CalibratedReport(
-        schema=SCHEMA_VERSION, meta=_meta(options, len(ranking.pairs)),
+        schema=SCHEMA_VERSION, meta=meta,
         counts=_counts(rows, labelled, excluded), warnings=_warnings(labelled, excluded),
         statements=_statements([c for b in boards.values() for c in b.candidates], options.alpha),
         models=models, pairs=ranking.pairs,

@@ -220,6 +220,9 @@ def report_pdf(report: CalibratedReport, *, title: str, version: int, input_hash
         p(f"{counts.used} expert-labelled responses correct the judge's scores on {counts.judged} judged "
           f"responses. Estimator: {meta.estimator}. Ranks: {meta.rank_method}.", styles.muted),
     ]
+    if meta.trial:  # issue 32: listed for checking only
+        story.append(p(f"Trial run: no model has {meta.min_cases} judged responses, so no model is ranked or compared "
+                       "in pairs.", styles.muted))
     story += [p(f"• {w}", styles.muted) for w in report.warnings]
     story += [p(f"• {s}") for s in report.statements]
     rows: list[list[Any]] = [["Model", "Judge-only", "95 % interval", "Calibrated", "95 % interval", "λ", "Experts n", "Judged N",

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
+from evaluations.judge.guardrails import evidence_enough, thin_words
 from stats.variance_budget import GROUP_LABELS, GROUPS, VarianceBudget
 
 from .budget import BudgetPage, ModelBudget
@@ -121,6 +122,15 @@ class BoardRow:
     looks: int | None = None
     advice: str = ""
     words: str = ""  # why the interval is wide or missing
+    rank_words: str = ""  # issue 32: why a model with a score has no rank set (too few judged responses)
+
+
+def _rank_words(report: CalibratedReport, judged: int) -> str:
+    """Words for a model the guardrail leaves unranked (versions stored before it: none)."""
+    minimum = report.meta.min_cases
+    if minimum is None or evidence_enough(judged, minimum=minimum):
+        return ""
+    return f"not ranked: {thin_words(judged, minimum=minimum, what='a rank')}"
 
 
 def board_rows(report: CalibratedReport, axis: tuple[float, float]) -> list[BoardRow]:
@@ -141,7 +151,7 @@ def board_rows(report: CalibratedReport, axis: tuple[float, float]) -> list[Boar
             more=entry.evidence.more_labels, hours=entry.evidence.expert_hours,
             evidence_note=entry.evidence.note,
             bars=interval_bars(judge, cal, axis, label),
-            **_live(entry.evidence), words=cal.words or "",
+            **_live(entry.evidence), words=cal.words or "", rank_words=_rank_words(report, entry.judged),
         ))
     return rows
 

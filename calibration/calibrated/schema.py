@@ -191,6 +191,9 @@ class CalibratedMeta:
     # issue 34 §6: how the severity-adjusted truth was made, and each panel whose rater model could not be fitted
     severity_truth: str | None = optional()
     severity_notes: list[str] | None = optional()
+    # issue 32: fewer judged responses than `min_cases`: listed, never ranked nor paired; `trial`: no model reaches it
+    min_cases: int | None = optional()
+    trial: bool | None = optional()
 
 
 @dataclass(kw_only=True)

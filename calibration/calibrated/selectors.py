@@ -4,6 +4,7 @@ variance budget's rows, the stored versions, and the stored variance budget a pa
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
@@ -183,11 +184,11 @@ class EvidenceRow:
 
 
 def calibrated_evidence_for_cycle(*, cycle: CalibrationCycle) -> EvidenceSummary | None:
-    snapshot = (Snapshot.objects.of(Snapshot.Kind.CALIBRATED).ready().filter(label_cycle=cycle).select_related("judge_run")
-                .order_by("-finished_at", "-pk").first())
-    if snapshot is None or not snapshot.payload:
+    found = _newest_not_trial(Snapshot.objects.of(Snapshot.Kind.CALIBRATED).ready().filter(label_cycle=cycle)
+                              .select_related("judge_run").order_by("-finished_at", "-pk")[:20])
+    if found is None:
         return None
-    report = CalibratedReport.from_json(snapshot.payload)  # the stored JSON read back into the tree
+    snapshot, report = found
     models = [EvidenceRow(model=e.model, estimate=e.calibrated.estimate, lower=e.calibrated.lower,
                           upper=e.calibrated.upper, n=e.calibrated.n, more=e.evidence.more_labels,
                           hours=e.evidence.expert_hours,
@@ -196,6 +197,17 @@ def calibrated_evidence_for_cycle(*, cycle: CalibrationCycle) -> EvidenceSummary
     pairs = [p for p in report.pairs if p.adjacent and (
         not p.separated if p.verdict is None else p.verdict.verdict not in ("separated", "equivalent"))]
     return EvidenceSummary(snapshot=snapshot, models=models, pairs=pairs)
+
+
+def _newest_not_trial(snapshots: Iterable[Snapshot]) -> tuple[Snapshot, CalibratedReport] | None:
+    """The first snapshot (newest first) of a run that is not a trial (issue 32: a trial run's board is listed on its
+    own page, never the default evidence of a cycle), with its tree."""
+    for snapshot in snapshots:
+        if snapshot.payload:
+            report = CalibratedReport.from_json(snapshot.payload)  # the stored JSON read back into the tree
+            if not report.meta.trial:
+                return snapshot, report
+    return None
 
 
 SUMMARY_BUDGET_KEY = "variance_budget"  # where a calibrated snapshot stores its budget figures (Snapshot.summary)

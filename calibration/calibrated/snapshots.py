@@ -20,6 +20,7 @@ from django.urls import reverse
 from accounts.models import User
 from annotations.models import CalibrationCycle
 from evaluations.judge.conditions import condition_report_build, condition_report_csv
+from evaluations.judge.guardrails import min_cases
 from evaluations.models import JudgeRun
 from evidence.kit.files import download_name
 from evidence.kit.meta import software_versions
@@ -99,7 +100,8 @@ def options_for(snapshot: Snapshot, *, seconds_per_item: float | None,
                    margin=float(margin) if margin_problem(margin) is None else DEFAULT_MARGIN,
                    target_half_width=float((snapshot.input_counts or {}).get("target_half_width",
                                                                            DEFAULT_TARGET_HALF_WIDTH)),
-                   seconds_per_item=seconds_per_item, judge_families=judge_families, severity_notes=severity_notes)
+                   seconds_per_item=seconds_per_item, judge_families=judge_families, severity_notes=severity_notes,
+                   min_cases=min_cases())
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ def index(request: AuthedRequest) -> HttpResponse:
         if run_id is None:
             return HttpResponseBadRequest(f"run: must be a judge run id (a whole number), got {raw[:20]!r}")
         return redirect("calibrated:board", run_id=run_id)
-    run = judge_run_latest_finished()
+    run = judge_run_latest_finished(skip_trials=True)  # issue 32: a trial run is listed, never the default
     if run is None:
         return render(request, "calibration/calibrated/board.html", {"run": None, "runs": []})
     return redirect("calibrated:board", run_id=run.pk)
