@@ -484,16 +484,14 @@ def _meta(options: Options, n_pairs: int) -> CalibratedMeta:
                     "K − the models clearly below it",
         margin=r6(options.margin), horizon=options.horizon,
         arrival="the order the experts submitted their scores (first submission per item; unknown last, by response)",
-        **_severity_meta(options),
     )
 
 
-def _trial_meta(options: Options, boards: dict[str, _ModelBoard]) -> dict[str, object]:
+def _trial_meta(meta: CalibratedMeta, options: Options, boards: dict[str, _ModelBoard]) -> None:
     """The guardrail's meta keys (none when it is off): the minimum, and whether the run is a trial."""
-    if options.min_cases <= 1:
-        return {}
-    return {"min_cases": options.min_cases,
-            "trial": run_is_trial({m: b.entry.judged for m, b in boards.items()}, minimum=options.min_cases)}
+    if options.min_cases > 1:
+        meta.min_cases = options.min_cases
+        meta.trial = run_is_trial({m: b.entry.judged for m, b in boards.items()}, minimum=options.min_cases)
 
 
 def _counts(rows: list[InputRow], labelled: list[InputRow], excluded: dict[str, int]) -> Counts:
@@ -524,8 +522,8 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
     models = sorted((b.entry for b in boards.values()),
                     key=lambda e: (e.calibrated.estimate is None, -(e.calibrated.estimate or 0.0), e.model))
     meta = _meta(options, len(ranking.pairs))
-    for key, value in _trial_meta(options, boards).items():
-        setattr(meta, key, value)
+    _trial_meta(meta, options, boards)
+    _severity_meta(meta, options)
     return CalibratedReport(
         schema=SCHEMA_VERSION, meta=meta,
         counts=_counts(rows, labelled, excluded), warnings=_warnings(labelled, excluded),
@@ -544,11 +542,11 @@ SEVERITY_TRUTH_METHOD = (
     "shift (adjusted − panel mean). The leaderboard's scores and intervals use the default truth")
 
 
-def _severity_meta(options: Options) -> dict[str, object]:
+def _severity_meta(meta: CalibratedMeta, options: Options) -> None:
     """The meta keys of the severity-adjusted truth (none when it was not computed)."""
-    if options.severity_notes is None:
-        return {}
-    return {"severity_truth": SEVERITY_TRUTH_METHOD, "severity_notes": list(options.severity_notes)}
+    if options.severity_notes is not None:
+        meta.severity_truth = SEVERITY_TRUTH_METHOD
+        meta.severity_notes = list(options.severity_notes)
 
 
 def severity_sensitivity(rows: Sequence[InputRow]) -> TruthSensitivity:
