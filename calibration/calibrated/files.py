@@ -325,7 +325,7 @@ Files
 
 To reproduce: calibration.calibrated.build.calibrated_leaderboard_build(
     calibration.calibrated.files.inputs_csv_parse(inputs.csv), Options(<report.json meta>,
-    severity_notes=tuple(<report.json meta.severity_notes>))),
+    severity_notes=tuple(<meta.severity_notes>), min_cases=<meta.min_cases, 1 when absent>)),
 then calibration.calibrated.files.report_json(...) gives report.json byte for byte; and
 calibration.calibrated.variance.variance_budget_csv(budget_compute(budget_inputs_parse(variance_budget_inputs.csv),
     shifts=report_shifts(report.json))) gives variance_budget.csv.
