@@ -33,6 +33,7 @@ from itertools import combinations
 
 import numpy as np
 
+from evaluations.judge.guardrails import evidence_enough, run_is_trial
 from evaluations.methodology import DIFFICULTY_WEIGHTS
 from stats import anytime
 from stats.bootstrap import named_seed
@@ -49,6 +50,7 @@ from .schema import (
     Pair,
     Skipped,
     Span,
+    TruthSensitivity,
 )
 from .sequences import (
     CellData,
@@ -95,6 +97,9 @@ class InputRow:
     arrival: int | None = None
     case: int | None = None
     panel_var: float | None = None
+    # issue 34 §6: the severity-adjusted truth composite (calibration.cycles.fair_truth; None: not labelled, or its
+    # panel's rater model could not be fitted — the report's meta.severity_notes say why)
+    expert_fair: float | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,12 @@ class Options:
     judge_families: tuple[str, ...] = ()  # the families of the run's judges (self-preference)
     margin: float = DEFAULT_MARGIN  # the verdicts' equivalence margin (composite points), set on the compute form
     horizon: int | None = None  # labels at which a sequence is narrowest; None: the draw's plan per cell (Σπ)
+    # issue 34 §6: the panels whose rater model could not be fitted, in words; None: the severity-adjusted truth was
+    # not computed (rows from an older inputs.csv), and the board has no block for it
+    severity_notes: tuple[str, ...] | None = None
+    # issue 32 (evaluations.judge.guardrails): a model with fewer judged responses than this is listed but never
+    # ranked nor in a pair; a run where no model reaches it is a trial. 1 switches it off (versions stored before it)
+    min_cases: int = 1
 
 
 MIN_JUDGED_FOR_INTERVAL = 2  # a bootstrap of one judged response is that response: no interval (artefact checker)
@@ -396,6 +407,7 @@ class _Ranking:
     above: dict[str, int]
     below: dict[str, int]
     count: int
+    ranked: set[str]  # models with a calibrated score on enough judged responses (the guardrail)
 
 
 def _pair(a: str, b: str, boards: dict[str, _ModelBoard], ranked: list[str], simultaneous: float,
@@ -432,7 +444,8 @@ def _pair_share(a: _ModelBoard, b: _ModelBoard) -> float | None:
 def _ranking(boards: dict[str, _ModelBoard], labelled: list[InputRow], options: Options) -> _Ranking:
     """Bonferroni-simultaneous anytime intervals on every pairwise difference of calibrated scores, the rank counts
     and every pair's live verdict."""
-    estimates = {m: b.calibrated for m, b in boards.items() if b.calibrated is not None}
+    estimates = {m: b.calibrated for m, b in boards.items()
+                 if b.calibrated is not None and evidence_enough(b.entry.judged, minimum=options.min_cases)}
     ranked = sorted(estimates, key=lambda m: (-(estimates[m].estimate or 0.0), m))
     pairs = list(combinations(ranked, 2))
     simultaneous = options.alpha / len(pairs) if pairs else options.alpha
@@ -449,7 +462,7 @@ def _ranking(boards: dict[str, _ModelBoard], labelled: list[InputRow], options: 
             above[a] += 1
             below[b] += 1
         pairs_out.append(pair)
-    return _Ranking(pairs=pairs_out, above=above, below=below, count=len(ranked))
+    return _Ranking(pairs=pairs_out, above=above, below=below, count=len(ranked), ranked=set(ranked))
 
 
 def _meta(options: Options, n_pairs: int) -> CalibratedMeta:
@@ -474,6 +487,13 @@ def _meta(options: Options, n_pairs: int) -> CalibratedMeta:
     )
 
 
+def _trial_meta(meta: CalibratedMeta, options: Options, boards: dict[str, _ModelBoard]) -> None:
+    """The guardrail's meta keys (none when it is off): the minimum, and whether the run is a trial."""
+    if options.min_cases > 1:
+        meta.min_cases = options.min_cases
+        meta.trial = run_is_trial({m: b.entry.judged for m, b in boards.items()}, minimum=options.min_cases)
+
+
 def _counts(rows: list[InputRow], labelled: list[InputRow], excluded: dict[str, int]) -> Counts:
     return Counts(
         judged=sum(1 for r in rows if r.judge is not None), responses=len(rows),
@@ -496,12 +516,68 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
     ranking = _ranking(boards, labelled, options)
     for model, board in boards.items():
         board.entry.rank_set = ([1 + ranking.above[model], ranking.count - ranking.below[model]]
-                                if board.calibrated is not None else None)
+                                if model in ranking.ranked else None)
+        if options.severity_notes is not None:
+            _severity_attach(board.entry, by_model[model])
     models = sorted((b.entry for b in boards.values()),
                     key=lambda e: (e.calibrated.estimate is None, -(e.calibrated.estimate or 0.0), e.model))
+    meta = _meta(options, len(ranking.pairs))
+    _trial_meta(meta, options, boards)
+    _severity_meta(meta, options)
     return CalibratedReport(
-        schema=SCHEMA_VERSION, meta=_meta(options, len(ranking.pairs)),
+        schema=SCHEMA_VERSION, meta=meta,
         counts=_counts(rows, labelled, excluded), warnings=_warnings(labelled, excluded),
         statements=_statements([c for b in boards.values() for c in b.candidates], options.alpha),
         models=models, pairs=ranking.pairs,
     )
+
+
+# ---------------------------------------------------------------------------------------- truth with rater severity
+SEVERITY_TRUTH_METHOD = (
+    "a sensitivity beside the default truth: per panel, a many-facet graded model (response quality, sub-dimension "
+    "steps, rater severity; stats.raters) fitted on the cycle's submitted scores; each panel-mean sub-score gets the "
+    "model's fair average (an expert of the panel's average severity) minus the score it expects from the experts "
+    "who did score it, both at the same estimated quality; gold stays gold; composites as for the default truth. "
+    "Per model and dimension: the mean truth both ways over the judged, labelled responses that have both, and the "
+    "shift (adjusted − panel mean). The leaderboard's scores and intervals use the default truth")
+
+
+def _severity_meta(meta: CalibratedMeta, options: Options) -> None:
+    """The meta keys of the severity-adjusted truth (none when it was not computed)."""
+    if options.severity_notes is not None:
+        meta.severity_truth = SEVERITY_TRUTH_METHOD
+        meta.severity_notes = list(options.severity_notes)
+
+
+def severity_sensitivity(rows: Sequence[InputRow]) -> TruthSensitivity:
+    """The mean panel-mean truth and the mean severity-adjusted truth of `rows`' judged, labelled responses that have
+    both, with the shift; words when there is none, or when some labelled responses have no adjusted truth."""
+    labelled = [r for r in rows if r.judge is not None and r.expert is not None]
+    both = [r for r in labelled if r.expert_fair is not None]
+    if not labelled:
+        return TruthSensitivity(n=0, labelled=0, panel_mean=None, severity_adjusted=None, shift=None,
+                                words="no judged, expert-labelled response: no truth to compare")
+    if not both:
+        return TruthSensitivity(
+            n=0, labelled=len(labelled), panel_mean=None, severity_adjusted=None, shift=None,
+            words=f"the rater model could not be fitted for the panel(s) that scored these {len(labelled)} "
+                  "labelled response(s) (why: the notes above the table): no severity-adjusted truth")
+    panel = float(np.mean([r.expert for r in both]))
+    fair = float(np.mean([r.expert_fair for r in both]))
+    words = None
+    if len(both) < len(labelled):
+        words = (f"{len(labelled) - len(both)} of {len(labelled)} labelled responses have no severity-adjusted truth "
+                 "(their panel's rater model could not be fitted): both means are over the other "
+                 f"{len(both)}")
+    panel_mean, adjusted = r6(panel), r6(fair)
+    assert panel_mean is not None and adjusted is not None  # means of composites in [0, 1]
+    return TruthSensitivity(n=len(both), labelled=len(labelled), panel_mean=panel_mean, severity_adjusted=adjusted,
+                            shift=r6(adjusted - panel_mean), words=words)
+
+
+def _severity_attach(entry: ModelEntry, mine: Sequence[InputRow]) -> None:
+    """A model's truth with rater severity, overall and per dimension (its own block: no other figure moves)."""
+    entry.severity_truth = severity_sensitivity(mine)
+    entry.severity_truth_by_dimension = {
+        value: severity_sensitivity([r for r in mine if r.dimension == value])
+        for value in sorted({r.dimension for r in mine})}

@@ -26,10 +26,11 @@ from evidence.kit.pdfkit import (
 from evidence.models import SnapshotFile
 
 from .build import InputRow
-from .schema import CalibratedReport, Cell, Estimate, ModelEntry, Pair, Span, Verdict
+from .schema import CalibratedReport, Cell, Estimate, ModelEntry, Pair, Span, TruthSensitivity, Verdict
 
 INPUT_FIELDS = [f.name for f in fields(InputRow)]
 LEGACY_INPUT_FIELDS = INPUT_FIELDS[:INPUT_FIELDS.index("arrival")]
+SCHEMA2_INPUT_FIELDS = INPUT_FIELDS[:INPUT_FIELDS.index("expert_fair")]  # before the severity-adjusted truth
 FILE_NAMES = {
     SnapshotFile.Format.JSON: "report.json",
     SnapshotFile.Format.CSV: "tables.csv",
@@ -62,8 +63,8 @@ def inputs_csv_parse(data: bytes) -> list[InputRow]:
     """inputs.csv back into rows (to recompute a bundle)."""
     reader = csv.reader(io.StringIO(data.decode("utf-8")))
     header = next(reader, None)
-    if header == LEGACY_INPUT_FIELDS:  # a schema-1 bundle: no arrival order, cases or panel noise
-        header = INPUT_FIELDS
+    if header in (LEGACY_INPUT_FIELDS, SCHEMA2_INPUT_FIELDS):  # schema 1: no arrival order, cases or panel noise;
+        header = INPUT_FIELDS  # before issue 34: no severity-adjusted truth (missing columns read as empty)
     if header != INPUT_FIELDS:
         raise InputsError(f"inputs.csv line 1: expected the columns {', '.join(INPUT_FIELDS)}; "
                           f"found {', '.join(header or []) or 'nothing'}")
@@ -89,7 +90,7 @@ def inputs_csv_parse(data: bytes) -> list[InputRow]:
                 n_raters=int(record["n_raters"] or 0),
                 arrival=int(record["arrival"]) if record.get("arrival") else None,
                 case=int(record["case"]) if record.get("case") else None,
-                panel_var=number("panel_var"),
+                panel_var=number("panel_var"), expert_fair=number("expert_fair"),
             ))
         except (KeyError, ValueError) as exc:
             if isinstance(exc, InputsError):
@@ -132,6 +133,7 @@ def _table_rows(report: CalibratedReport) -> list[list[TableCell]]:
                 None if ev.advice is None else ev.advice.lever,
                 "; ".join(w for w in (None if ev.verdict is None else ev.verdict.words,
                                       None if ev.advice is None else ev.advice.words) if w) or None])
+    rows += severity_table_rows(report)
     for pair in report.pairs:
         v, a = pair.verdict, pair.advice
         rows.append([f"{pair.model_a} − {pair.model_b}", "pair", "adjacent" if pair.adjacent else "overall",
@@ -139,6 +141,27 @@ def _table_rows(report: CalibratedReport) -> list[list[TableCell]]:
                      None if v is None else v.looks, None, None, None, _verdict_word(v), None if v is None else v.looks,
                      pair.more_labels_each, None if a is None else a.lever,
                      "; ".join(w for w in (None if v is None else v.words, None if a is None else a.words) if w) or None])
+    return rows
+
+
+SEVERITY_BOARDS = ("truth_panel_mean", "truth_severity_adjusted", "truth_severity_shift")
+
+
+def severity_table_rows(report: CalibratedReport) -> list[list[TableCell]]:
+    """tables.csv's truth-with-severity rows (issue 34 §6): per model, overall and per dimension, the mean truth under
+    the panel-mean rule, under the severity-adjusted one and the shift, each with n; words where a number is
+    missing. None for versions computed before it."""
+    rows: list[list[TableCell]] = []
+    for entry in report.models:
+        blocks: list[tuple[str, str, TruthSensitivity]] = []
+        if entry.severity_truth is not None:
+            blocks.append(("overall", "all", entry.severity_truth))
+        blocks += [("dimension", key, block) for key, block in (entry.severity_truth_by_dimension or {}).items()]
+        for facet, value, block in blocks:
+            for board, number in zip(SEVERITY_BOARDS, (block.panel_mean, block.severity_adjusted, block.shift),
+                                     strict=True):
+                rows.append([entry.model, facet, value, board, number, None, None, block.n, None, None, None,
+                             None, None, None, None, block.words])
     return rows
 
 
@@ -197,6 +220,9 @@ def report_pdf(report: CalibratedReport, *, title: str, version: int, input_hash
         p(f"{counts.used} expert-labelled responses correct the judge's scores on {counts.judged} judged "
           f"responses. Estimator: {meta.estimator}. Ranks: {meta.rank_method}.", styles.muted),
     ]
+    if meta.trial:  # issue 32: listed for checking only
+        story.append(p(f"Trial run: no model has {meta.min_cases} judged responses, so no model is ranked or compared "
+                       "in pairs.", styles.muted))
     story += [p(f"• {w}", styles.muted) for w in report.warnings]
     story += [p(f"• {s}") for s in report.statements]
     rows: list[list[Any]] = [["Model", "Judge-only", "95 % interval", "Calibrated", "95 % interval", "λ", "Experts n", "Judged N",
@@ -229,10 +255,38 @@ def report_pdf(report: CalibratedReport, *, title: str, version: int, input_hash
                          "—" if pair.more_labels_each is None else pair.more_labels_each,
                          "" if pair.advice is None else pair.advice.words[:90]])
     story.append(table(rows, [140, 60, 90, 120, 50, 230], fonts, text_columns=(0, 3, 5)))
+    story += _severity_pdf(report, styles, fonts)
     decorate = page_decoration(fonts, heading="FaithBench calibrated leaderboard: ", name=title,
                                line=f"version {version} · inputs sha256 {input_hash}")
     doc.build(story, onFirstPage=decorate, onLaterPages=decorate)
     return buffer.getvalue()
+
+
+def _severity_pdf(report: CalibratedReport, styles: Styles, fonts: Any) -> list[Any]:
+    """The PDF's truth-with-severity section: the panel notes and, per model, both mean truths and the shift."""
+    meta = report.meta
+    story: list[Any] = [Paragraph(escape(fonts.text("Truth with rater severity (a sensitivity)")), styles.heading)]
+    if meta.severity_truth is None:
+        return [*story, styles.paragraph("Not computed for this version (computed before the severity-adjusted "
+                                         "truth existed): compute a new version to see it.", styles.muted)]
+    story.append(styles.paragraph(meta.severity_truth + ".", styles.muted))
+    story += [styles.paragraph(f"• {note}", styles.muted) for note in meta.severity_notes or []]
+    rows: list[list[Any]] = [["Model", "Cell", "Panel-mean truth", "Severity-adjusted", "Shift", "n of labelled"]]
+    words: list[str] = []
+    for entry in report.models:
+        blocks = [("overall", entry.severity_truth), *(entry.severity_truth_by_dimension or {}).items()]
+        for key, block in blocks:
+            if block is not None:
+                rows.append([entry.model, key, _fmt(block.panel_mean), _fmt(block.severity_adjusted),
+                             _signed(block.shift), f"{block.n} of {block.labelled}"])
+                if block.words:
+                    words.append(f"{entry.model}, {key}: {block.words}.")
+    story.append(table(rows, [140, 110, 80, 80, 60, 70], fonts, text_columns=(0, 1)))
+    return story + [styles.paragraph(f"• {w}", styles.muted) for w in words]
+
+
+def _signed(value: float | None) -> str:
+    return "—" if value is None else f"{value:+.3f}".replace("-", "−")
 
 
 BUNDLE_README = """FaithBench calibration — expert-calibrated leaderboard, citable bundle
@@ -250,12 +304,15 @@ Files
                 look), λ, the expert-labelled n and judged N, the shift (calibrated − judge, exactly), rank
                 sets, live verdicts (separated / equivalent within ±margin / continue, with their looks) and
                 the lever that would bring one; pairs of models (paired per case where possible); the
-                gold-only sensitivity.
+                gold-only sensitivity; the truth with rater severity (per model and dimension, the mean
+                panel-mean truth, the mean severity-adjusted truth and the shift; the panels whose rater
+                model could not be fitted, in meta.severity_notes).
 - tables.csv    The same numbers in long format.
 - report.pdf    A printable summary; every page names the version and the input hash.
 - inputs.csv    The exact input rows, one per judged response: model, facets, the judge's composite, the
                 experts' truth composite (and gold-only), the item's inclusion probability and its basis,
-                the label's arrival (the order the experts submitted), the test case and the panel noise.
+                the label's arrival (the order the experts submitted), the test case, the panel noise
+                and the severity-adjusted truth composite (expert_fair; empty where its panel was not fitted).
 - variance_budget.csv         Per model, the variance budget over the run and its finished repeats: case
                 sampling, provider route, generation and judge run-to-run, judge error (this version's shift);
                 the total interval beside the cases-only one (docs/variance-budget.md).
@@ -267,7 +324,8 @@ Files
 - SHA256SUMS    Checksums of the files above.
 
 To reproduce: calibration.calibrated.build.calibrated_leaderboard_build(
-    calibration.calibrated.files.inputs_csv_parse(inputs.csv), Options(<report.json meta>)),
+    calibration.calibrated.files.inputs_csv_parse(inputs.csv), Options(<report.json meta>,
+    severity_notes=tuple(<meta.severity_notes>), min_cases=<meta.min_cases, 1 when absent>)),
 then calibration.calibrated.files.report_json(...) gives report.json byte for byte; and
 calibration.calibrated.variance.variance_budget_csv(budget_compute(budget_inputs_parse(variance_budget_inputs.csv),
     shifts=report_shifts(report.json))) gives variance_budget.csv.

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
+from evaluations.judge.guardrails import evidence_enough, thin_words
 from stats.variance_budget import GROUP_LABELS, GROUPS, VarianceBudget
 
 from .budget import BudgetPage, ModelBudget
@@ -121,6 +122,15 @@ class BoardRow:
     looks: int | None = None
     advice: str = ""
     words: str = ""  # why the interval is wide or missing
+    rank_words: str = ""  # issue 32: why a model with a score has no rank set (too few judged responses)
+
+
+def _rank_words(report: CalibratedReport, judged: int) -> str:
+    """Words for a model the guardrail leaves unranked (versions stored before it: none)."""
+    minimum = report.meta.min_cases
+    if minimum is None or evidence_enough(judged, minimum=minimum):
+        return ""
+    return f"not ranked: {thin_words(judged, minimum=minimum, what='a rank')}"
 
 
 def board_rows(report: CalibratedReport, axis: tuple[float, float]) -> list[BoardRow]:
@@ -141,7 +151,7 @@ def board_rows(report: CalibratedReport, axis: tuple[float, float]) -> list[Boar
             more=entry.evidence.more_labels, hours=entry.evidence.expert_hours,
             evidence_note=entry.evidence.note,
             bars=interval_bars(judge, cal, axis, label),
-            **_live(entry.evidence), words=cal.words or "",
+            **_live(entry.evidence), words=cal.words or "", rank_words=_rank_words(report, entry.judged),
         ))
     return rows
 
@@ -283,3 +293,49 @@ def budget_rows(page: BudgetPage) -> list[BudgetPageRow]:
         rows.append(BudgetPageRow(m=m, b=b, lines=lines,
                                   bar=stacked_bar(b.shares, f"Variance shares of {m.model}") if b is not None else ""))
     return rows
+
+
+# ---------------------------------------------------------------------------------------- truth with rater severity
+@dataclass(frozen=True)
+class SeverityRow:
+    """One model (overall, or one dimension) in the truth-with-severity table: both mean truths and the shift."""
+
+    model: str
+    cell: str  # "" overall, else the dimension key
+    panel_mean: str
+    severity_adjusted: str
+    shift: str
+    n: int
+    labelled: int
+    words: str
+
+
+@dataclass(frozen=True)
+class SeverityView:
+    """The page's truth-with-severity block; `computed` False for versions stored before it existed."""
+
+    computed: bool
+    method: str
+    notes: list[str]
+    rows: list[SeverityRow]
+
+
+def _signed(value: float | None) -> str:
+    return "—" if value is None else f"{value:+.3f}".replace("-", "−")
+
+
+def severity_view(report: CalibratedReport) -> SeverityView:
+    """The stored truth-with-severity figures as the page shows them (overall rows first, then per dimension)."""
+    meta = report.meta
+    if meta.severity_truth is None:
+        return SeverityView(computed=False, method="", notes=[], rows=[])
+    rows = []
+    for entry in report.models:
+        blocks = [("", entry.severity_truth), *(entry.severity_truth_by_dimension or {}).items()]
+        for key, block in blocks:
+            if block is None:
+                continue
+            rows.append(SeverityRow(model=entry.model, cell=key, panel_mean=_fmt(block.panel_mean),
+                                    severity_adjusted=_fmt(block.severity_adjusted), shift=_signed(block.shift),
+                                    n=block.n, labelled=block.labelled, words=block.words or ""))
+    return SeverityView(computed=True, method=meta.severity_truth, notes=list(meta.severity_notes or []), rows=rows)

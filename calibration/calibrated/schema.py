@@ -100,6 +100,22 @@ class Cell:
 
 
 @dataclass(kw_only=True)
+class TruthSensitivity:
+    """Truth with rater severity (issue 34 §6), a sensitivity: over the model's (or cell's) judged, expert-labelled
+    responses that have both truths, the mean panel-mean truth, the mean severity-adjusted truth (the many-facet
+    model's fair average, `calibration.cycles.fair_truth`) and the shift between them (adjusted − panel mean), on
+    the 0–1 composite. `labelled`: the responses with a panel-mean truth; `n` of them also have the adjusted one.
+    `words` says why a number is missing or rests on fewer responses than `labelled`."""
+
+    n: int
+    labelled: int
+    panel_mean: float | None
+    severity_adjusted: float | None
+    shift: float | None
+    words: str | None = optional()
+
+
+@dataclass(kw_only=True)
 class ModelEntry:
     """One model: both boards overall, the shift, gold-only sensitivity, the meter, its cells and its rank set."""
 
@@ -116,6 +132,10 @@ class ModelEntry:
     by_dimension: dict[str, Cell]
     by_tradition: dict[str, Cell]
     rank_set: list[int] | None = None
+    # issue 34 §6 (optional: absent in versions computed before it): the truth with rater severity, overall and per
+    # dimension
+    severity_truth: TruthSensitivity | None = optional()
+    severity_truth_by_dimension: dict[str, TruthSensitivity] | None = optional()
 
 
 @dataclass(kw_only=True)
@@ -168,6 +188,12 @@ class CalibratedMeta:
     margin: float | None = optional()  # schema 2: the equivalence margin of the verdicts (composite points)
     horizon: int | None = optional()  # labels per cell at which the sequences are narrowest (fixed in advance)
     arrival: str | None = optional()  # how the labels are ordered
+    # issue 34 §6: how the severity-adjusted truth was made, and each panel whose rater model could not be fitted
+    severity_truth: str | None = optional()
+    severity_notes: list[str] | None = optional()
+    # issue 32: fewer judged responses than `min_cases`: listed, never ranked nor paired; `trial`: no model reaches it
+    min_cases: int | None = optional()
+    trial: bool | None = optional()
 
 
 @dataclass(kw_only=True)

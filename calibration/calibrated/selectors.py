@@ -4,6 +4,7 @@ variance budget's rows, the stored versions, and the stored variance budget a pa
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
@@ -21,6 +22,7 @@ from evaluations.models import (
 from evaluations.selectors import difficulty_weight
 from evidence.models import Snapshot
 
+from ..cycles.fair_truth import SeverityTruth, severity_adjusted_truth
 from ..cycles.truth import (
     composite_of,
     median_seconds_per_item,
@@ -40,6 +42,7 @@ class CalibratedInputs:
     rows: list[InputRow]
     seconds_per_item: float | None
     judge_families: tuple[str, ...]
+    severity_notes: tuple[str, ...] = ()  # panels whose rater model could not be fitted (fair_truth's notes)
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,7 @@ def calibrated_inputs(*, run: JudgeRun, cycle: CalibrationCycle) -> CalibratedIn
     truths = response_truths(cycle=cycle)
     gold = response_truths(cycle=cycle, basis="gold")
     arrivals = label_arrivals(cycle=cycle)
+    severity = severity_adjusted_truth(cycle=cycle)
     rows = []
     for response_id, model, family, dimension, tradition, difficulty, case in (
         ModelResponse.objects.filter(pk__in=judged).order_by("pk").values_list(
@@ -112,10 +116,18 @@ def calibrated_inputs(*, run: JudgeRun, cycle: CalibrationCycle) -> CalibratedIn
             arrival=None if truth is None else arrivals.arrival.get(response_id),
             case=case,
             panel_var=None if truth is None else arrivals.panel_var.get(response_id),
+            expert_fair=_fair(severity, response_id) if truth is not None else None,
         ))
     # self-preference is the primary judge's (methodology §8.2); the fallback answers only on its errors
     families = tuple(f for f in (judge_family(run.primary_model),) if f)
-    return CalibratedInputs(rows=rows, seconds_per_item=median_seconds_per_item(cycle=cycle), judge_families=families)
+    return CalibratedInputs(rows=rows, seconds_per_item=median_seconds_per_item(cycle=cycle), judge_families=families,
+                            severity_notes=tuple(severity.notes))
+
+
+def _fair(severity: SeverityTruth, response_id: int) -> float | None:
+    """A labelled response's severity-adjusted truth composite, rounded as the panel-mean one is."""
+    value = severity.adjusted.get(response_id)
+    return None if value is None else round(value, 6)
 
 
 def calibrated_runs() -> QuerySet[JudgeRun]:
@@ -172,11 +184,11 @@ class EvidenceRow:
 
 
 def calibrated_evidence_for_cycle(*, cycle: CalibrationCycle) -> EvidenceSummary | None:
-    snapshot = (Snapshot.objects.of(Snapshot.Kind.CALIBRATED).ready().filter(label_cycle=cycle).select_related("judge_run")
-                .order_by("-finished_at", "-pk").first())
-    if snapshot is None or not snapshot.payload:
+    found = _newest_not_trial(Snapshot.objects.of(Snapshot.Kind.CALIBRATED).ready().filter(label_cycle=cycle)
+                              .select_related("judge_run").order_by("-finished_at", "-pk")[:20])
+    if found is None:
         return None
-    report = CalibratedReport.from_json(snapshot.payload)  # the stored JSON read back into the tree
+    snapshot, report = found
     models = [EvidenceRow(model=e.model, estimate=e.calibrated.estimate, lower=e.calibrated.lower,
                           upper=e.calibrated.upper, n=e.calibrated.n, more=e.evidence.more_labels,
                           hours=e.evidence.expert_hours,
@@ -185,6 +197,17 @@ def calibrated_evidence_for_cycle(*, cycle: CalibrationCycle) -> EvidenceSummary
     pairs = [p for p in report.pairs if p.adjacent and (
         not p.separated if p.verdict is None else p.verdict.verdict not in ("separated", "equivalent"))]
     return EvidenceSummary(snapshot=snapshot, models=models, pairs=pairs)
+
+
+def _newest_not_trial(snapshots: Iterable[Snapshot]) -> tuple[Snapshot, CalibratedReport] | None:
+    """The first snapshot (newest first) of a run that is not a trial (issue 32: a trial run's board is listed on its
+    own page, never the default evidence of a cycle), with its tree."""
+    for snapshot in snapshots:
+        if snapshot.payload:
+            report = CalibratedReport.from_json(snapshot.payload)  # the stored JSON read back into the tree
+            if not report.meta.trial:
+                return snapshot, report
+    return None
 
 
 SUMMARY_BUDGET_KEY = "variance_budget"  # where a calibrated snapshot stores its budget figures (Snapshot.summary)

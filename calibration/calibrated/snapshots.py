@@ -20,6 +20,7 @@ from django.urls import reverse
 from accounts.models import User
 from annotations.models import CalibrationCycle
 from evaluations.judge.conditions import condition_report_build, condition_report_csv
+from evaluations.judge.guardrails import min_cases
 from evaluations.models import JudgeRun
 from evidence.kit.files import download_name
 from evidence.kit.meta import software_versions
@@ -93,13 +94,14 @@ def calibrated_snapshot_compute(
 
 
 def options_for(snapshot: Snapshot, *, seconds_per_item: float | None,
-                judge_families: tuple[str, ...]) -> Options:
+                judge_families: tuple[str, ...], severity_notes: tuple[str, ...] | None = None) -> Options:
     margin = (snapshot.input_counts or {}).get("margin", DEFAULT_MARGIN)
     return Options(seed=snapshot.seed, n_resamples=snapshot.n_resamples,
                    margin=float(margin) if margin_problem(margin) is None else DEFAULT_MARGIN,
                    target_half_width=float((snapshot.input_counts or {}).get("target_half_width",
                                                                            DEFAULT_TARGET_HALF_WIDTH)),
-                   seconds_per_item=seconds_per_item, judge_families=judge_families)
+                   seconds_per_item=seconds_per_item, judge_families=judge_families, severity_notes=severity_notes,
+                   min_cases=min_cases())
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,8 @@ def _leaderboard_step(snapshot: Snapshot, inputs: CalibratedInputs) -> _Leaderbo
     assert run is not None and cycle is not None, "a calibrated leaderboard snapshot"
     data = inputs_csv(inputs.rows)
     input_hash = hashlib.sha256(data).hexdigest()
-    options = options_for(snapshot, seconds_per_item=inputs.seconds_per_item, judge_families=inputs.judge_families)
+    options = options_for(snapshot, seconds_per_item=inputs.seconds_per_item, judge_families=inputs.judge_families,
+                          severity_notes=inputs.severity_notes)
     report = calibrated_leaderboard_build(inputs.rows, options)
     report.meta.snapshot = SnapshotRef(version=snapshot.version, input_hash=input_hash, input_file="inputs.csv",
                                        judge_run=run.pk, judge=run.primary_model, cycle=cycle.name, cycle_id=cycle.pk)

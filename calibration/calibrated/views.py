@@ -26,7 +26,7 @@ from .build import DEFAULT_MARGIN
 from .charts import GROUP_COLOURS, history_chart
 from .forms import CalibratedRequestForm
 from .history import History, score_history, score_history_csv
-from .render import board_rows, budget_rows, cell_rows, interval_axis, pair_rows
+from .render import board_rows, budget_rows, cell_rows, interval_axis, pair_rows, severity_view
 from .schema import CalibratedReport
 from .selectors import (
     calibrated_runs,
@@ -52,7 +52,7 @@ def index(request: AuthedRequest) -> HttpResponse:
         if run_id is None:
             return HttpResponseBadRequest(f"run: must be a judge run id (a whole number), got {raw[:20]!r}")
         return redirect("calibrated:board", run_id=run_id)
-    run = judge_run_latest_finished()
+    run = judge_run_latest_finished(skip_trials=True)  # issue 32: a trial run is listed, never the default
     if run is None:
         return render(request, "calibration/calibrated/board.html", {"run": None, "runs": []})
     return redirect("calibrated:board", run_id=run.pk)
@@ -77,6 +77,7 @@ def _context(request: AuthedRequest, run: JudgeRun, snapshot: Snapshot | None,
             "dimension_cells": cell_rows(report, "by_dimension"),
             "tradition_cells": cell_rows(report, "by_tradition"),
         })
+        context["severity"] = severity_view(report)  # issue 34 §6: truth with rater severity
     return context
 
 

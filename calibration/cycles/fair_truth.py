@@ -10,8 +10,9 @@ score it, both at the same estimated quality (`severity_corrections`). Gold stay
 rule (`truth.composite_of`). Per model, the shift is the mean adjusted composite minus the mean panel-mean
 composite over the responses that have both. The IRR report's α is not touched: it is agreement, not truth.
 
-A panel whose model cannot be fitted (one expert, too few ratings, one category) keeps its panel means, and a note
-says so — the adjusted truth is never silently the same number for a reason nobody can see.
+A panel whose model cannot be fitted (one expert, too few ratings, one category) gets no adjusted truth for the
+cells only it scored (their responses are left out of `adjusted`; gold cells stay gold), and a note says which panel
+and why — the adjusted truth is never silently the panel mean for a reason nobody can see.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import numpy as np
 from scipy.special import expit
 
 from annotations.models import CalibrationCycle, GoldScore
-from stats.raters import RaterDataError, facets_fit, fair_average, rater_data
+from stats.raters import MIN_RATINGS, RaterDataError, facets_fit, fair_average, rater_data
 
 from .truth import ResponseTruth, composite_of, response_truths, sub_weights, submitted_sub_scores
 
@@ -59,6 +60,10 @@ def severity_corrections(ratings: Sequence[PanelRating], *,
         if len({r.rater for r in rows}) < 2:
             notes.append(f"{panel}: only one expert scored, so there is no severity to take out (panel mean kept)")
             continue
+        problem = panel_unfittable(rows)
+        if problem:
+            notes.append(f"{panel}: the rater model cannot be fitted ({problem}; panel mean kept)")
+            continue
         try:
             data = rater_data([r.item for r in rows], [r.rater for r in rows], [r.key for r in rows],
                               [r.score for r in rows], categories=categories)
@@ -77,6 +82,41 @@ def severity_corrections(ratings: Sequence[PanelRating], *,
     return {cell: total[cell] / weight[cell] for cell in total}, notes
 
 
+def panel_unfittable(rows: Sequence[PanelRating]) -> str | None:
+    """Why one panel's ratings cannot give severities, in words (None: they can be fitted).
+
+    One category: nobody's severity can be told apart. Fewer than `MIN_RATINGS` ratings: too few to estimate a
+    severity. No common items: severities are compared on items several experts scored (the anchors that link
+    them); experts in groups that never scored the same item cannot be compared, whatever the model returns.
+    """
+    if len({r.score for r in rows}) < 2:
+        return "every score is in one category, so nobody's severity can be told apart"
+    if len(rows) < MIN_RATINGS:
+        return f"only {len(rows)} ratings; it needs at least {MIN_RATINGS}"
+    groups = _linked_groups(rows)
+    if groups > 1:
+        return (f"its experts fall into {groups} groups that never scored the same item, so there are no common "
+                "items (anchors) to compare their severities on")
+    return None
+
+
+def _linked_groups(rows: Sequence[PanelRating]) -> int:
+    """How many groups of experts are linked by items they both scored (union–find over the raters)."""
+    parent: dict[int, int] = {r.rater: r.rater for r in rows}
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    first: dict[int, int] = {}
+    for r in rows:
+        other = first.setdefault(r.item, r.rater)
+        parent[root(r.rater)] = root(other)
+    return len({root(x) for x in parent})
+
+
 @dataclass(frozen=True)
 class TruthShift:
     model: str
@@ -88,7 +128,7 @@ class TruthShift:
 
 @dataclass
 class SeverityTruth:
-    adjusted: dict[int, float]  # response id → severity-adjusted composite
+    adjusted: dict[int, float]  # response id → severity-adjusted composite (absent: its panel was not fitted)
     shifts: list[TruthShift]
     notes: list[str] = field(default_factory=list)
 
@@ -105,8 +145,10 @@ def severity_adjusted_truth(*, cycle: CalibrationCycle) -> SeverityTruth:
     weights = sub_weights(rubric_id=cycle.rubric_id)
     adjusted: dict[int, float] = {}
     for response_id, truth in truths.items():
+        if any((truth.item_id, key) not in gold and (truth.item_id, key) not in corrections for key in truth.scores):
+            continue  # a cell only an unfitted panel scored: no adjusted truth (the notes say why), never the mean
         scores = {key: float(gold[(truth.item_id, key)]) if (truth.item_id, key) in gold
-                  else value + corrections.get((truth.item_id, key), 0.0) for key, value in truth.scores.items()}
+                  else value + corrections[(truth.item_id, key)] for key, value in truth.scores.items()}
         composite = composite_of(scores, weights[truth.dimension])
         if composite is not None:
             adjusted[response_id] = composite

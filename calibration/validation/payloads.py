@@ -19,6 +19,10 @@ class PositionPayload(TypedDict):
     unreadable_calls: int
     n: int
     flagged: bool
+    # issue 32 (absent in checks stored before it): the minimum of pairs per group and whether the run is a trial
+    # (fewer pairs over all dimensions: no verdict, never the validation status's check)
+    min_cases: NotRequired[int]
+    trial: NotRequired[bool]
 
 
 class ModelLength(TypedDict):

@@ -8,6 +8,7 @@ from typing import TypedDict
 
 from annotations.models import CalibrationCycle
 from casereview.selectors import validated_cases
+from evaluations.judge.guardrails import evidence_enough, min_cases
 from evaluations.models import TestCase
 from evidence.kit.trees import tree_from_json
 from evidence.models import Snapshot
@@ -71,7 +72,7 @@ class ValidationExportRow(TypedDict):
 class CheckRow:
     key: str
     name: str
-    state: str  # passed / failed / not run / not built yet
+    state: str  # passed / failed / not run / not built yet / trial only (issue 32: too few pairs)
     computed_at: datetime | None = None
     n: int | None = None
     judge_run: int | None = None
@@ -132,13 +133,13 @@ def validation_status(*, cycle: CalibrationCycle | None = None) -> ValidationSta
     status.case_validity = case_validity_rows()
     status.cases_active = sum(row.active for row in status.case_validity)
     status.cases_validated = sum(row.validated for row in status.case_validity)
-    latest: dict[str, Snapshot] = {}
-    for check in bias_checks().defer("payload")[:200]:
-        latest.setdefault(check.check_kind, check)
+    latest, trials = _latest_checks()
     for key, name, built in CHECKS:
         found = latest.get(key)
         if not built:
             status.checks.append(CheckRow(key, name, "not built yet"))
+        elif found is None and key in trials:
+            status.checks.append(_trial_row(key, name, trials[key]))
         elif found is None:
             status.checks.append(CheckRow(key, name, "not run", detail=COMMANDS.get(key, "")))
         else:
@@ -150,6 +151,27 @@ def validation_status(*, cycle: CalibrationCycle | None = None) -> ValidationSta
     status.headline = validation_headline(cells=status.cells, n_dimensions=len(status.dimensions),
                                           n_traditions=len(status.traditions), failed_checks=failed)
     return status
+
+
+def _latest_checks() -> tuple[dict[str, Snapshot], dict[str, Snapshot]]:
+    """(the newest check of each kind that is not a trial, the newest trial where no other exists). A position
+    check on fewer pairs than the guardrail's minimum (issue 32) is a trial: listed on its pairwise run's page,
+    never the check the status reports."""
+    latest: dict[str, Snapshot] = {}
+    trials: dict[str, Snapshot] = {}
+    minimum = min_cases()
+    for check in bias_checks().defer("payload")[:200]:
+        if check.check_kind == CheckKind.POSITION and not evidence_enough(check.n, minimum=minimum):
+            trials.setdefault(check.check_kind, check)
+            continue
+        latest.setdefault(check.check_kind, check)
+    return latest, trials
+
+
+def _trial_row(key: str, name: str, trial: Snapshot) -> CheckRow:
+    return CheckRow(key, name, "trial only", trial.computed_at, trial.n, trial.judge_run_id,
+                    f"check #{trial.pk}, pairwise run {trial.pairwise_run_id}: a trial (too few pairs judged in both "
+                    f"orders; needs at least {min_cases()}): no verdict")
 
 
 def validation_rows(status: ValidationStatus) -> list[ValidationExportRow]:

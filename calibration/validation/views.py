@@ -26,7 +26,7 @@ from evaluations.spreadsheet import csv_dict_writer
 from .checks import RUNNABLE
 from .forms import CheckRunForm, PairwiseStartForm
 from .payloads import position_payload
-from .position import ALL
+from .position import ALL, position_thin_words
 from .selectors import cycle_rows, cycles_with_ready_report
 from .status import ValidationStatus, validation_rows, validation_status
 from .store import CheckKind, bias_checks
@@ -139,6 +139,8 @@ def pairwise_run(request: AuthedRequest, pk: int) -> HttpResponse:
     check = bias_checks().filter(pairwise_run=run).first()
     context = {"run": run, "outcome": pairwise_run_outcome(run=run), "check": check, "poll_seconds": POLL_SECONDS,
                "check_overall": (position_payload(check).get("groups") or {}).get(ALL) if check else None,
+               "check_trial": bool(check and position_payload(check).get("trial")),
+               "thin_words": position_thin_words(check.n or 0) if check else "",
                "active": run.status in (PairwiseRun.Status.QUEUED, PairwiseRun.Status.RUNNING)}
     template = "calibration/pairwise_run.html"
     return render(request, f"{template}#progress" if getattr(request, "htmx", False) else template, context)

@@ -13,7 +13,7 @@ from access.web import query_whole_number
 
 from ..models import JudgeRun
 from .conditions import condition_report_cached
-from .selectors import judge_run_latest_finished, judge_run_or_404, leaderboard_cached
+from .selectors import judge_run_find, judge_run_latest_finished, leaderboard_cached
 
 
 class ScoreSerializer(serializers.Serializer):
@@ -60,6 +60,10 @@ class ComparisonSerializer(serializers.Serializer):
     thin = serializers.BooleanField(help_text="Fewer pairs than the minimum: no Cohen's d, never significant.")
 
 
+class QueryErrorSerializer(serializers.Serializer):
+    run = serializers.CharField(help_text="What is wrong with the ?run= value.")
+
+
 class LeaderboardSerializer(serializers.Serializer):
     run = serializers.IntegerField()
     rubric = serializers.CharField()
@@ -79,6 +83,21 @@ class LeaderboardSerializer(serializers.Serializer):
     comparisons = ComparisonSerializer(many=True)
 
 
+def run_query(request: Request, name: str = "run") -> JudgeRun | None:
+    """The judge run a query parameter names (None when absent); a 400 naming the parameter when its value is not a
+    whole number ≥ 1 or no run has that id (issue 33: a bad query value is the caller's error, not a missing page)."""
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return None
+    run_id = query_whole_number(raw)
+    if run_id is None:
+        raise serializers.ValidationError({name: f"must be a judge run id (a whole number ≥ 1), got {raw[:20]!r}"})
+    run = judge_run_find(run_id=run_id)
+    if run is None:
+        raise serializers.ValidationError({name: f"there is no judge run {run_id}"})
+    return run
+
+
 class LeaderboardAPIView(APIView):
     """Per-model leaderboard of a judge run (default: the newest finished run)."""
 
@@ -86,15 +105,13 @@ class LeaderboardAPIView(APIView):
 
     @extend_schema(
         operation_id="judge_leaderboard",
-        parameters=[OpenApiParameter("run", int, description="Judge run id (default: newest finished run).")],
-        responses=LeaderboardSerializer,
+        parameters=[OpenApiParameter("run", int, description="Judge run id (default: newest finished run that is not "
+                                                           "a trial). Not a whole number ≥ 1, or no such run: 400 "
+                                                           "naming the parameter.")],
+        responses={200: LeaderboardSerializer, 400: QueryErrorSerializer},
     )
     def get(self, request: Request) -> Response:
-        run_id = request.query_params.get("run")
-        if run_id and query_whole_number(run_id) is None:
-            raise NotFound("no such judge run")
-        found = (judge_run_or_404(pk=int(run_id)) if run_id
-                 else judge_run_latest_finished(skip_trials=True))
+        found = run_query(request) or judge_run_latest_finished(skip_trials=True)
         if found is None:
             raise NotFound("no finished judge run yet")
         run: JudgeRun = found

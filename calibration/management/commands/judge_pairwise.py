@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from calibration.validation.position import position_check
+from calibration.validation.position import position_check, position_thin_words
 from evaluations.judge.config import money
 from evaluations.judge.pairwise import pairwise_run_create, pairwise_run_execute
 from evaluations.judge.selectors import pairwise_run_get
@@ -59,6 +59,9 @@ class Command(BaseCommand):
         check = position_check(run=run)
         self.stdout.write(f"position bias — flag at a reversal rate ≥ {check.document['threshold']:.0%}; "
                           f"check #{check.pk} stored")
+        if check.document.get("trial"):  # issue 32: too few pairs over all dimensions
+            self.stdout.write(f"trial run: {position_thin_words(check.n or 0)} judged in both orders — no rate or "
+                              "verdict, and the validation status does not use this check")
         self.stdout.write(f"{'group':<18} {'pairs':>6} {'reversals':>9} {'rate':>7} {'95 % CI':>17} "
                           f"{'first chosen':>12}  verdict")
         for name, g in check.document["groups"].items():

@@ -257,7 +257,8 @@ def test_snapshot_service_stores_a_reproducible_bundle_and_refuses_a_second_queu
     rebuilt = leaderboard_build(inputs_csv_parse(bundle.read(names["inputs.csv"])), Options(
         alpha=meta["alpha"], n_resamples=meta["n_resamples"], seed=meta["seed"],
         target_half_width=meta["target_half_width"], seconds_per_item=meta["seconds_per_item"],
-        judge_families=tuple(meta["judge_families"])))
+        judge_families=tuple(meta["judge_families"]), severity_notes=tuple(meta["severity_notes"]),
+        min_cases=meta.get("min_cases", 1)))
     rebuilt.meta.snapshot = SnapshotRef(**meta["snapshot"])
     assert report_json(rebuilt) == bundle.read(names["report.json"])
     # a second version may be asked for now

@@ -92,7 +92,8 @@ def test_leaderboard_api_returns_models_intervals_and_comparisons(client, users,
     assert {"p_value", "p_bonferroni", "cohens_d"} <= set(data["comparisons"][0])
     gemini = next(m for m in data["models"] if m["family"] == "gemini")
     assert gemini["self_preference"] and gemini["primary_judge_score"] is not None
-    assert client.get(reverse("api-leaderboard"), {"run": 999}).status_code == 404
+    missing = client.get(reverse("api-leaderboard"), {"run": 999})  # issue 33: a bad query value is a 400 naming it
+    assert missing.status_code == 400 and missing.json() == {"run": "there is no judge run 999"}
 
 
 def test_leaderboard_endpoint_is_described_in_the_openapi_schema():
