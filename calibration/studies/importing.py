@@ -500,7 +500,7 @@ def _keys(triples: list[tuple[np.ndarray, np.ndarray, np.ndarray]], sizes: tuple
     across all the `triples` arrays given."""
     b_size, c_size = max(sizes[1], 1), max(sizes[2], 1)
     if max(sizes[0], 1) * b_size * c_size < 2**62:
-        return [(a * b_size + b) * c_size + c for a, b, c in triples]
+        return [(a.astype(np.int64) * b_size + b) * c_size + c for a, b, c in triples]
     stacked = np.concatenate([np.stack(triple, axis=1) for triple in triples])  # too many for one int64: numbered
     inverse = np.unique(stacked, axis=0, return_inverse=True)[1].ravel()
     return np.split(inverse, np.cumsum([len(triple[0]) for triple in triples])[:-1])

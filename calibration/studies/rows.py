@@ -52,8 +52,9 @@ class Names:
 
 @dataclass(frozen=True)
 class Columns:
-    """The ratings as numpy arrays of equal length: codes (into `Rows.items`, `.raters`, `.dimensions`), the
-    kind's code (`KIND_CODES`), the value, and the row's index into `Rows.rater_first` … (see `Rows`)."""
+    """The ratings as numpy arrays of equal length: the codes (int32) of item, rater and dimension (indices into
+    `Rows.items.names` …), the kind's code (int8, into `KIND_CODES`) and the value (float64). Widen the codes to
+    int64 before multiplying them."""
 
     item: np.ndarray
     rater: np.ndarray
@@ -112,8 +113,8 @@ class Rows:
     def columns(self) -> Columns:
         """The columns as numpy arrays (copies: the `array` columns may still grow)."""
         if self._columns is None:
-            self._columns = Columns(item=np.array(self.item, dtype=np.int64), rater=np.array(self.rater, dtype=np.int64),
-                                    dimension=np.array(self.dimension, dtype=np.int64),
+            self._columns = Columns(item=np.array(self.item, dtype=np.int32), rater=np.array(self.rater, dtype=np.int32),
+                                    dimension=np.array(self.dimension, dtype=np.int32),
                                     kind=np.array(self.kind, dtype=np.int8), value=np.array(self.value, dtype=float))
         return self._columns
 

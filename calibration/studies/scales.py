@@ -159,7 +159,7 @@ def design_warnings(columns: Columns, rows: np.ndarray, *, dimension: str) -> li
     humans = rows[columns.kind[rows] == KIND_CODES.index("human")]
     if not len(humans):
         return []
-    items, raters = columns.item[humans], columns.rater[humans]
+    items, raters = columns.item[humans].astype(np.int64), columns.rater[humans]
     span = int(raters.max()) + 1
     pairs = np.unique(items * span + raters)  # each (item, rater) once
     per_item = np.unique(pairs // span, return_counts=True)[1]  # the raters of each item
