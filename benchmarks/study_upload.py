@@ -3,7 +3,8 @@
 A long CSV (`item,rater,score`: 200,000 items × 5 raters, ≈ 13 MB) goes through the upload page's three steps in one
 process (upload, column mapping, the confirm page that hands the check to the worker); another process does what
 `manage.py run_worker` does with the two jobs: the check (a dry run: read, check, write and roll back) and the
-import. Measured: the slowest page answer, the check's and the import's wall time, the worker process's peak RSS.
+import. Measured: the slowest page answer, the check's and the import's wall time and CPU seconds (the worker's and,
+on PostgreSQL, those of the server process serving its connection, read from /proc), the worker process's peak RSS.
 Goals: every page < 1 s; import ≥ 50,000 rows/s; worker peak RSS < 400 MB.
 
 Run: `python benchmarks/study_upload.py [--rows N] [--database-url postgres://postgres@127.0.0.1:5432/postgres]`
