@@ -19,11 +19,14 @@ Values outside the scale — declared or inferred — are refused, each with its
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypedDict
+from typing import Any, TypedDict
+
+import numpy as np
+
+from .rows import KIND_CODES, Columns
 
 MAX_PLAUSIBLE = 100.0
 NEGATIVE_SHARE = 0.05
@@ -32,23 +35,6 @@ COMMON_SCALES: tuple[tuple[float, float], ...] = tuple(sorted(
     [(0, 1), (1, 2), (0, 2), (1, 3), (0, 3), (1, 4), (0, 4), (1, 5), (0, 5), (1, 6), (0, 6), (1, 7), (0, 7),
      (1, 9), (1, 10), (0, 10), (-1, 1), (-2, 2), (-3, 3), (-5, 5), (1, 100), (0, 100)],
     key=lambda r: (r[1] - r[0], -r[0])))
-
-
-class RatingRow(Protocol):
-    """What a check needs of an imported row (`importing.Row`)."""
-
-    @property
-    def where(self) -> str | int: ...
-    @property
-    def item(self) -> str: ...
-    @property
-    def dimension(self) -> str: ...
-    @property
-    def rater(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def value(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -67,6 +53,17 @@ class Scale:
         if self.categories and self.level == "nominal":
             return value in self.categories
         return ((self.minimum is None or value >= self.minimum) and (self.maximum is None or value <= self.maximum))
+
+    def contains_each(self, values: np.ndarray) -> np.ndarray:
+        """`contains` of each value, as a boolean array."""
+        inside = np.isfinite(values)
+        if self.categories and self.level == "nominal":
+            return inside & np.isin(values, self.categories)
+        if self.minimum is not None:
+            inside &= values >= self.minimum
+        if self.maximum is not None:
+            inside &= values <= self.maximum
+        return inside
 
     def describe(self) -> str:
         """As the preview and the command print it: 'ordinal, 1–5 (categories 1, 2, 3, 4, 5), inferred'."""
@@ -91,25 +88,26 @@ def _whole(values: Iterable[float]) -> bool:
     return all(float(v).is_integer() for v in values)
 
 
-def _categories(level: str, low: float, high: float, seen: Sequence[float]) -> tuple[float, ...]:
+def _categories(level: str, low: float, high: float, seen: np.ndarray) -> tuple[float, ...]:
     if level == "nominal":
-        distinct = sorted(set(seen))
+        distinct = np.unique(seen).tolist()
         return tuple(distinct) if len(distinct) <= MAX_CATEGORIES * 2 else ()
     if level == "ordinal" and _whole([low, high]) and high - low + 1 <= MAX_CATEGORIES:
         return tuple(float(v) for v in range(int(low), int(high) + 1))
     return ()
 
 
-def scale_infer(values: Sequence[float], *, level: str) -> Scale:
+def scale_infer(values: Sequence[float] | np.ndarray, *, level: str) -> Scale:
     """The scale a column of ratings is most plausibly on (see the module's rule). Example:
     ``scale_infer([1, 2, 5, 1e308, -5], level="ordinal")`` is ordinal 1–5 with categories 1…5."""
-    finite = [float(v) for v in values if math.isfinite(v)]
-    negatives = [v for v in finite if v < 0 and abs(v) <= MAX_PLAUSIBLE]
-    keep_negative = len(set(negatives)) >= 2 and len(negatives) / len(finite) >= NEGATIVE_SHARE
-    plausible = [v for v in finite if abs(v) <= MAX_PLAUSIBLE and (v >= 0 or keep_negative)]
-    if not plausible:
+    given = np.asarray(values, dtype=float)
+    finite = given[np.isfinite(given)]
+    negatives = finite[(finite < 0) & (np.abs(finite) <= MAX_PLAUSIBLE)]
+    keep_negative = len(np.unique(negatives)) >= 2 and len(negatives) / len(finite) >= NEGATIVE_SHARE
+    plausible = finite[(np.abs(finite) <= MAX_PLAUSIBLE) & ((finite >= 0) | keep_negative)]
+    if not len(plausible):
         return Scale(level, None, None, (), "inferred")
-    low, high = min(plausible), max(plausible)
+    low, high = float(plausible.min()), float(plausible.max())
     for a, b in COMMON_SCALES:
         if level == "ratio" and a != 0:  # a ratio scale's zero is a true zero: it starts there
             continue
@@ -128,50 +126,52 @@ def scale_declared(*, level: str, minimum: float | None, maximum: float | None,
     if cats and maximum is None:
         maximum = cats[-1]
     if not cats and minimum is not None and maximum is not None:
-        cats = _categories(level, minimum, maximum, []) if level == "ordinal" else ()
+        cats = _categories(level, minimum, maximum, np.empty(0)) if level == "ordinal" else ()
     return Scale(level, minimum, maximum, cats, "declared")
 
 
-def scale_check(rows: Sequence[RatingRow], *, levels: Mapping[str, str],
+def scale_check(columns: Columns, *, dimensions: Sequence[str], levels: Mapping[str, str],
                 declared: Mapping[str, Scale] | None = None,
-                place: Callable[[Any], str] | None = None) -> ScaleCheck:
+                place: Callable[[int], str] | None = None) -> ScaleCheck:
     """Each dimension's scale (declared, else inferred from its rows), every value outside it as an error
-    ('file:12: score: 1e+308 is outside the scale …'), and the design warnings (`design_warnings`)."""
+    ('file:12: score: 1e+308 is outside the scale …', in row order; `place` words a row's index), and the design
+    warnings (`design_warnings`). `columns` are the ratings (`rows.Columns`), `dimensions` the dimension codes' keys."""
     declared = declared or {}
-    by_dimension: dict[str, list[RatingRow]] = defaultdict(list)
-    for row in rows:
-        by_dimension[row.dimension].append(row)
+    code_of = {key: code for code, key in enumerate(dimensions)}
     result = ScaleCheck()
     for key, level in levels.items():
-        mine = by_dimension.get(key, [])
-        scale = declared.get(key) or scale_infer([r.value for r in mine], level=level)
+        mine = np.flatnonzero(columns.dimension == code_of[key]) if key in code_of else np.empty(0, dtype=np.int64)
+        values = columns.value[mine]
+        scale = declared.get(key) or scale_infer(values, level=level)
         result.scales[key] = scale
-        for row in mine:
-            if not scale.contains(row.value):
-                result.errors.append(f"{place(row) if place else row.where}: score: {row.value:g} is outside {key!r}'s scale "
-                                     f"({scale.describe()}); correct the value, or declare a scale that holds it")
-        inside = [r for r in mine if scale.contains(r.value)]
-        result.warnings += design_warnings(inside, dimension=key)
+        inside = scale.contains_each(values)
+        for index in mine[~inside].tolist():
+            result.errors.append(f"{place(index) if place else index}: score: {float(columns.value[index]):g} is "
+                                 f"outside {key!r}'s scale ({scale.describe()}); correct the value, or declare a "
+                                 "scale that holds it")
+        result.warnings += design_warnings(columns, mine[inside], dimension=key)
     return result
 
 
-def design_warnings(rows: Sequence[RatingRow], *, dimension: str) -> list[str]:
-    """What keeps a dimension's human ratings from giving an agreement statistic, and what would fix it."""
-    humans = [r for r in rows if r.kind == "human"]
-    if not humans:
+def design_warnings(columns: Columns, rows: np.ndarray, *, dimension: str) -> list[str]:
+    """What keeps a dimension's human ratings (the rows at the indices `rows` of `columns`) from giving an agreement
+    statistic, and what would fix it."""
+    humans = rows[columns.kind[rows] == KIND_CODES.index("human")]
+    if not len(humans):
         return []
-    per_item: dict[str, set[str]] = defaultdict(set)
-    for row in humans:
-        per_item[row.item].add(row.rater)
+    items, raters = columns.item[humans].astype(np.int64), columns.rater[humans]
+    span = int(raters.max()) + 1
+    pairs = np.unique(items * span + raters)  # each (item, rater) once
+    per_item = np.unique(pairs // span, return_counts=True)[1]  # the raters of each item
     warnings = []
-    if all(len(raters) < 2 for raters in per_item.values()):
+    if per_item.max() < 2:
         warnings.append(f"{dimension!r}: each of its {len(per_item)} item(s) is rated by one human rater only, so "
                         "agreement (Krippendorff's α) cannot be computed: it compares two or more ratings of the "
                         "same item. Fix: add a second rater's ratings of at least some items (the same item "
                         "ids), or check that the item and rater columns are mapped the right way round.")
-    distinct = {r.value for r in humans}
+    distinct = np.unique(columns.value[humans])
     if len(distinct) == 1:
-        warnings.append(f"{dimension!r}: every human rating is {next(iter(distinct)):g}, one category, so agreement "
+        warnings.append(f"{dimension!r}: every human rating is {float(distinct[0]):g}, one category, so agreement "
                         "is undefined (there is no variation to agree on). Fix: check the score column is the "
                         "rating, or add items the raters scored differently.")
     return warnings
@@ -216,8 +216,9 @@ def scales_apply(parsed: Any, *, scale: DeclaredScale | None = None) -> None:
                                            maximum=scale.get("scale_max"), categories=scale.get("categories") or ())
         elif spec.scale_min is not None and spec.scale_max is not None:
             declared[key] = scale_declared(level=spec.level, minimum=spec.scale_min, maximum=spec.scale_max)
-    check = scale_check(parsed.rows, levels={k: d.level for k, d in parsed.dimensions.items()}, declared=declared,
-                        place=parsed.place)
+    check = scale_check(parsed.rows.columns(), dimensions=parsed.rows.dimensions.names,
+                        levels={k: d.level for k, d in parsed.dimensions.items()}, declared=declared,
+                        place=parsed.place_of)
     for key, found in check.scales.items():
         parsed.dimensions[key].scale_min, parsed.dimensions[key].scale_max = found.minimum, found.maximum
     parsed.scales = check.scales

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..spreadsheet import csv_row_unprotect
+from ..spreadsheet import ESCAPE, csv_row_unprotect
 from .errors import ImportFailed, RowError
 
 FORMATS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
@@ -148,6 +148,21 @@ def _read_jsonl(path: Path, label: str) -> Iterator[Item]:
 
 
 def _read_csv(path: Path, label: str) -> Iterator[Item]:
+    cells = csv_cells(path, label)
+    line, header = next(cells)
+    if not isinstance(header, list):
+        yield line, header
+        return
+    for line, row in cells:
+        yield line, (dict(zip(header, row, strict=True)) if isinstance(row, list) else row)
+
+
+def csv_cells(path: str | Path, label: str) -> Iterator[tuple[int, list[str] | RowError]]:
+    """The CSV reader's rows as lists of cells: first (1, the header) — or (line, RowError) and nothing more when the
+    header is missing, has a NUL character or a column twice —, then (line, cells) for each row, its cells
+    unprotected (`csv_row_unprotect`), or (line, RowError) for a row with the wrong number of cells or a NUL
+    character. Blank rows are skipped; a row's line is the line it starts on. `_read_csv` is this with dicts; a
+    reader of a million rows takes the lists (a dict per row costs time and memory)."""
     with open(path, encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle, strict=True)
         try:
@@ -162,18 +177,21 @@ def _read_csv(path: Path, label: str) -> Iterator[Item]:
             if duplicates:
                 yield 1, RowError(label, 1, ", ".join(duplicates), "column appears twice in the header")
                 return
+            yield 1, header
+            width = len(header)
             start = reader.line_num + 1
             for cells in reader:
                 if not any(cells):
                     start = reader.line_num + 1
                     continue
-                if len(cells) != len(header):
-                    yield start, RowError(label, start, "", f"row has {len(cells)} cells; the header has {len(header)}")
-                elif any("\x00" in c for c in cells):
+                joined = "".join(cells)  # one test of the row for the two rare cases below
+                if len(cells) != width:
+                    yield start, RowError(label, start, "", f"row has {len(cells)} cells; the header has {width}")
+                elif "\x00" in joined:
                     column = next(n for n, c in zip(header, cells, strict=True) if "\x00" in c)
                     yield start, RowError(label, start, column, NUL_MESSAGE)
                 else:
-                    yield start, dict(zip(header, csv_row_unprotect(cells), strict=True))
+                    yield start, (csv_row_unprotect(cells) if ESCAPE in joined else cells)
                 start = reader.line_num + 1
         except csv.Error as exc:
             yield reader.line_num, RowError(label, reader.line_num, "", f"invalid CSV: {exc}")

@@ -189,3 +189,81 @@ def test_upload_worker_a_large_upload_is_moved_not_copied(admin: Client, setting
     assert stored.read_text() == RATINGS and oct(stored.stat().st_mode & 0o777) == "0o600"
     admin.get(reverse(CONFIRM))
     assert run_worker_queue() == ["checked"]
+
+
+# --- the bulk write (issue 33 part 4's goals: a million rows, columns instead of row objects, COPY on PostgreSQL) ---
+
+
+def test_upload_worker_reimport_upserts_new_changed_and_unchanged_scores_exactly(tmp_path: Path) -> None:
+    first = tmp_path / "first.csv"
+    first.write_text(RATINGS, encoding="utf-8")
+    assert study_import(path=first, study="U").created == 30
+    lines = RATINGS.splitlines()
+    changed = [lines[0], *lines[1:11]]  # ten scores as they were …
+    changed += [line.rsplit(",", 1)[0] + f",{(int(line.rsplit(',', 1)[1]) + 1) % 4}" for line in lines[11:16]]  # … five changed
+    changed += ["new-item,r0,2", "i0,new-rater,1"]  # two new scores (a new item, a new rater)
+    second = tmp_path / "second.csv"
+    second.write_text("\n".join(changed) + "\n", encoding="utf-8")
+    summary = study_import(path=second, study="U")
+    assert (summary.created, summary.updated, summary.unchanged, summary.scores) == (2, 5, 10, 17)
+    stored = {(s.item.external_id, s.rater.name): s.value for s in StudyScore.objects.select_related("item", "rater")}
+    assert len(stored) == 32
+    for line in changed[1:]:
+        item, rater, value = line.split(",")
+        assert stored[(item, rater)] == float(value), line
+    assert stored[("i9", "r2")] == float((9 + 2) % 4)  # a score the second file does not name is left alone
+
+
+def test_upload_worker_import_failing_in_a_later_batch_writes_nothing(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(importing, "WRITE_BATCH", 7)
+    real, calls = importing.bulk_insert, []
+
+    def failing(model, fields, rows):  # type: ignore[no-untyped-def]
+        calls.append(model)
+        if len([m for m in calls if m is StudyScore]) == 3:
+            raise RuntimeError("the database went away")
+        real(model, fields, rows)
+
+    monkeypatch.setattr(importing, "bulk_insert", failing)
+    path = tmp_path / "r.csv"
+    path.write_text(RATINGS, encoding="utf-8")
+    with pytest.raises(RuntimeError):
+        study_import(path=path, study="half")
+    assert not Study.objects.exists() and not StudyScore.objects.exists()
+
+
+def test_upload_worker_cancel_while_writing_leaves_nothing(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(importing, "WRITE_BATCH", 7)
+    path = tmp_path / "r.csv"
+    path.write_text(RATINGS, encoding="utf-8")
+
+    def cancel_at_the_second_batch(phase: str, rows: int) -> None:
+        if phase == "writing" and rows >= 14:
+            raise uploads.UploadCancelled
+
+    with pytest.raises(uploads.UploadCancelled):
+        study_import(path=path, study="cancelled", on_progress=cancel_at_the_second_batch)
+    assert not Study.objects.exists() and not StudyScore.objects.exists()
+
+
+def test_upload_worker_conflicts_are_found_in_row_order_across_many_rows(tmp_path: Path) -> None:
+    body = "item,rater,rater_kind,score\n" + "".join(f"i{i},r{i % 7},human,{i % 4}\n" for i in range(5000))
+    body += "i17,r3,human,1\n"  # line 5002: a second score of (i17, r3); the first is line 19
+    body += "i5001,r2,judge,1\n"  # line 5003: r2 was a human at line 4
+    path = tmp_path / "c.csv"
+    path.write_text(body, encoding="utf-8")
+    with pytest.raises(StudyImportFailed) as refused:
+        study_import(path=path, study="C", label="c.csv")
+    assert refused.value.errors == [
+        "c.csv:5002: score: a second score of rater 'r3' for item 'i17' on 'score' (the first: c.csv:19)",
+        "c.csv:5003: rater_kind: 'r2' is human at c.csv:4"]
+    assert not Study.objects.exists()
+
+
+def test_upload_worker_keys_of_code_triples_stay_exact_past_int64() -> None:
+    import numpy as np
+
+    a, b, c = (np.array(v, dtype=np.int64) for v in ([0, 1, 2**31 - 1, 0, 1], [5, 5, 2**31 - 1, 5, 5], [7, 0, 3, 7, 0]))
+    for sizes in ((2**31, 2**31, 2**31), (2**31, 2**31, 8)):  # the first overflows one int64: numbered instead
+        (keys,) = importing._keys([(a, b, c)], sizes)
+        assert [keys[i] == keys[j] for i, j in ((0, 3), (1, 4), (0, 1), (2, 3))] == [True, True, False, False]
