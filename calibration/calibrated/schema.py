@@ -116,6 +116,9 @@ class ModelEntry:
     by_dimension: dict[str, Cell]
     by_tradition: dict[str, Cell]
     rank_set: list[int] | None = None
+    # issue 35: one cell per case language (primary subtag: "es" holds es-419 and es-MX), present only when the
+    # run's judged responses are in two or more languages (with one, the language cell is the model's overall score)
+    by_language: dict[str, Cell] | None = optional()
 
 
 @dataclass(kw_only=True)
@@ -168,6 +171,7 @@ class CalibratedMeta:
     margin: float | None = optional()  # schema 2: the equivalence margin of the verdicts (composite points)
     horizon: int | None = optional()  # labels per cell at which the sequences are narrowest (fixed in advance)
     arrival: str | None = optional()  # how the labels are ordered
+    languages: list[str] | None = optional()  # issue 35: the case languages of the judged responses (primary subtags)
 
 
 @dataclass(kw_only=True)
