@@ -208,7 +208,7 @@ def cycle_commit(
     return cycle, report
 
 
-def _panel_for(panels: dict[tuple[int, str], Panel], tradition_id: int, language: str) -> Panel | None:
+def _panel_for(panels: dict[tuple[int | None, str], Panel], tradition_id: int, language: str) -> Panel | None:
     """The panel that scores a tradition's case in `language`: the tradition × language panel, else the tradition's
     panel for every language (issue 35)."""
     primary = (language or "en").split("-")[0].lower()

@@ -10,7 +10,8 @@ A *pair* is one model's answer to a source case and its answer to a translation 
 * **gap**: judge Δ − experts Δ, on pairs that have both — the part of the judge's difference the experts do not see
   (a judge that reads Spanish answers more harshly than the Spanish panel does).
 
-A model with several responses to one case (conditions, repetitions) stands for its mean on that case. Each
+A model with several responses to one case stands for its mean on that case, over its responses under the
+standard condition when it has any (repetitions of it are averaged; other conditions are left out). Each
 difference is the difficulty-weighted mean over pairs with its t interval (`stats.score_history.paired_change`,
 Cochran 1977 §6.3), overall, per dimension and per translation language. The words: "differs" when the 95 %
 interval excludes 0; "equivalent within ±margin" when it lies inside ±margin; "inconclusive" otherwise; and with
@@ -165,8 +166,13 @@ def translation_pairs(*, run: JudgeRun | None) -> list[TranslationPair]:
     if not translated:
         return []
     case_ids = {c.pk for c in translated} | {c.source_case_id for c in translated}
-    responses = list(ModelResponse.objects.filter(test_case_id__in=case_ids).values_list(
-        "pk", "test_case_id", "model__name"))
+    # A model's answers to a case under the standard condition stand for it when there are any (like with like:
+    # a reasoning or repeated variant of the source has no counterpart in the translation); else all its answers.
+    rows = list(ModelResponse.objects.filter(test_case_id__in=case_ids).values_list(
+        "pk", "test_case_id", "model__name", "condition__is_standard"))
+    standard = {(case, model) for _, case, model, is_standard in rows if is_standard}
+    responses = [(pk, case, model) for pk, case, model, is_standard in rows
+                 if is_standard or (case, model) not in standard]
     truths: dict[int, float] = {}
     cycles = CalibrationCycle.objects.filter(kind=CalibrationCycle.Kind.STANDARD)
     rubrics = [run.rubric] if run is not None else list(RubricVersion.objects.filter(
@@ -180,12 +186,12 @@ def translation_pairs(*, run: JudgeRun | None) -> list[TranslationPair]:
     expert: dict[tuple[int, str], list[float]] = defaultdict(list)
     judge: dict[tuple[int, str], list[float]] = defaultdict(list)
     models: dict[int, set[str]] = defaultdict(set)
-    for pk, case, model in responses:
-        models[case].add(model)
+    for pk, case_id, model in responses:
+        models[case_id].add(model)
         if pk in truths:
-            expert[(case, model)].append(truths[pk])
+            expert[(case_id, model)].append(truths[pk])
         if pk in judged:
-            judge[(case, model)].append(judged[pk])
+            judge[(case_id, model)].append(judged[pk])
     pairs = []
     for case in translated:
         source = case.source_case

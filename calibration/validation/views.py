@@ -24,7 +24,7 @@ from evaluations.judge.selectors import (
     judge_runs_finished_choices,
 )
 from evaluations.judge.status import api_key_configured, endpoint_is_local, pairwise_run_outcome
-from evaluations.models import PairwiseRun
+from evaluations.models import JudgeRun, PairwiseRun
 from evaluations.spreadsheet import csv_dict_writer
 
 from .checks import RUNNABLE
@@ -201,7 +201,7 @@ def _translation(request: AuthedRequest) -> TranslationEquivalence | HttpRespons
         found = judge_runs_by_id(ids=[pk])
         if pk not in found:
             raise Http404(f"No judge run {pk}.")
-        run = found[pk]
+        run: JudgeRun | None = found[pk]
     else:
         run = judge_run_latest_finished()
     return translation_equivalence_build(translation_pairs(run=run), judge_run=run.pk if run else None)
