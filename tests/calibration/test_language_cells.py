@@ -144,7 +144,7 @@ def test_language_cell_report_csv_and_checker_agree() -> None:
 def test_language_cell_on_the_cycle_report_page_csv_and_pdf(immediate_tasks, client) -> None:
     from tests.calibration.reports.test_report_views import compute, scored_world
 
-    world, _run = scored_world()
+    world, run = scored_world()
     catholic = list(Case.objects.filter(tradition__key="catholic").order_by("pk"))
     Case.objects.filter(pk__in=[c.pk for c in catholic[:3]]).update(language="es")
     Case.objects.filter(tradition__isnull=True).update(language="ko")
@@ -162,3 +162,13 @@ def test_language_cell_on_the_cycle_report_page_csv_and_pdf(immediate_tasks, cli
     assert ratings.splitlines()[0].endswith(",language")
     pdf = client.get(reverse("calibration:report_export", args=[world.cycle.pk, "pdf"])).content
     assert "By case language" in PdfText(pdf).text()  # and the artefact checker passed: the version is ready
+
+    from calibration.calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
+
+    board = calibrated_snapshot_compute(snapshot_id=calibrated_snapshot_request(
+        run=run, cycle=world.cycle, requested_by=world.admin, n_resamples=100).pk)
+    assert board.status == "ready", board.error
+    entry = board.payload["models"][0]
+    assert set(entry["by_language"]) == {"en", "es", "ko"} and board.payload["meta"]["languages"] == ["en", "es", "ko"]
+    page = client.get(reverse("calibrated:board", args=[run.pk])).content.decode()
+    assert 'data-testid="language-cells"' in page and "Korean (ko)" in page
