@@ -441,6 +441,8 @@ URL_ACTIONS: dict[str, Action] = {
     "calibration:validation": A.VIEW_JUDGE_OUTPUT,
     "calibration:validation_export": A.VIEW_JUDGE_OUTPUT,
     "calibration:validation_check_run": A.VIEW_JUDGE_OUTPUT,
+    "calibration:translation_equivalence": A.VIEW_JUDGE_OUTPUT,
+    "calibration:translation_equivalence_export": A.VIEW_JUDGE_OUTPUT,
     "calibration:pairwise_start": A.VIEW_JUDGE_OUTPUT,
     "calibration:pairwise_run": A.VIEW_JUDGE_OUTPUT,
     "calibration:pairwise_retry": A.VIEW_JUDGE_OUTPUT,

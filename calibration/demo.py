@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
@@ -12,7 +14,7 @@ from accounts.services import user_create
 from annotations.models import CalibrationCycle, Panel
 from calibration.validation.store import CheckKind, bias_checks
 from delphi.demo import demo_delphi_create
-from evaluations.models import JudgeRun, ModelResponse, Tradition
+from evaluations.models import JudgeRun, ModelResponse, TestCase, Tradition
 from evidence.models import Snapshot
 
 from .cycles.sampling import DrawParams
@@ -305,3 +307,131 @@ def demo_panel_work_create() -> tuple[list[tuple[str, str, str]], int, list[str]
     scored = demo_scores_create()
     demo_delphi_create()
     return logins, scored, demo_totp_activate()
+
+
+# --- languages (issue 35): a Spanish and a Korean panel, translated cases, their own cycle and judge run ----------
+LANGUAGE_DIR = Path(settings.BASE_DIR) / "fixtures" / "demo-languages"
+LANGUAGE_CYCLE_NAME = "Demo language cycle"
+LANGUAGE_JUDGE_LABEL = "demo (languages: sources and their translations)"
+LANGUAGE_MODELS = ("openai/gpt-4o", "anthropic/claude-sonnet-4.5")  # the models that answered the translations
+# (tradition key, language, panel name, [(name, degree, institution)]): three experts each, led by the tradition's lead
+LANGUAGE_PANELS: tuple[tuple[str, str, str, list[tuple[str, str, str]]], ...] = (
+    ("catholic", "es", "Catholic panel (Spanish)", [
+        ("Carmen Vidal", "Dra. en Teología Dogmática", "Pontificia Universidad Católica Argentina"),
+        ("Javier Morales", "Lic. en Sagrada Escritura", "Universidad de Navarra"),
+        ("Sofía Herrera", "Dra. en Patrística", "Pontificia Universidad Javeriana"),
+    ]),
+    ("reformed", "ko", "Reformed panel (Korean)", [
+        ("Min-jun Park", "Th.D., systematic theology", "Chongshin University"),
+        ("Ji-woo Lee", "Ph.D., church history", "Presbyterian University and Theological Seminary"),
+        ("Seo-yeon Choi", "Th.M., New Testament", "Hapdong Theological Seminary"),
+    ]),
+)
+
+
+def _language_panels_create() -> list[Panel]:
+    """The Spanish Catholic and Korean Reformed panels (tradition × language), their experts scoring their language
+    and English."""
+    from accounts.models import ExpertProfile
+
+    panels = []
+    for key, language, name, experts in LANGUAGE_PANELS:
+        tradition = Tradition.objects.filter(key=key).first()
+        if tradition is None:
+            continue
+        members = [_person(f"{key}.{language}{i}@faithbench.test", role=User.Role.EXPERT, name=person_name,
+                           tradition=tradition, degree=degree, institution=institution,
+                           languages="Korean, English" if language == "ko" else "Spanish, English")
+                   for i, (person_name, degree, institution) in enumerate(experts, start=1)]
+        ExpertProfile.objects.filter(user__in=members).update(scoring_languages=[language, "en"])
+        panel, _ = Panel.objects.get_or_create(tradition=tradition, language=language, defaults={
+            "name": name, "lead": User.objects.filter(email=f"lead.{key}@faithbench.test").first()})
+        panel.members.add(*members)
+        panels.append(panel)
+    return panels
+
+
+def _language_judge_run(external_ids: list[str]) -> JudgeRun:
+    """The fake judge over every answer to the sources and their translations, dated before the other demo runs
+    so the main demo run stays "the latest finished run"."""
+    from evaluations.judge.fake_server import FakeLLMServer
+    from evaluations.judge.pipeline import judge_run_execute
+    from evaluations.judge.services import judge_run_create
+    from evaluations.selectors import rubric_active
+
+    with FakeLLMServer() as server:
+        run = judge_run_create(rubric=rubric_active(), label=LANGUAGE_JUDGE_LABEL, base_url=server.base_url,
+                               cases={"external_id": external_ids})
+        judge_run_execute(run=run)
+    oldest = JudgeRun.objects.exclude(pk=run.pk).order_by("created_at").values_list("created_at", flat=True).first()
+    if oldest is not None:
+        JudgeRun.objects.filter(pk=run.pk).update(created_at=oldest - timedelta(seconds=2))
+    run.refresh_from_db()
+    return run
+
+
+def _language_cycle_create(*, admin: User, run: JudgeRun, external_ids: list[str]) -> CalibrationCycle:
+    """A cycle of every answer of LANGUAGE_MODELS to the sources and their translations (all of them: probability
+    1), assigned by tradition × language, and scored by its experts near the judge's scores."""
+    import random
+
+    from annotations.models import Assignment, CycleItem
+    from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
+    from evaluations.models import JudgeScore
+
+    from .cycles.services import cycle_assignments_create
+
+    cycle = CalibrationCycle.objects.create(name=LANGUAGE_CYCLE_NAME, rubric=run.rubric, seed=DEMO_SEED,
+                                            created_by=admin)
+    from evaluations.demo import CONDITIONS_RUN_LABEL
+
+    # one answer per model and case: the standard condition's first, not the conditions demo's repetitions
+    responses = ModelResponse.objects.filter(
+        test_case__external_id__in=external_ids, model__name__in=LANGUAGE_MODELS, condition__is_standard=True,
+        repetition=1).exclude(run_label=CONDITIONS_RUN_LABEL).order_by("pk")
+    CycleItem.objects.bulk_create(CycleItem(cycle=cycle, response=r, source=CycleItem.Source.RANDOM,
+                                            inclusion_probability=1.0, inclusion_basis=CycleItem.InclusionBasis.DRAWN,
+                                            stratum=["languages demo"]) for r in responses)
+    cycle_assignments_create(cycle=cycle)
+    judged = {(r, k): s for r, k, s in JudgeScore.objects.filter(result__run=run, result__status="scored").values_list(
+        "result__response_id", "sub_dimension", "raw_score")}
+    rng = random.Random(DEMO_SEED + 35)
+    for assignment in Assignment.objects.filter(cycle=cycle).exclude(expert__email=FEATURED_EXPERT).select_related(
+            "expert", "item", "cycle").order_by("expert_id", "position"):
+        scores = {key: max(0, min(3, judged.get((assignment.item.response_id, key), 2) + rng.choice([-1, 0, 0, 1])))
+                  for key in sub_dimension_keys(assignment=assignment)}
+        extreme = next((v for v in scores.values() if v in DEMO_RATIONALES), None)
+        annotation_submit(assignment=assignment, actor=assignment.expert, data=AnnotationInput(
+            scores=scores, rationale=DEMO_RATIONALES[extreme] if extreme is not None else ""))
+    return cycle
+
+
+def demo_languages_create() -> list[str]:
+    """Issue 35's demo (once): six cases translated into Spanish and Korean with their provenance (imported through
+    the case importer), answers in those languages, a Spanish Catholic and a Korean Reformed panel, a judge run over
+    the sources and translations, a cycle scored by every panel in its language, its report (α per language) and
+    its calibrated leaderboard (a score per language). Lines to print; nothing when it exists or data is missing."""
+    from evaluations.importing import import_file
+
+    from .calibrated.snapshots import calibrated_snapshot_compute, calibrated_snapshot_request
+
+    admin = User.objects.filter(email="admin@faithbench.test").first()
+    if admin is None or CalibrationCycle.objects.filter(name=LANGUAGE_CYCLE_NAME).exists():
+        return []
+    for name, kind in (("cases.json", "cases"), ("responses.jsonl", "responses")):  # the importer logs each
+        import_file(path=LANGUAGE_DIR / name, kind=kind, name=f"fixtures/demo-languages/{name}")
+    translated = list(TestCase.objects.filter(source_case__isnull=False).values_list("external_id",
+                                                                                   "source_case__external_id"))
+    external_ids = sorted({i for pair in translated for i in pair})
+    panels = _language_panels_create()
+    run = _language_judge_run(external_ids)
+    with transaction.atomic():
+        cycle = _language_cycle_create(admin=admin, run=run, external_ids=external_ids)
+    report = report_snapshot_compute(snapshot_id=report_snapshot_request(
+        cycle=cycle, requested_by=None, run_id=run.pk).pk)
+    board = calibrated_snapshot_compute(snapshot_id=calibrated_snapshot_request(
+        run=run, cycle=cycle, requested_by=None).pk)
+    return [f"languages: {len(translated)} translated cases, panels {', '.join(p.name for p in panels)}; "
+                 f"judge run #{run.pk}; {cycle.name}: report version {report.version} ({report.status}), calibrated "
+                 f"leaderboard version {board.version} ({board.status}) — /calibrated/runs/{run.pk}/, "
+                 f"/calibration/validation/translations/?run={run.pk}"]

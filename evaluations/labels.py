@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from .domain import language_name
 from .methodology import RUBRIC_V1, TRADITIONS
 
 NEUTRAL = "Tradition-neutral"  # the one name of "no tradition" on every page
@@ -19,7 +20,7 @@ DIMENSION_NAMES: dict[str, str] = {d.key: d.name for d in RUBRIC_V1}
 SUB_DIMENSION_NAMES: dict[str, str] = {s.key: s.name for d in RUBRIC_V1 for s in d.sub_dimensions}
 TRADITION_NAMES: dict[str, str] = {t.key: t.name for t in TRADITIONS}
 GROUP_KIND_NAMES = {"overall": "Overall", "dimension": "Dimension", "sub_dimension": "Sub-dimension",
-                    "tradition": "Tradition", "difficulty": "Difficulty"}
+                    "tradition": "Tradition", "difficulty": "Difficulty", "language": "Language"}
 
 
 def spelt_out(key: str) -> str:
@@ -45,6 +46,13 @@ def tradition_label(key: str | None) -> str:
     return key if key in TRADITION_NAMES.values() else spelt_out(key).title()
 
 
+def language_label(tag: str | None) -> str:
+    """A case language for people: "Spanish (es)", "Korean (ko)"; no tag is English (issue 35)."""
+    tag = str(tag or "en")
+    name = language_name(tag)
+    return tag if name == tag else f"{name} ({tag})"
+
+
 def group_label(kind: str, value: str) -> str:
     """A report group for people: "Overall", "Dimension: Doctrinal Precision", "Tradition: Tradition-neutral"."""
     if kind == "overall":
@@ -53,6 +61,8 @@ def group_label(kind: str, value: str) -> str:
         name = rubric_label(value)
     elif kind == "tradition":
         name = tradition_label(value)
+    elif kind == "language":
+        name = language_label(value)
     else:
         name = spelt_out(value)
     return f"{GROUP_KIND_NAMES.get(kind, spelt_out(kind))}: {name}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -36,20 +37,42 @@ class Panel(models.Model):
         help_text="The adjudicator who leads the panel: reopens submitted annotations, settles disagreements.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Issue 35: a panel of one tradition × one language (BCP 47 primary subtag, e.g. "es", "ko") scores only its
+    # tradition's cases in that language; empty: the tradition's panel for every language no other panel takes.
+    language = models.CharField(
+        max_length=35, blank=True, default="",
+        help_text="Language of the cases this panel scores (e.g. es, ko). Empty: every language no other panel of "
+                  "the tradition takes.",
+    )
 
     objects = PanelQuerySet.as_manager()
 
     class Meta:
         db_table = "calibration_panel"
-        ordering = ["tradition__order", "name"]
+        ordering = ["tradition__order", "language", "name"]
         constraints = [
             models.UniqueConstraint(
-                fields=["tradition"], condition=Q(tradition__isnull=False), name="panel_one_per_tradition"
+                fields=["tradition", "language"], condition=Q(tradition__isnull=False),
+                name="panel_one_per_tradition_language",
             ),
         ]
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        """The language is a BCP 47 tag, kept as its primary subtag (a panel scores "es", whatever the region)."""
+        from evaluations.domain import language_tag_clean
+
+        if self.language:
+            try:
+                self.language = language_tag_clean(self.language).split("-")[0]
+            except ValueError as exc:
+                raise ValidationError({"language": str(exc)}) from exc
+
+    def takes_language(self, tag: str) -> bool:
+        """Whether the panel scores a case in `tag` (any language when it has none)."""
+        return not self.language or (tag or "en").split("-")[0].lower() == self.language
 
     @property
     def min_size(self) -> int:

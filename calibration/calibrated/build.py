@@ -100,6 +100,8 @@ class InputRow:
     # issue 34 §6: the severity-adjusted truth composite (calibration.cycles.fair_truth; None: not labelled, or its
     # panel's rater model could not be fitted — the report's meta.severity_notes say why)
     expert_fair: float | None = None
+    # issue 35: the case's language (BCP 47 as stored; the language cells group by its primary subtag)
+    language: str = "en"
 
 
 @dataclass(frozen=True)
@@ -372,12 +374,35 @@ def _cells(model: str, mine: list[InputRow], options: Options, raters: float,
     return by_dimension, by_tradition, candidates
 
 
+def _raters(mine: list[InputRow]) -> float:
+    """The median number of experts per labelled response (1 without labels): the meter's hours multiply by it."""
+    return float(np.median([r.n_raters for r in mine if r.expert is not None] or [0])) or 1.0
+
+
+def primary_language(tag: str) -> str:
+    """The language a cell groups by: a tag's primary subtag, lower case ("es-419" → "es"; empty → "en")."""
+    return (tag or "en").split("-")[0].lower()
+
+
+def _language_cells(model: str, mine: list[InputRow], options: Options) -> dict[str, Cell]:
+    """Issue 35: one model's cell per case language, built like its tradition cells (judge-only with its own
+    bootstrap stream, calibrated by the anytime sequence on that language's labels, the shift and the meter).
+    Not in the statements or the meter's "where": those stay the dimension and tradition cells'."""
+    raters = _raters(mine)
+    cells = {}
+    for value in sorted({primary_language(r.language) for r in mine}):
+        group = _Group.of([r for r in mine if primary_language(r.language) == value], "panel")
+        judge_only = _judge_only(group, options, f"judge:{model}:language:{value}")
+        cells[value], _, _ = _cell(group, options, raters, judge_only)
+    return cells
+
+
 def _model_board(model: str, mine: list[InputRow], options: Options) -> _ModelBoard:
     """One model overall (judge-only, calibrated, shift, gold-only, meter) and its cells."""
     group = _Group.of(mine, "panel")
     calibrated, data, horizon = _anytime(group, options)
     judge_overall, judge_by_dimension = _judge_only_with_dimensions(group, options, f"judge:{model}:overall")
-    raters = float(np.median([r.n_raters for r in mine if r.expert is not None] or [0])) or 1.0
+    raters = _raters(mine)
     by_dimension, by_tradition, candidates = _cells(model, mine, options, raters, judge_by_dimension)
     where = _where(by_dimension, "dimension") + _where(by_tradition, "tradition", 1)
     shift = shift_of(calibrated, data.judge_mean)
@@ -514,6 +539,10 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
     excluded = _excluded(labelled)
     boards = {model: _model_board(model, by_model[model], options) for model in sorted(by_model)}
     ranking = _ranking(boards, labelled, options)
+    languages = sorted({primary_language(r.language) for r in rows})
+    if len(languages) >= 2:  # with one language its cell is the overall score: left out, so one-language boards keep their numbers
+        for model, board in boards.items():
+            board.entry.by_language = _language_cells(model, by_model[model], options)
     for model, board in boards.items():
         board.entry.rank_set = ([1 + ranking.above[model], ranking.count - ranking.below[model]]
                                 if model in ranking.ranked else None)
@@ -524,6 +553,7 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
     meta = _meta(options, len(ranking.pairs))
     _trial_meta(meta, options, boards)
     _severity_meta(meta, options)
+    meta.languages = languages or None
     return CalibratedReport(
         schema=SCHEMA_VERSION, meta=meta,
         counts=_counts(rows, labelled, excluded), warnings=_warnings(labelled, excluded),

@@ -41,6 +41,7 @@ def json_reading(document: Mapping[str, Any]) -> Reading:
         cells = [("overall", "all", entry)]
         cells += [("dimension", key, cell) for key, cell in (entry.get("by_dimension") or {}).items()]
         cells += [("tradition", key, cell) for key, cell in (entry.get("by_tradition") or {}).items()]
+        cells += [("language", key, cell) for key, cell in (entry.get("by_language") or {}).items()]
         for facet, value, cell in cells:
             for board in ("judge_only", "calibrated", "shift"):
                 if cell.get(board) is not None:

@@ -31,6 +31,7 @@ from .schema import CalibratedReport, Cell, Estimate, ModelEntry, Pair, Span, Tr
 INPUT_FIELDS = [f.name for f in fields(InputRow)]
 LEGACY_INPUT_FIELDS = INPUT_FIELDS[:INPUT_FIELDS.index("arrival")]
 SCHEMA2_INPUT_FIELDS = INPUT_FIELDS[:INPUT_FIELDS.index("expert_fair")]  # before the severity-adjusted truth
+PRE_LANGUAGE_INPUT_FIELDS = INPUT_FIELDS[:INPUT_FIELDS.index("language")]  # before issue 35: English
 FILE_NAMES = {
     SnapshotFile.Format.JSON: "report.json",
     SnapshotFile.Format.CSV: "tables.csv",
@@ -63,8 +64,9 @@ def inputs_csv_parse(data: bytes) -> list[InputRow]:
     """inputs.csv back into rows (to recompute a bundle)."""
     reader = csv.reader(io.StringIO(data.decode("utf-8")))
     header = next(reader, None)
-    if header in (LEGACY_INPUT_FIELDS, SCHEMA2_INPUT_FIELDS):  # schema 1: no arrival order, cases or panel noise;
-        header = INPUT_FIELDS  # before issue 34: no severity-adjusted truth (missing columns read as empty)
+    if header in (LEGACY_INPUT_FIELDS, SCHEMA2_INPUT_FIELDS, PRE_LANGUAGE_INPUT_FIELDS):  # schema 1: no arrival
+        header = INPUT_FIELDS  # order, cases or panel noise; before issue 34: no severity-adjusted truth;
+        # before issue 35: no language (every case English). Missing columns read as empty.
     if header != INPUT_FIELDS:
         raise InputsError(f"inputs.csv line 1: expected the columns {', '.join(INPUT_FIELDS)}; "
                           f"found {', '.join(header or []) or 'nothing'}")
@@ -91,6 +93,7 @@ def inputs_csv_parse(data: bytes) -> list[InputRow]:
                 arrival=int(record["arrival"]) if record.get("arrival") else None,
                 case=int(record["case"]) if record.get("case") else None,
                 panel_var=number("panel_var"), expert_fair=number("expert_fair"),
+                language=record.get("language") or "en",
             ))
         except (KeyError, ValueError) as exc:
             if isinstance(exc, InputsError):
@@ -122,6 +125,7 @@ def _table_rows(report: CalibratedReport) -> list[list[TableCell]]:
         cells: list[tuple[str, str, ModelEntry | Cell]] = [("overall", "all", entry)]
         cells += [("dimension", key, cell) for key, cell in entry.by_dimension.items()]
         cells += [("tradition", key, cell) for key, cell in entry.by_tradition.items()]
+        cells += [("language", key, cell) for key, cell in (entry.by_language or {}).items()]
         for facet, value, cell in cells:
             judge = cell.judge_only
             rows.append([entry.model, facet, value, "judge_only", judge.estimate, judge.lower, judge.upper, judge.n,
@@ -235,11 +239,14 @@ def report_pdf(report: CalibratedReport, *, title: str, version: int, input_hash
                      "—" if not rank else (str(rank[0]) if rank[0] == rank[1] else f"{rank[0]}–{rank[1]}"),
                      _pdf_verdict(entry.evidence.verdict, entry.evidence.more_labels)])
     story.append(table(rows, [120, 55, 75, 55, 75, 30, 50, 50, 45, 75, 45, 55], fonts))
-    for facet, heading in (("by_dimension", "By dimension"), ("by_tradition", "By tradition")):
+    for facet, heading in (("by_dimension", "By dimension"), ("by_tradition", "By tradition"),
+                           ("by_language", "By case language")):
+        if facet == "by_language" and not any(entry.by_language for entry in report.models):
+            continue
         story.append(Paragraph(escape(fonts.text(heading)), styles.heading))
         rows = [["Model", "Cell", "Judge-only", "Calibrated", "95 % interval", "n", "Shift", "Shift interval"]]
         for entry in report.models:
-            for key, cell in (entry.by_dimension if facet == "by_dimension" else entry.by_tradition).items():
+            for key, cell in (getattr(entry, facet) or {}).items():
                 rows.append([entry.model, key, _fmt(cell.judge_only.estimate),
                              _fmt(cell.calibrated.estimate), _ci(cell.calibrated), cell.calibrated.n,
                              _fmt(cell.shift.estimate), _ci(cell.shift)])
@@ -298,7 +305,8 @@ Input hash:       sha256 {input_hash} (of inputs.csv: `sha256sum inputs.csv` pri
 Options:          alpha {alpha}, {n_resamples} bootstrap resamples for the judge-only intervals, seed {seed}
 
 Files
-- report.json   The whole leaderboard: per model (overall, per dimension, per tradition) the judge-only
+- report.json   The whole leaderboard: per model (overall, per dimension, per tradition and, when the
+                cases are in two or more languages, per case language) the judge-only
                 score with its bootstrap interval, the expert-calibrated score with its anytime-valid
                 interval (a confidence sequence over the labels in arrival order: valid at any n and any
                 look), λ, the expert-labelled n and judged N, the shift (calibrated − judge, exactly), rank
@@ -311,8 +319,9 @@ Files
 - report.pdf    A printable summary; every page names the version and the input hash.
 - inputs.csv    The exact input rows, one per judged response: model, facets, the judge's composite, the
                 experts' truth composite (and gold-only), the item's inclusion probability and its basis,
-                the label's arrival (the order the experts submitted), the test case, the panel noise
-                and the severity-adjusted truth composite (expert_fair; empty where its panel was not fitted).
+                the label's arrival (the order the experts submitted), the test case, the panel noise,
+                the severity-adjusted truth composite (expert_fair; empty where its panel was not fitted)
+                and the case's language.
 - variance_budget.csv         Per model, the variance budget over the run and its finished repeats: case
                 sampling, provider route, generation and judge run-to-run, judge error (this version's shift);
                 the total interval beside the cases-only one (docs/variance-budget.md).

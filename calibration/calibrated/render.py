@@ -212,7 +212,7 @@ def cell_rows(report: CalibratedReport, facet: str) -> list[CellRow]:
     """Per model × dimension (or tradition): judge-only, calibrated with n, the shift, the labels still needed."""
     rows = []
     for entry in report.models:
-        for key, cell in (entry.by_dimension if facet == "by_dimension" else entry.by_tradition).items():
+        for key, cell in (getattr(entry, facet) or {}).items():  # by_dimension, by_tradition, by_language
             cal = cell.calibrated
             rows.append(CellRow(
                 model=entry.model, cell=key, judge=_fmt(cell.judge_only.estimate),

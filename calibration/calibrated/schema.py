@@ -136,6 +136,9 @@ class ModelEntry:
     # dimension
     severity_truth: TruthSensitivity | None = optional()
     severity_truth_by_dimension: dict[str, TruthSensitivity] | None = optional()
+    # issue 35: one cell per case language (primary subtag: "es" holds es-419 and es-MX), present only when the
+    # run's judged responses are in two or more languages (with one, the language cell is the model's overall score)
+    by_language: dict[str, Cell] | None = optional()
 
 
 @dataclass(kw_only=True)
@@ -194,6 +197,7 @@ class CalibratedMeta:
     # issue 32: fewer judged responses than `min_cases`: listed, never ranked nor paired; `trial`: no model reaches it
     min_cases: int | None = optional()
     trial: bool | None = optional()
+    languages: list[str] | None = optional()  # issue 35: the case languages of the judged responses (primary subtags)
 
 
 @dataclass(kw_only=True)

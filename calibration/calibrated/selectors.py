@@ -95,10 +95,10 @@ def calibrated_inputs(*, run: JudgeRun, cycle: CalibrationCycle) -> CalibratedIn
     arrivals = label_arrivals(cycle=cycle)
     severity = severity_adjusted_truth(cycle=cycle)
     rows = []
-    for response_id, model, family, dimension, tradition, difficulty, case in (
+    for response_id, model, family, dimension, tradition, difficulty, case, language in (
         ModelResponse.objects.filter(pk__in=judged).order_by("pk").values_list(
             "pk", "model__name", "model__family", "test_case__dimension", "test_case__tradition__key",
-            "test_case__difficulty", "test_case_id").iterator(chunk_size=5000)
+            "test_case__difficulty", "test_case_id", "test_case__language").iterator(chunk_size=5000)
     ):
         result = decisive.get(response_id)
         truth = truths.get(response_id)
@@ -117,6 +117,7 @@ def calibrated_inputs(*, run: JudgeRun, cycle: CalibrationCycle) -> CalibratedIn
             case=case,
             panel_var=None if truth is None else arrivals.panel_var.get(response_id),
             expert_fair=_fair(severity, response_id) if truth is not None else None,
+            language=language or "en",
         ))
     # self-preference is the primary judge's (methodology §8.2); the fallback answers only on its errors
     families = tuple(f for f in (judge_family(run.primary_model),) if f)

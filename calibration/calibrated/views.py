@@ -76,6 +76,7 @@ def _context(request: AuthedRequest, run: JudgeRun, snapshot: Snapshot | None,
             "report": report, "rows": board_rows(report, axis), "pairs": pair_rows(report),
             "dimension_cells": cell_rows(report, "by_dimension"),
             "tradition_cells": cell_rows(report, "by_tradition"),
+            "language_cells": cell_rows(report, "by_language"),
         })
         context["severity"] = severity_view(report)  # issue 34 §6: truth with rater severity
     return context

@@ -24,7 +24,7 @@ from .selectors import panel_size_warnings, panel_warnings
 
 @admin.register(Panel)
 class PanelAdmin(admin.ModelAdmin):
-    list_display = ["name", "tradition", "size", "lead"]
+    list_display = ["name", "tradition", "language", "size", "lead"]
     list_filter = ["tradition"]
     filter_horizontal = ["members"]
     autocomplete_fields = ["lead"]

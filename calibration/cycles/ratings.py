@@ -26,6 +26,7 @@ class UnitInfo:
     dimension: str
     tradition: str  # "none" for tradition-neutral cases
     difficulty: str
+    language: str = "en"  # issue 35: the case's language, its primary subtag ("es" for es-419)
 
     @cached_property  # asked for tens of thousands of times per report; a frozen dataclass has a __dict__
     def key(self) -> tuple[str, str]:
@@ -107,14 +108,15 @@ def report_inputs(*, cycle: CalibrationCycle, run: JudgeRun | None) -> ReportInp
         subs.setdefault(dimension, []).append(key)
     items = CycleItem.objects.filter(cycle=cycle).values_list(
         "id", "response_id", "response__test_case__dimension", "response__test_case__tradition__key",
-        "response__test_case__difficulty")
+        "response__test_case__difficulty", "response__test_case__language")
     units: list[UnitInfo] = []
     by_key: dict[tuple[str, str], UnitInfo] = {}
     response_to_item: dict[int, str] = {}
-    for item_id, response_id, dimension, tradition, difficulty in items:
+    for item_id, response_id, dimension, tradition, difficulty, language in items:
         response_to_item[response_id] = str(item_id)
         for key in subs.get(dimension, []):
-            unit = UnitInfo(str(item_id), key, dimension, tradition or NO_TRADITION, difficulty)
+            unit = UnitInfo(str(item_id), key, dimension, tradition or NO_TRADITION, difficulty,
+                            (language or "en").split("-")[0].lower())
             units.append(unit)
             by_key[unit.key] = unit
 

@@ -208,6 +208,13 @@ def cycle_commit(
     return cycle, report
 
 
+def _panel_for(panels: dict[tuple[int | None, str], Panel], tradition_id: int, language: str) -> Panel | None:
+    """The panel that scores a tradition's case in `language`: the tradition × language panel, else the tradition's
+    panel for every language (issue 35)."""
+    primary = (language or "en").split("-")[0].lower()
+    return panels.get((tradition_id, primary)) or panels.get((tradition_id, ""))
+
+
 def _scoring_languages(user: User) -> list[str]:
     profile = getattr(user, "expert_profile", None)
     return profile.scores_in if profile is not None else ["en"]
@@ -220,10 +227,12 @@ def cycle_assignments_create(*, cycle: CalibrationCycle) -> AssignmentReport:
     Each expert's queue order is shuffled with `random.Random(f"{cycle.seed}:{expert id}")`, so it is
     reproducible but differs between experts (no shared order effects).
     """
-    panels = {p.tradition_id: p for p in Panel.objects.filter(tradition__isnull=False)
+    # Issue 35: a tradition may have a panel per language beside its panel for every other language ("").
+    panels = {(p.tradition_id, p.language): p for p in Panel.objects.filter(tradition__isnull=False)
               .select_related("tradition").prefetch_related("members__expert_profile")}
-    # A cross-tradition cycle (§6.2.3) also gives each scored tradition's items to the scoring traditions' panels.
-    by_key = {p.tradition.key: p for p in panels.values() if p.tradition is not None}
+    # A cross-tradition cycle (§6.2.3) also gives each scored tradition's items to the scoring traditions' panels
+    # (their panel for every language).
+    by_key = {p.tradition.key: p for (_, language), p in panels.items() if p.tradition is not None and not language}
     out_group: dict[str, list[Panel]] = defaultdict(list)
     if cycle.kind == CalibrationCycle.Kind.CROSS_TRADITION:
         for scoring, scored in sorted((cycle.cross_pairs or {}).items()):
@@ -241,13 +250,16 @@ def cycle_assignments_create(*, cycle: CalibrationCycle) -> AssignmentReport:
     keys = dict(Tradition.objects.values_list("id", "key"))
     for item in items:
         tradition_id = item.response.test_case.tradition_id
-        panel = panels.get(tradition_id) if tradition_id else neutral
+        language = item.response.test_case.language
+        panel = _panel_for(panels, tradition_id, language) if tradition_id else neutral
+        if panel is not None and not panel.takes_language(language):  # a neutral panel of another language
+            unassigned[f"{panel.name} scores only {language_name(panel.language)} ({panel.language})"] += 1
+            continue
         if panel is None or not panel.members.all():
             unassigned["no panel" if panel is None else f"{panel.name} has no members"] += 1
             continue
         given = set()
         scored_key = keys.get(tradition_id, "") if tradition_id is not None else ""
-        language = item.response.test_case.language
         readers = 0
         for scoring_panel in [panel, *out_group.get(scored_key, [])]:
             for member in scoring_panel.members.all():

@@ -35,7 +35,7 @@ from evidence.kit.numbers import (
 from evidence.models import Snapshot, SnapshotFile
 
 from .build import MIN_BOOTSTRAP_UNITS
-from .render import COEFFICIENTS, COMPARISONS, block_of, interval_rows, pairable_units
+from .render import COEFFICIENTS, COMPARISONS, block_of, interval_rows, language_figures, pairable_units
 from .schema import Group, Report
 
 SHARES = {"percent_agreement", "within_one_agreement", "alpha_below_min_probability"}
@@ -80,7 +80,22 @@ def json_reading(report: Report) -> Reading:
                     n=n, method=method_label(ci.method) if has and ci else None,
                     bounds=_bounds(row.key), min_n=MIN_BOOTSTRAP_UNITS if has else 0))
         figures.extend(_point_figures(group))
+    figures.extend(_language_figures(report))
     return Reading(file="report.json", figures=figures)
+
+
+def _language_figures(report: Report) -> list[Figure]:
+    """The language cells' α (experts; judge against the majority) with their percentile intervals (issue 35)."""
+    figures = []
+    for cell in report.languages or []:
+        for comparison, value, ci, n in language_figures(cell):
+            if value is None:
+                continue
+            figures.append(Figure(key=figure_key("language", cell.language, comparison, "krippendorff_alpha"),
+                                  value=value, low=ci[0] if ci else None, high=ci[1] if ci else None, n=n,
+                                  method=method_label("percentile") if ci else None,
+                                  bounds=_bounds("krippendorff_alpha"), min_n=MIN_BOOTSTRAP_UNITS if ci else 0))
+    return figures
 
 
 def _point_figures(group: Group) -> list[Figure]:

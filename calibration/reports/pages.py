@@ -35,7 +35,7 @@ from .render import (
 from .schema import Group, Meta, Report
 
 BODY_TEMPLATE = "calibration/reports/_report_body.html"
-PAGE_CACHE_VERSION = 3  # bump when the body template or what it is given changes: old entries are then never read
+PAGE_CACHE_VERSION = 4  # bump when the body template or what it is given changes: old entries are then never read
 PAGE_CACHE_SECONDS = 30 * 24 * 3600  # a month; an evicted or expired entry is simply rendered again
 
 

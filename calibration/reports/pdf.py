@@ -28,8 +28,8 @@ from reportlab.platypus import LongTable, Paragraph, SimpleDocTemplate, Spacer, 
 from reportlab.platypus.doctemplate import BaseDocTemplate
 from reportlab.platypus.flowables import Flowable
 
-from evaluations.labels import group_label
-from evidence.kit.numbers import method_label, methods_sentence
+from evaluations.labels import group_label, language_label
+from evidence.kit.numbers import interval_of, method_label, methods_sentence
 from evidence.kit.pdfkit import (
     LABEL_PT,
     MARGIN_BOTTOM,
@@ -238,6 +238,27 @@ def _diagnostics_section(overall: Group, styles: Styles) -> list[Flowable]:
     return out
 
 
+def _languages_section(report: Report, styles: Styles) -> list[Flowable]:
+    """Issue 35: α per case language (experts; judge against the majority), words where a language has too few."""
+    if not report.languages:
+        return []
+    fonts = styles.fonts
+    rows: list[list[Any]] = [["Language", "Items", "Experts", "Experts' α", "n", "Judge vs majority α", "n"]]
+    notes = []
+    for cell in report.languages:
+        label = language_label(cell.language)
+        if cell.words:
+            rows.append([label, cell.n_items, cell.n_experts, "—", "—", "—", "—"])
+            notes.append(cell.words)
+            continue
+        rows.append([label, cell.n_items, cell.n_experts, f"{fmt(cell.alpha)} {interval_of(cell.alpha_ci)}",
+                     cell.n_pairable_units, f"{fmt(cell.judge_alpha)} {interval_of(cell.judge_alpha_ci)}", cell.n_judged])
+    out: list[Flowable] = [Paragraph(escape(fonts.text("By case language")), styles.heading),
+                           table(rows, [110, 40, 50, 130, 40, 130, 40], fonts, text_columns=(0, 3, 5))]
+    out += [styles.paragraph(f"• {note}", styles.muted) for note in notes]
+    return out
+
+
 def report_pdf(report: Report, *, version: int | None = None, input_hash: str | None = None) -> bytes:
     """The report as PDF bytes; `version` and `input_hash` (of a report snapshot) go in every page's header."""
     fonts = report_fonts()
@@ -289,6 +310,7 @@ def report_pdf(report: Report, *, version: int | None = None, input_hash: str | 
                          _confusion_table(overall.judge_vs_majority.confusion, "majority", fonts)]],
                        colWidths=[220, 220], hAlign="LEFT", style=[("VALIGN", (0, 0), (-1, -1), "TOP"),
                                                                    ("LEFTPADDING", (0, 0), (-1, -1), 0)]))
+    story += _languages_section(report, styles)
     if experts.warnings:
         story.append(Paragraph(escape(fonts.text("Notes")), styles.heading))
         story += [p(f"• {warning}", styles.muted) for warning in experts.warnings]

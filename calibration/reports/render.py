@@ -12,7 +12,7 @@ from evaluations.spreadsheet import csv_writer
 from evidence.kit.pdfkit import fmt
 
 from .build import TARGETS
-from .schema import AgainstReference, Experts, Group, Interval, Report
+from .schema import AgainstReference, Experts, Group, Interval, LanguageCell, Report
 
 COMPARISONS = ("experts", "judge_vs_majority", "judge_vs_gold")
 Block = Experts | AgainstReference
@@ -297,14 +297,31 @@ def _method_cells(interval: Interval | None) -> list[CsvCell]:
     return [interval.method, "yes" if interval.reliable else "no", interval.coverage]
 
 
+def language_figures(cell: LanguageCell) -> list[tuple[str, float | None, list[float] | None, int]]:
+    """A language cell's two figures as (comparison, α, interval, n): the experts' α on its pairable units and the
+    judge's α against the expert majority on its judged units (issue 35)."""
+    return [("experts", cell.alpha, cell.alpha_ci, cell.n_pairable_units),
+            ("judge_vs_majority", cell.judge_alpha, cell.judge_alpha_ci, cell.n_judged)]
+
+
+def _language_rows(report: Report) -> Iterator[list[CsvCell]]:
+    """tables.csv's language cells: group_kind "language", α with its percentile interval (or no value: words)."""
+    for cell in report.languages or []:
+        for comparison, value, ci, n in language_figures(cell):
+            yield ["language", cell.language, comparison, "krippendorff_alpha", value,
+                   *(ci if ci else [None, None]), n, None, "percentile" if ci else None, None, None]
+
+
 def report_csv(report: Report) -> str:
-    """Long format: one row per group × comparison × metric."""
+    """Long format: one row per group × comparison × metric (and per language cell)."""
     buffer = io.StringIO()
     writer = csv_writer(buffer)
     writer.writerow(CSV_HEADER)
     for group in report.groups:
         for row in _metric_rows(group):
             writer.writerow("" if v is None else (f"{v:.6f}" if isinstance(v, float) else v) for v in row)
+    for row in _language_rows(report):
+        writer.writerow("" if v is None else (f"{v:.6f}" if isinstance(v, float) else v) for v in row)
     return buffer.getvalue()
 
 

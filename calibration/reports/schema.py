@@ -256,6 +256,26 @@ class Completeness:
 
 
 @dataclass
+class LanguageCell:
+    """Issue 35: agreement among the cycle's cases in one language (primary subtag): the experts' α with its
+    interval and the judge's α against the expert majority, on the units it rests on. Too few items or experts for
+    α: no figure, and `words` say why."""
+
+    language: str
+    name: str
+    n_items: int
+    n_units: int
+    n_experts: int
+    n_pairable_units: int
+    alpha: float | None
+    alpha_ci: list[float] | None
+    n_judged: int
+    judge_alpha: float | None
+    judge_alpha_ci: list[float] | None
+    words: str | None = optional()
+
+
+@dataclass
 class Report:
     """A calibration report: its metadata, the number of experts, every group, and (for a cycle) completeness."""
 
@@ -264,6 +284,7 @@ class Report:
     groups: list[Group]
     completeness: Completeness | None = optional()  # for a calibration cycle's snapshot
     validation: list[ValidationCell] | None = optional()  # for a cycle's snapshot: judge α per dimension × tradition
+    languages: list[LanguageCell] | None = optional()  # a cycle's snapshot whose cases are in two or more languages
 
     @property
     def overall(self) -> Group:

@@ -36,6 +36,7 @@ from .build import calibration_report_build
 from .cells import validation_cells
 from .checks import overall_alpha_line, report_check, report_methods, report_rendered
 from .exporting import REPORT_EXPORTERS
+from .languages import language_cells
 from .pdf import report_pdf
 from .schema import Completeness, JudgeModels, Provenance, Report
 
@@ -51,10 +52,14 @@ def ratings_csv(inputs: ReportInputs) -> bytes:
     for rating in inputs.ratings:
         facets.setdefault(rating.unit.key, rating.unit)
 
+    # issue 35: a `language` column only when a case is not English, so an English cycle's file (and its hash) is
+    # the one it always was; a file without the column reads back as English
+    languages = any(u.language != "en" for u in facets.values())
+
     def row(key: tuple[str, str], source: str, rater: str, score: int | str) -> tuple[str, ...]:
         unit = facets[key]
         return (unit.item, unit.sub_dimension, unit.dimension, unit.tradition, unit.difficulty, source, rater,
-                str(score))
+                str(score), *((unit.language,) if languages else ()))
 
     rows.extend(row(key, "unit", "", "") for key in facets)
     rows.extend(row(r.unit.key, "expert", r.rater, r.score) for r in inputs.ratings)
@@ -64,7 +69,7 @@ def ratings_csv(inputs: ReportInputs) -> bytes:
     rows.sort(key=lambda r: (r[2], _natural(r[0]), r[1], order[r[5]], r[6]))
     buffer = io.StringIO()
     writer = csv_writer(buffer)
-    writer.writerow(RATINGS_FIELDS)
+    writer.writerow(RATINGS_FIELDS + (["language"] if languages else []))
     writer.writerows(rows)
     return buffer.getvalue().encode("utf-8")
 
@@ -85,7 +90,7 @@ def ratings_csv_parse(data: bytes) -> ReportInputs:
         unit = units.setdefault(
             (record["item"], record["sub_dimension"]),
             UnitInfo(record["item"], record["sub_dimension"], record["dimension"], record["tradition"],
-                     record["difficulty"]),
+                     record["difficulty"], record.get("language") or "en"),
         )
         source = record["source"]
         if source == "unit":
@@ -171,6 +176,8 @@ def _compute(snapshot: Snapshot, reporter: Progress) -> None:
     report.completeness = tree_from_json(Completeness, completeness, "completeness")
     report.validation = validation_cells(inputs.ratings, judge=inputs.judge, units=inputs.units,
                                          n_resamples=snapshot.n_resamples, seed=snapshot.seed)
+    report.languages = language_cells(inputs.ratings, judge=inputs.judge, units=inputs.units,
+                                      n_resamples=snapshot.n_resamples, seed=snapshot.seed)
     reporter(90, "rendering the files", force=True)
     files = snapshot_files_render(report=report, ratings=ratings, snapshot=snapshot, input_hash=input_hash)
     counts = {

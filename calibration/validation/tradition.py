@@ -40,7 +40,8 @@ def cross_tradition_cycle_commit(
         errors.append("name at least one pair: scoring tradition → scored tradition")
     if per_tradition < 1:
         errors.append("per_tradition must be at least 1")
-    known = {p.tradition.key: p for p in Panel.objects.filter(tradition__isnull=False).select_related("tradition")
+    known = {p.tradition.key: p for p in Panel.objects.filter(tradition__isnull=False, language="")
+             .select_related("tradition")
              .prefetch_related("members") if p.tradition is not None}
     for scoring, scored in pairs.items():
         if scoring == scored:

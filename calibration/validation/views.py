@@ -18,9 +18,13 @@ from annotations.selectors import cycle_get
 from evaluations.judge.config import setting
 from evaluations.judge.estimate import pairwise_run_plan
 from evaluations.judge.pairwise import pairwise_run_retry
-from evaluations.judge.selectors import judge_runs_by_id, judge_runs_finished_choices
+from evaluations.judge.selectors import (
+    judge_run_latest_finished,
+    judge_runs_by_id,
+    judge_runs_finished_choices,
+)
 from evaluations.judge.status import api_key_configured, endpoint_is_local, pairwise_run_outcome
-from evaluations.models import PairwiseRun
+from evaluations.models import JudgeRun, PairwiseRun
 from evaluations.spreadsheet import csv_dict_writer
 
 from .checks import RUNNABLE
@@ -31,6 +35,7 @@ from .selectors import cycle_rows, cycles_with_ready_report
 from .status import ValidationStatus, validation_rows, validation_status
 from .store import CheckKind, bias_checks
 from .tasks import pairwise_run_enqueue, pairwise_run_start, validation_check_start
+from .translation import TranslationEquivalence, translation_equivalence_build, translation_pairs
 
 POLL_SECONDS = 2
 
@@ -182,4 +187,56 @@ def validation_export(request: AuthedRequest, fmt: str) -> HttpResponse:
         body, content_type = buffer.getvalue().encode(), "text/csv"
     response = HttpResponse(body, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="validation-status.{fmt}"'
+    return response
+
+
+TRANSLATION_FIELDS = ["facet", "value", "side", "estimate", "lower", "upper", "n", "verdict", "words"]
+
+
+def _translation(request: AuthedRequest) -> TranslationEquivalence | HttpResponse:
+    """The check for the asked-for judge run (`?run=`), else the newest finished one (issue 35)."""
+    raw = request.GET.get("run", "")
+    if raw:
+        pk = query_whole_number(raw)
+        if pk is None:
+            return HttpResponseBadRequest("run: must be a judge run id (a whole number)")
+        found = judge_runs_by_id(ids=[pk])
+        if pk not in found:
+            raise Http404(f"No judge run {pk}.")
+        run: JudgeRun | None = found[pk]
+    else:
+        run = judge_run_latest_finished()
+    return translation_equivalence_build(translation_pairs(run=run), judge_run=run.pk if run else None)
+
+
+@policy_required(Action.VIEW_JUDGE_OUTPUT)
+@require_GET
+def translation_equivalence(request: AuthedRequest) -> HttpResponse:
+    """For a case and its translation(s): do the experts' scores and the judge's agree across languages?"""
+    check = _translation(request)
+    if isinstance(check, HttpResponse):
+        return check
+    return render(request, "calibration/translation_equivalence.html",
+                  {"check": check, "runs": judge_runs_finished_choices(limit=50)})
+
+
+@policy_required(Action.VIEW_JUDGE_OUTPUT)
+@require_GET
+def translation_equivalence_export(request: AuthedRequest) -> HttpResponse:
+    """The check's rows as CSV: one row per facet × side (experts, judge, gap)."""
+    check = _translation(request)
+    if isinstance(check, HttpResponse):
+        return check
+    buffer = io.StringIO()
+    writer = csv_dict_writer(buffer, TRANSLATION_FIELDS)
+    writer.writeheader()
+    for row in check.rows:
+        for side in ("experts", "judge", "gap"):
+            d = getattr(row, side)
+            writer.writerow({"facet": row.facet, "value": row.value, "side": side,
+                             **{k: "" if v is None else v for k, v in (("estimate", d.estimate), ("lower", d.lower),
+                                                                       ("upper", d.upper))},
+                             "n": d.n, "verdict": d.verdict, "words": d.words})
+    response = HttpResponse(buffer.getvalue().encode(), content_type="text/csv")
+    response["Content-Disposition"] = 'attachment; filename="translation-equivalence.csv"'
     return response

@@ -23,6 +23,11 @@ def tradition_label(key: str | None) -> str:
 
 
 @register.filter
+def language_label(tag: str | None) -> str:
+    return labels.language_label(tag)
+
+
+@register.filter
 def group_label(group: object) -> str:
     """A report group's name: a typed group (kind and value attributes) or, as stored, its JSON object."""
     if isinstance(group, Mapping):

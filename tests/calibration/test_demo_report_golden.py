@@ -153,3 +153,22 @@ def test_artefact_check_every_demo_snapshot_passes(_exports: Path) -> None:
     env.pop("PYTEST_XDIST_WORKER", None)
     out = _manage("check_artefact", "--all", env=env)
     assert "cycle report v1): clean" in out and "problem" not in out
+
+
+def test_language_cell_demo_cycle_report_and_translations(_exports: Path) -> None:
+    """Issue 35's demo, loaded after the rest (so the numbers above stay): a Spanish and a Korean panel, translated
+    cases with verified provenance, and the language cycle's report with α per language."""
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{_exports / 'demo.sqlite3'}",
+           "DJANGO_SETTINGS_MODULE": "config.settings.dev"}
+    env.pop("PYTEST_XDIST_WORKER", None)
+    _manage("report", "Demo language cycle", "--version", "1", "--format", "json", "--out",
+            str(_exports / "languages.json"), env=env)
+    cells = {c["language"]: c for c in json.loads((_exports / "languages.json").read_bytes())["languages"]}
+    assert set(cells) == {"en", "es", "ko"}
+    assert all(cells[tag]["alpha"] is not None and cells[tag]["n_items"] == 6 for tag in ("es", "ko"))
+    out = _manage("shell", "-c", (
+        "from annotations.models import Panel; from evaluations.models import TestCase as T; "
+        "print(sorted((p.language, p.tradition.key) for p in Panel.objects.exclude(language=''))); "
+        "print(T.objects.filter(source_case__isnull=False).count(), "
+        "T.objects.filter(source_case__isnull=False, verified_by='').count())"), env=env)
+    assert "[('es', 'catholic'), ('ko', 'reformed')]" in out and "6 0" in out

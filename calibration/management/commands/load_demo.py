@@ -15,6 +15,7 @@ from calibration.calibrated.demo import demo_calibrated_snapshot_create
 from calibration.demo import (
     FEATURED_EXPERT,
     demo_bias_checks_create,
+    demo_languages_create,
     demo_panel_work_create,
     demo_report_snapshot_create,
 )
@@ -88,6 +89,9 @@ class Command(BaseCommand):
             if conditions_run is not None:
                 self.stdout.write(f"judge run #{conditions_run.pk} over three generation conditions: "
                                   f"{conditions_run.scored_items} scored — /judge/conditions/?run={conditions_run.pk}")
+        if not options["no_judge"]:
+            for line in demo_languages_create():
+                self.stdout.write(line)
         mailed = len(getattr(mail, "outbox", [])) - sent_before
         if mailed:
             self.stdout.write(f"{mailed} notification e-mail(s) to the demo people, not sent: each one's "
