@@ -154,9 +154,9 @@ def test_rater_severity_a_version_stored_before_it_still_reads_and_says_so() -> 
     assert "severity_truth" not in stored["meta"] and "severity_truth" not in stored["models"][0]
     report = CalibratedReport.from_json(stored)
     assert severity_view(report).computed is False
-    old_header = ",".join(f for f in inputs_csv(rows).decode().splitlines()[0].split(",") if f != "expert_fair")
-    old = "\n".join([old_header] + [",".join(line.split(",")[:-1]) for line in
-                                    inputs_csv(rows).decode().splitlines()[1:]]) + "\n"
+    lines = inputs_csv(rows).decode().splitlines()  # a file from before issue 34: the columns up to panel_var
+    kept = lines[0].split(",").index("expert_fair")
+    old = "\n".join(",".join(line.split(",")[:kept]) for line in lines) + "\n"
     parsed = inputs_csv_parse(old.encode())
     assert len(parsed) == len(rows) and all(r.expert_fair is None for r in parsed)
 
