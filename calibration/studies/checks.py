@@ -19,7 +19,16 @@ from .report import HUMAN_METRICS, JUDGE_METRICS
 
 MIN_BOOTSTRAP_UNITS = 2
 _UNBOUNDED_BELOW = {"krippendorff_alpha", "fleiss_kappa", "icc_2_1", "icc_3_1", "alpha_with_judge",
-                    "alpha_without_judge", "cohen_kappa_linear"}  # as calibration/reports/checks.py says why
+                    "alpha_without_judge", "cohen_kappa_linear", "cohen_kappa_quadratic", "gwet_ac2_linear",
+                    "gwet_ac2_quadratic", "mean_pairwise_quadratic_kappa"}  # as calibration/reports/checks.py says why
+
+
+def _human_value(humans: Mapping[str, Any], metric: str) -> Any:
+    """A coefficient of the humans' summary by its `intervals` key (AC2 and Cohen's κ are nested by weights)."""
+    for prefix, nested in (("gwet_ac2_", "gwet_ac2"), ("cohen_kappa_", "cohen_kappa")):
+        if metric.startswith(prefix) and isinstance(humans.get(nested), dict):
+            return humans[nested].get(metric.removeprefix(prefix))
+    return humans.get(metric)
 
 
 def _bounds(metric: str, width: float | None) -> tuple[float, float] | None:
@@ -48,14 +57,15 @@ def _blocks(document: Mapping[str, Any]) -> Iterable[tuple[str, str, Mapping[str
 
 
 def json_reading(document: Mapping[str, Any]) -> Reading:
-    """The humans' coefficients with their intervals and methods, and each judge's figures, at full precision."""
+    """The humans' coefficients (every one with an interval entry, not only the CSV's) with their intervals and
+    methods, and each judge's figures, at full precision."""
     figures = []
     widths = _widths(document)
     for key, group, block in _blocks(document):
         humans = block.get("humans") or {}
         intervals = humans.get("intervals") or {}
-        for metric in HUMAN_METRICS:
-            value = humans.get(metric)
+        for metric in dict.fromkeys([*HUMAN_METRICS, *intervals]):  # every interval report.json states
+            value = _human_value(humans, metric)
             found = intervals.get(metric)
             entry: Mapping[str, Any] = found if isinstance(found, dict) else {}
             low, high = entry.get("low"), entry.get("high")

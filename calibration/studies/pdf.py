@@ -28,6 +28,7 @@ from evidence.kit.pdfkit import (
 
 from .report import (
     HUMAN_METRICS,
+    METRIC_LABELS,
     Confusion,
     StudyDimension,
     StudyGroup,
@@ -35,12 +36,6 @@ from .report import (
     StudyReport,
     summary_interval,
 )
-
-METRIC_NAMES = {
-    "krippendorff_alpha": "Krippendorff's α", "icc_2_1": "ICC(2,1)", "icc_3_1": "ICC(3,1)",
-    "percent_agreement": "exact agreement", "within_one_agreement": "within-one agreement",
-    "fleiss_kappa": "Fleiss' κ", "gwet_ac1": "Gwet's AC1",
-}
 
 
 def _humans_rows(label: str, block: StudyDimension | StudyGroup) -> list[list[Any]]:
@@ -51,7 +46,7 @@ def _humans_rows(label: str, block: StudyDimension | StudyGroup) -> list[list[An
     for metric in HUMAN_METRICS:
         value = humans.get(metric)
         if isinstance(value, (int, float)) or value is None:
-            rows.append([label, METRIC_NAMES[metric], fmt(value), interval(*summary_interval(humans, metric)),
+            rows.append([label, METRIC_LABELS[metric], fmt(value), interval(*summary_interval(humans, metric)),
                          humans.get("n_units", "")])
     return rows
 
