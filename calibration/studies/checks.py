@@ -84,8 +84,9 @@ def json_reading(document: Mapping[str, Any]) -> Reading:
     return Reading(file="report.json", figures=figures)
 
 
-def csv_reading(content: bytes) -> Reading:
-    """tables.csv: value, ci_low, ci_high and n per row (full precision: the study CSV writes repr())."""
+def csv_reading(content: bytes, widths: Mapping[str, float | None] | None = None) -> Reading:
+    """tables.csv: value, ci_low, ci_high and n per row (full precision: the study CSV writes repr()), each in its
+    figure's range (`widths`: each dimension's scale width, for the mean signed difference)."""
     figures = []
     for row in csv.DictReader(io.StringIO(content.decode("utf-8"))):
         value, low = number_parse(row["value"]), number_parse(row["ci_low"])
@@ -93,7 +94,8 @@ def csv_reading(content: bytes) -> Reading:
             continue
         figures.append(Figure(key=f"{row['dimension']}/{row['group']}/{row['comparison']}/{row['metric']}",
                               value=value, low=low, high=number_parse(row["ci_high"]),
-                              n=int(row["n"]) if row["n"] else None, digits=12))
+                              n=int(row["n"]) if row["n"] else None, digits=12,
+                              bounds=_bounds(row["metric"], (widths or {}).get(row["dimension"]))))
     return Reading(file="tables.csv", figures=figures)
 
 
@@ -116,9 +118,10 @@ def study_methods(document: Mapping[str, Any]) -> list[str]:
 
 def study_check(snapshot: Snapshot, files: Mapping[str, bytes]) -> list[Problem]:
     """The study report's artefact check (its KindSpec.check): report.json, tables.csv and README.txt."""
-    readings = [json_reading(json.loads(files[SnapshotFile.Format.JSON]))]
+    document = json.loads(files[SnapshotFile.Format.JSON])
+    readings = [json_reading(document)]
     if SnapshotFile.Format.CSV in files:
-        readings.append(csv_reading(files[SnapshotFile.Format.CSV]))
+        readings.append(csv_reading(files[SnapshotFile.Format.CSV], _widths(document)))
     if SnapshotFile.Format.BUNDLE in files:
         readme = bundle_members(files[SnapshotFile.Format.BUNDLE]).get("README.txt")
         if readme is not None:
