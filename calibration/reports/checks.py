@@ -4,7 +4,6 @@ README.txt, keyed alike — `group_kind:group_value/comparison/metric` — so th
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import re
@@ -220,20 +219,11 @@ def report_readings(files: Mapping[str, bytes], report: Report) -> list[Reading]
     return readings
 
 
-_RENDERED: dict[str, Report] = {}  # the tree a JSON file was just rendered from, by the file's SHA-256
-
-
-def report_rendered(content: bytes, report: Report) -> None:
-    """Remember the tree `content` (report.json) was rendered from, so the check at the end of the same compute
-    need not parse it back (a strict parse costs more than every other reading together)."""
-    _RENDERED.clear()
-    _RENDERED[hashlib.sha256(content).hexdigest()] = report
-
-
-def report_check(snapshot: Snapshot, files: Mapping[str, bytes]) -> list[Problem]:
-    """The cycle report's artefact check (registered as its KindSpec.check): its files against each other."""
-    content = files[SnapshotFile.Format.JSON]
-    report = _RENDERED.get(hashlib.sha256(content).hexdigest()) or Report.from_json(json.loads(content))
+def report_check(snapshot: Snapshot, files: Mapping[str, bytes], *, tree: object | None = None) -> list[Problem]:
+    """The cycle report's artefact check (registered as its KindSpec.check): its files against each other. `tree`:
+    the Report the compute rendered them from (a strict parse of report.json costs more than every other reading
+    together); a stored version's JSON is parsed."""
+    report = tree if isinstance(tree, Report) else Report.from_json(json.loads(files[SnapshotFile.Format.JSON]))
     return artefact_check(report_readings(files, report), labels=label_keys(report), reference="report.json")
 
 

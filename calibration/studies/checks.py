@@ -116,7 +116,7 @@ def study_methods(document: Mapping[str, Any]) -> list[str]:
     return found
 
 
-def study_check(snapshot: Snapshot, files: Mapping[str, bytes]) -> list[Problem]:
+def study_check(snapshot: Snapshot, files: Mapping[str, bytes], *, tree: object | None = None) -> list[Problem]:
     """The study report's artefact check (its KindSpec.check): report.json, tables.csv and README.txt."""
     document = json.loads(files[SnapshotFile.Format.JSON])
     readings = [json_reading(document)]
