@@ -93,15 +93,21 @@ def snapshot_record(
     summary: SnapshotSummary | None = None, seed: int = 0, n_resamples: int = 0, **inputs: Any,
 ) -> Snapshot:
     """Store a version computed at once (case-review reports, IRT fits, bias checks): ready as soon as it exists,
-    the next version of its subject, hashed by its inputs (else by its payload), with the software recording it."""
+    the next version of its subject, hashed by its inputs (else by its payload), with the software recording it.
+    The kind's artefact check reads the payload first: a payload that contradicts itself is stored as *failed
+    checks* with the list."""
     software = software_versions()
+    checks = snapshot_checks(snapshot=Snapshot(kind=kind, subject=subject, payload=payload), files={}, tree=payload)
+    if checks:
+        logger.warning("%s %s failed %d artefact checks: %s", kind, subject, len(checks), checks[0])
     for _attempt in range(3):
         try:
             with transaction.atomic():
                 top = Snapshot.objects.of(kind, subject).aggregate(top=Max("version"))["top"] or 0
                 now = timezone.now()
                 return Snapshot.objects.create(
-                    kind=kind, subject=subject, version=top + 1, status=Snapshot.Status.READY, payload=payload,
+                    kind=kind, subject=subject, version=top + 1, payload=payload, checks=checks,
+                    status=Snapshot.Status.FAILED_CHECKS if checks else Snapshot.Status.READY,
                     input_hash=input_hash or payload_hash(payload), summary=summary or {}, seed=seed,
                     n_resamples=n_resamples, requested_by=requested_by, started_at=now, finished_at=now,
                     heartbeat_at=now, progress=100, software=software, **inputs)
