@@ -84,3 +84,26 @@ def test_artefact_check_passes_on_every_generated_study_and_finds_seeded_defects
                                       else "Wilson")  # a label its rows do not use
         problems = _check(_readme_edit(files, line, wrong))
         assert any(p.startswith("README.txt: interval method: ") for p in problems), problems
+
+
+def test_artefact_check_study_pdf_rows_are_read_and_a_moved_pdf_number_or_method_is_found() -> None:
+    import json
+
+    from calibration.studies.checks import json_reading, pdf_reading
+    from evidence.kit.checker import artefact_check, pdf_text
+
+    files, _seconds = study_artefact(StudyDesign(30, 4, 1, 4, "ordinal", 0.3, 0, True, 3), n_resamples=100)
+    document = json.loads(files[SnapshotFile.Format.JSON])
+    text = pdf_text(files[SnapshotFile.Format.PDF])
+    pdf = pdf_reading(text, document)
+    assert len(pdf.figures) == 21  # 7 coefficients × (all raters, group A, group B)
+    assert artefact_check([json_reading(document), pdf]) == []
+    line = next(row for row in text.splitlines() if "all raters" in row and "Krippendorff's α" in row)
+    value = line.split()[4]
+    moved = text.replace(line, line.replace(value, f"{float(value) + 0.01:.3f}", 1))
+    problems = [str(p) for p in artefact_check([json_reading(document), pdf_reading(moved, document)])]
+    assert problems and problems[0].startswith("report.pdf: fluency//humans/krippendorff_alpha: value ")
+    relabelled = text.replace(line, line.replace("BCa", "percentile") if "BCa" in line else
+                              line.replace("percentile", "BCa"))
+    problems = [str(p) for p in artefact_check([json_reading(document), pdf_reading(relabelled, document)])]
+    assert any(": method " in p for p in problems), problems
