@@ -9,7 +9,7 @@ rater groups) goes through the real builder (`study_report_build`, 200 resamples
 (`study_check`). No database. Prints every failure, then one line:
     artefact_check: kind=study artefacts=N failures=F compute_s=C check_s=K ratio=R   (ratio = check / compute;
     issue 32's goal ≤ 0.10)
-`--resamples` sets the bootstrap size (the demo's snapshots use 1,000).
+`--resamples` sets the bootstrap size (default 200; a study snapshot uses 1,000 by default).
 """
 from __future__ import annotations
 

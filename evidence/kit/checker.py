@@ -217,7 +217,7 @@ def payload_reading(payload: object, rules: Iterable[IntervalRule], *, file: str
             count = node.get(rule.n) if rule.n else None
             figures.append(Figure(
                 key=f"{path}/{rule.value}" if path else rule.value, value=number,
-                low=pair[0] if pair else None, high=pair[1] if pair else None,  # type: ignore[arg-type]
+                low=pair[0] if pair else None, high=pair[1] if pair else None,
                 n=count if isinstance(count, int) and not isinstance(count, bool) else None,
                 bounds=rule.bounds, min_n=rule.min_n if pair and pair[0] is not None else 0))
     return Reading(file=file, figures=figures)
