@@ -14,8 +14,11 @@ where there is simulated evidence, or ``None`` where the coefficient is ``None``
 coefficient on the same resampled unit sets); the method — percentile or BCa — is the one whose simulated
 coverage, estimated at the data's own design (pairable units, raters, missing share, share of the most common
 category; :mod:`stats.interval_choice`), reaches 0.93, else ``reliable`` is false and ``reason`` says why;
-``coverage`` is the figure used and ``coverage_basis`` where it came from.
-``alpha_ci`` is the interval reported for α (the chosen method's). ICC(2,1) and ICC(3,1) (:mod:`stats.icc`,
+``coverage`` is the figure used and ``coverage_basis`` where it came from. A reported interval always contains its
+estimate and has width when the replicates vary: where the chosen method's would not (the estimate at the edge of
+the resampling distribution, e.g. every unit disagreeing regularly), the other method's is reported, flagged not
+reliable, or none, with ``reason`` saying why (:func:`stats.bootstrap.edge_reason`).
+``alpha_ci`` is the interval reported for α (the chosen method's; None when α has none). ICC(2,1) and ICC(3,1) (:mod:`stats.icc`,
 units every rater scored) carry their F-based intervals (method "F"). Data with too many distinct values for a
 units × values table (continuous scores: more than ``MAX_CATEGORIES`` distinct values, or more than
 ``MAX_COUNT_CELLS`` units × values) get α with its interval (interval and ratio levels, from per-unit sums:
