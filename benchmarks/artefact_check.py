@@ -145,13 +145,14 @@ def _run(kind: str, count: int, n_resamples: int) -> None:
     failures = 0
     compute_s = check_s = 0.0
     for seed in range(count):
+        design: StudyDesign | BoardDesign
         if kind == "study":
-            design: StudyDesign | BoardDesign = study_design_random(seed)
-            files, seconds = study_artefact(design, n_resamples=n_resamples)  # type: ignore[arg-type]
+            design = study = study_design_random(seed)
+            files, seconds = study_artefact(study, n_resamples=n_resamples)
             check = study_check
         else:
-            design = board_design_random(seed)
-            files, seconds = board_artefact(design, n_resamples=n_resamples)  # type: ignore[arg-type]
+            design = board = board_design_random(seed)
+            files, seconds = board_artefact(board, n_resamples=n_resamples)
             check = calibrated_check
         compute_s += seconds
         started = time.perf_counter()
