@@ -14,6 +14,7 @@ from evidence.models import Snapshot, SnapshotQuerySet
 from evidence.registry import KindSpec
 from evidence.services import snapshot_record
 
+from .checks import irt_fit_check, review_report_check
 from .models import CaseReviewCycle
 
 __all__ = ["difficulty_fit_find", "difficulty_fit_get", "difficulty_fit_store", "difficulty_fits",
@@ -68,5 +69,7 @@ def difficulty_fit_find(pk: int) -> Snapshot | None:
 
 
 CASE_REVIEW_KIND = KindSpec(kind=Snapshot.Kind.CASE_REVIEW,
-                            page_url=lambda s: reverse("review:cycle", kwargs={"pk": int(s.subject)}))
-IRT_FIT_KIND = KindSpec(kind=Snapshot.Kind.IRT_FIT, page_url=lambda s: f"{reverse('review:difficulty')}?fit={s.pk}")
+                            page_url=lambda s: reverse("review:cycle", kwargs={"pk": int(s.subject)}),
+                            check=review_report_check)
+IRT_FIT_KIND = KindSpec(kind=Snapshot.Kind.IRT_FIT, page_url=lambda s: f"{reverse('review:difficulty')}?fit={s.pk}",
+                        check=irt_fit_check)

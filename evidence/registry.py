@@ -16,13 +16,21 @@ class Progress(Protocol):
     def __call__(self, percent: int, note: str, *, force: bool = False) -> None: ...
 
 
+class KindCheck(Protocol):
+    """A kind's artefact check: a version's files (format → bytes) and, at the end of a compute, the tree they were
+    rendered from (`tree`, so the check need not parse report.json back; None for a stored version)."""
+
+    def __call__(self, snapshot: Snapshot, files: Mapping[str, bytes], /, *,
+                 tree: object | None = None) -> list[Problem]: ...
+
+
 @dataclass(frozen=True)
 class KindSpec:
     """One kind of snapshot: `compute` fills a claimed version (queued kinds only) and `select_related` names the
     relations it reads with the snapshot (loaded in the same query), `page_url` names the page showing a version,
     `file_name` the download name of one of its stored files, `describe` the subject's name, `check` the artefact
-    checker's reading of a version's files (format → bytes; `evidence.kit.checker`), run on every computed version
-    before it is stored and by `manage.py check_artefact`."""
+    checker's reading of a version's files (format → bytes; `evidence.kit.checker`, `KindCheck`), run on every
+    computed version before it is stored (given the tree the compute rendered) and by `manage.py check_artefact`."""
 
     kind: str
     page_url: Callable[[Snapshot], str]
@@ -30,7 +38,7 @@ class KindSpec:
     file_name: Callable[[Snapshot, str], str] | None = None
     describe: Callable[[Snapshot], str] | None = None  # the subject as its notification names it
     select_related: tuple[str, ...] = ()
-    check: Callable[[Snapshot, Mapping[str, bytes]], list[Problem]] | None = None
+    check: KindCheck | None = None
 
 
 KINDS: dict[str, KindSpec] = {}

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from django.db.models import Q
 from django.utils import timezone
 
 from access.web import query_whole_number
 
 from .models import STALE_AFTER, Snapshot, SnapshotFile, SnapshotQuerySet
-from .registry import kind_spec
+from .registry import KINDS, kind_spec
 
 
 def version_param(raw: str | None) -> int | None:
@@ -99,9 +100,12 @@ def snapshot_by_id(*, pk: int) -> Snapshot | None:
 
 
 def snapshot_ids_computed() -> list[int]:
-    """Every version with stored files (ready or failed checks), oldest first: what `check_artefact --all` reads."""
-    return list(Snapshot.objects.filter(status__in=[Snapshot.Status.READY, Snapshot.Status.FAILED_CHECKS],
-                                        files__isnull=False).distinct().order_by("pk").values_list("pk", flat=True))
+    """Every version with stored files (ready or failed checks), and every version of a kind recorded as one checked
+    JSON payload, oldest first: what `check_artefact --all` reads."""
+    recorded = [kind for kind, spec in KINDS.items() if spec.compute is None and spec.check is not None]
+    return list(Snapshot.objects.filter(status__in=[Snapshot.Status.READY, Snapshot.Status.FAILED_CHECKS])
+                .filter(Q(files__isnull=False) | Q(kind__in=recorded))
+                .distinct().order_by("pk").values_list("pk", flat=True))
 
 
 def snapshot_stored_files(*, snapshot: Snapshot) -> dict[str, bytes]:

@@ -93,15 +93,21 @@ def snapshot_record(
     summary: SnapshotSummary | None = None, seed: int = 0, n_resamples: int = 0, **inputs: Any,
 ) -> Snapshot:
     """Store a version computed at once (case-review reports, IRT fits, bias checks): ready as soon as it exists,
-    the next version of its subject, hashed by its inputs (else by its payload), with the software recording it."""
+    the next version of its subject, hashed by its inputs (else by its payload), with the software recording it.
+    The kind's artefact check reads the payload first: a payload that contradicts itself is stored as *failed
+    checks* with the list."""
     software = software_versions()
+    checks = snapshot_checks(snapshot=Snapshot(kind=kind, subject=subject, payload=payload), files={}, tree=payload)
+    if checks:
+        logger.warning("%s %s failed %d artefact checks: %s", kind, subject, len(checks), checks[0])
     for _attempt in range(3):
         try:
             with transaction.atomic():
                 top = Snapshot.objects.of(kind, subject).aggregate(top=Max("version"))["top"] or 0
                 now = timezone.now()
                 return Snapshot.objects.create(
-                    kind=kind, subject=subject, version=top + 1, status=Snapshot.Status.READY, payload=payload,
+                    kind=kind, subject=subject, version=top + 1, payload=payload, checks=checks,
+                    status=Snapshot.Status.FAILED_CHECKS if checks else Snapshot.Status.READY,
                     input_hash=input_hash or payload_hash(payload), summary=summary or {}, seed=seed,
                     n_resamples=n_resamples, requested_by=requested_by, started_at=now, finished_at=now,
                     heartbeat_at=now, progress=100, software=software, **inputs)
@@ -147,26 +153,28 @@ def snapshot_page_url(snapshot: Snapshot) -> str:
     return kind_spec(snapshot.kind).page_url(snapshot)
 
 
-def snapshot_checks(*, snapshot: Snapshot, files: Mapping[str, bytes]) -> list[str]:
-    """The artefact checker's problems with a version's files, in words (empty: clean, or a kind with no check)."""
+def snapshot_checks(*, snapshot: Snapshot, files: Mapping[str, bytes], tree: object | None = None) -> list[str]:
+    """The artefact checker's problems with a version's files, in words (empty: clean, or a kind with no check);
+    `tree`: the typed tree the files were just rendered from, handed to the kind's check."""
     spec = KINDS.get(snapshot.kind)
     if spec is None or spec.check is None:
         return []
     try:
-        return [str(problem) for problem in spec.check(snapshot, files)]
+        return [str(problem) for problem in spec.check(snapshot, files, tree=tree)]
     except Exception as exc:  # a file the checker cannot read is a file a reader cannot read either
         logger.exception("snapshot %s: the artefact check could not read its files", snapshot.pk)
         return [f"the files could not be read: {type(exc).__name__}: {exc}"[:2000]]
 
 
 def snapshot_store(*, snapshot: Snapshot, files: Mapping[str, bytes], software: dict[str, str] | None = None,
-                   **fields: Any) -> None:
+                   tree: object | None = None, **fields: Any) -> None:
     """Write a computed snapshot's files and mark it ready, in one transaction (a snapshot cancelled or
     abandoned meanwhile stays as it is: only a running one becomes ready). Before that, the kind's artefact check
     reads the files: a version whose files contradict each other is stored as *failed checks* with the list, never
-    served as citable. `software`: the versions its builder named in its files (default: those running now)."""
+    served as citable. `software`: the versions its builder named in its files (default: those running now);
+    `tree`: the typed tree the files were rendered from, handed to the check (which then need not parse it back)."""
     software = software if software is not None else software_versions()
-    checks = snapshot_checks(snapshot=snapshot, files=files)
+    checks = snapshot_checks(snapshot=snapshot, files=files, tree=tree)
     if checks:
         logger.warning("snapshot %s failed %d artefact checks: %s", snapshot.pk, len(checks), checks[0])
     status = Snapshot.Status.FAILED_CHECKS if checks else Snapshot.Status.READY

@@ -189,3 +189,40 @@ def bootstrap_mean_interval(
     rng = np.random.default_rng(seed)
     replicates = data[rng.integers(0, data.size, size=(n_resamples, data.size))].mean(axis=1)
     return percentile_interval(replicates, confidence)
+
+
+def interval_holds(bounds: tuple[float, float] | None, estimate: float | None) -> bool:
+    """Whether an interval contains its point estimate (ends equal to it up to the tie tolerance count as inside).
+
+    Example: ``interval_holds((0.2, 0.5), 0.3)`` → True; ``interval_holds((-0.33259, -0.29520), -1 / 3)`` → False.
+    """
+    if bounds is None or estimate is None:
+        return False
+    tie = _TIE_TOLERANCE * max(1.0, abs(estimate))
+    return bounds[0] - tie <= estimate <= bounds[1] + tie
+
+
+def edge_reason(replicates: FloatArray, estimate: float) -> str:
+    """Why a bootstrap interval that would exclude its own estimate is not reported, in words a reader can check.
+
+    A percentile interval excludes the estimate when more than (1 + c)/2 of the replicates fall on one side of it;
+    BCa's bias correction z0 = Φ⁻¹(share below) is then ±∞ or so large that its quantiles pass the estimate too.
+    This happens where the estimate sits at the edge of what resampling the units can give — e.g. every unit
+    disagrees, so observed agreement is 0 in every resample and only chance agreement moves, and balanced
+    marginals make the estimate the extreme value of κ or AC1 — the boundary case where the bootstrap is not
+    consistent (Andrews 2000, Econometrica 68:399–405; Efron & Tibshirani 1993 §14.3 on z0). No interval is
+    then better than one that says the estimate is implausible. Example: 1,000 replicates all above −1/3 with
+    an estimate of −1/3 → "no interval: 976 of 1000 bootstrap replicates lie above the estimate (24 equal it) …".
+    """
+    valid = replicates[np.isfinite(replicates)]
+    tie = _TIE_TOLERANCE * max(1.0, abs(estimate))
+    above, below = int((valid > estimate + tie).sum()), int((valid < estimate - tie).sum())
+    side, count, other = ("above", above, below) if above >= below else ("below", below, above)
+    equal = valid.size - above - below
+    share = "all" if count == valid.size else f"{count} of"
+    rest = [f"{equal} equal it"] if equal else []
+    rest += [f"{other} lie on the other side"] if other else []
+    return (f"no interval: {share} {valid.size} bootstrap replicates lie {side} the estimate"
+            + (f" ({', '.join(rest)})" if rest else "")
+            + ", which sits at the edge of what resampling the units can give; a percentile or BCa interval would "
+              "exclude the estimate or collapse onto it (the bootstrap is not valid at such an edge)")

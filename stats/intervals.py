@@ -48,6 +48,8 @@ from stats.bootstrap import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     bca_interval,
+    edge_reason,
+    interval_holds,
     percentile_interval,
     stratum_codes_of,
 )
@@ -610,6 +612,10 @@ def agreement_interval(
         notes.append("no bootstrap replicate had a defined value, so there is no interval")
     below = float((valid < alpha_min).mean()) if alpha_min is not None and valid.size else None
     low, high = result.percentile if result.percentile is not None and result.estimate is not None else (None, None)
+    if result.estimate is not None and result.percentile is not None \
+            and not interval_holds(result.percentile, result.estimate):
+        notes.append(edge_reason(result.replicates, result.estimate))  # an interval never excludes its estimate
+        low, high = None, None
     return AgreementInterval(
         coefficient=coefficient, estimate=result.estimate, low=low, high=high, confidence=confidence,
         n_resamples=n_resamples, n_degenerate=result.n_degenerate, n_strata=n_strata,

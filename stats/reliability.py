@@ -14,8 +14,11 @@ where there is simulated evidence, or ``None`` where the coefficient is ``None``
 coefficient on the same resampled unit sets); the method — percentile or BCa — is the one whose simulated
 coverage, estimated at the data's own design (pairable units, raters, missing share, share of the most common
 category; :mod:`stats.interval_choice`), reaches 0.93, else ``reliable`` is false and ``reason`` says why;
-``coverage`` is the figure used and ``coverage_basis`` where it came from.
-``alpha_ci`` is the interval reported for α (the chosen method's). ICC(2,1) and ICC(3,1) (:mod:`stats.icc`,
+``coverage`` is the figure used and ``coverage_basis`` where it came from. A reported interval always contains its
+estimate and has width when the replicates vary: where the chosen method's would not (the estimate at the edge of
+the resampling distribution, e.g. every unit disagreeing regularly), the other method's is reported, flagged not
+reliable, or none, with ``reason`` saying why (:func:`stats.bootstrap.edge_reason`).
+``alpha_ci`` is the interval reported for α (the chosen method's; None when α has none). ICC(2,1) and ICC(3,1) (:mod:`stats.icc`,
 units every rater scored) carry their F-based intervals (method "F"). Data with too many distinct values for a
 units × values table (continuous scores: more than ``MAX_CATEGORIES`` distinct values, or more than
 ``MAX_COUNT_CELLS`` units × values) get α with its interval (interval and ratio levels, from per-unit sums:
@@ -23,6 +26,7 @@ units × values table (continuous scores: more than ``MAX_CATEGORIES`` distinct 
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 
@@ -32,10 +36,10 @@ import numpy.typing as npt
 from stats.agreement import weighted_observed_agreement
 from stats.alpha import DEFAULT_ALPHA_MIN, Level, check_level, krippendorff_alpha, leave_one_rater_out
 from stats.alpha_continuous import RATIO_MAX_PAIRS
-from stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+from stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, edge_reason, interval_holds
 from stats.gwet import gwet_ac_from_counts
 from stats.icc import IccPair, icc
-from stats.interval_choice import choose_interval_method, top_category_share
+from stats.interval_choice import IntervalChoice, choose_interval_method, top_category_share
 from stats.intervals import (
     MAX_CATEGORIES,
     MAX_COUNT_CELLS,
@@ -204,6 +208,8 @@ def reliability_summary(
     chosen = summary["intervals"].get("krippendorff_alpha")
     if chosen and chosen["low"] is not None and chosen["high"] is not None:  # α's reported interval is the one chosen by simulated coverage
         summary["alpha_ci"] = [chosen["low"], chosen["high"]]
+    elif chosen:
+        summary["alpha_ci"] = None  # e.g. a percentile interval that would exclude α itself (_interval_entry)
     summary["warnings"] = warnings
     return summary
 
@@ -324,6 +330,7 @@ def _add_continuous_interval(
                             top_share=0.0)  # continuous: no value holds a large share of ratings (the balanced class)
     if entry["low"] is None or entry["high"] is None:
         warnings.append(f"intervals: krippendorff_alpha: {entry['reason']}")
+        summary["alpha_ci"] = None
     else:
         summary["alpha_ci"] = [entry["low"], entry["high"]]
     summary["intervals"]["krippendorff_alpha"] = entry
@@ -459,10 +466,40 @@ def _interval_entry(
     available = tuple(m for m, bounds in (("percentile", result.percentile), ("bca", result.bca)) if bounds)
     if not available:
         return _no_interval(result.note or "no bootstrap replicate had a defined value")
-    choice = choose_interval_method(name, n_units=n_units, ratings_per_unit=ratings_per_unit,
-                                    missing_share=missing_share, top_share=top_share, available=available)
-    low, high = result.percentile if choice.method == "percentile" else result.bca  # type: ignore[misc]
-    entry: IntervalEntry = {"low": low, "high": high, "method": choice.method, "reliable": choice.reliable, "reason": choice.reason}
+
+    def choose(methods: tuple[str, ...]) -> IntervalChoice:
+        return choose_interval_method(name, n_units=n_units, ratings_per_unit=ratings_per_unit,
+                                      missing_share=missing_share, top_share=top_share, available=methods)
+
+    choice = choose(available)
+    bounds = {"percentile": result.percentile, "bca": result.bca}
+    finite = result.replicates[np.isfinite(result.replicates)]
+    spread = bool(finite.size and finite.max() > finite.min())
+
+    def acceptable(method: str) -> bool:
+        # An interval never excludes its own estimate; nor is it of zero width when the replicates vary (at the
+        # edge of the resampling distribution BCa collapses onto the estimate, its z0 being extreme): that would
+        # claim a certainty the bootstrap does not show.
+        low_high = bounds[method]
+        return interval_holds(low_high, result.estimate) and low_high is not None \
+            and (not spread or low_high[1] > low_high[0])
+
+    reason = choice.reason
+    if not acceptable(choice.method):
+        # The other method if it is acceptable (flagged, since the method chosen for its coverage failed on this
+        # sample), else words (stats.bootstrap.edge_reason).
+        holding = tuple(m for m in available if acceptable(m))
+        if not holding or result.estimate is None:
+            return _no_interval(edge_reason(result.replicates, result.estimate or 0.0))
+        failed = choice.method
+        choice = choose(holding)
+        reason = (f"the {failed} interval would exclude the estimate or have no width (the bootstrap distribution "
+                  f"lies almost wholly on one side of it); the {choice.method} interval is shown"
+                  + (f"; {choice.reason}" if choice.reason else ""))
+        choice = dataclasses.replace(choice, reliable=False, reason=reason)
+    low, high = bounds[choice.method]  # type: ignore[misc]
+    entry: IntervalEntry = {"low": low, "high": high, "method": choice.method, "reliable": choice.reliable,
+                            "reason": reason}
     if choice.coverage is not None:  # absent, not null, where there is no simulated evidence: the reason says why
         entry |= {"coverage": round(choice.coverage, 3), "coverage_basis": choice.basis}
     return entry

@@ -68,7 +68,7 @@ def csv_reading(content: bytes) -> Reading:
     return Reading(file="tables.csv", figures=figures)
 
 
-def calibrated_check(snapshot: Snapshot, files: Mapping[str, bytes]) -> list[Problem]:
+def calibrated_check(snapshot: Snapshot, files: Mapping[str, bytes], *, tree: object | None = None) -> list[Problem]:
     """The calibrated leaderboard's artefact check (its KindSpec.check): report.json against tables.csv."""
     readings = [json_reading(json.loads(files[SnapshotFile.Format.JSON]))]
     if SnapshotFile.Format.CSV in files:

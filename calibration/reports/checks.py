@@ -4,7 +4,7 @@ README.txt, keyed alike — `group_kind:group_value/comparison/metric` — so th
 from __future__ import annotations
 
 import csv
-import hashlib
+import html
 import io
 import json
 import re
@@ -235,21 +235,59 @@ def report_readings(files: Mapping[str, bytes], report: Report) -> list[Reading]
     return readings
 
 
-_RENDERED: dict[str, Report] = {}  # the tree a JSON file was just rendered from, by the file's SHA-256
+_PAGE_TITLES = {"Experts among themselves": "experts", "Judge against the expert majority": "judge_vs_majority",
+                "Judge against adjudicated gold": "judge_vs_gold"}
+_PAGE_ROW = re.compile(r'<tr><td>(?P<label>[^<]*)</td><td class="num">(?P<value>[^<]*)</td>\s*<td>(?P<interval>[^<]*)'
+                       r'</td>\s*<td>(?P<method>[^<]*)</td>')
 
 
-def report_rendered(content: bytes, report: Report) -> None:
-    """Remember the tree `content` (report.json) was rendered from, so the check at the end of the same compute
-    need not parse it back (a strict parse costs more than every other reading together)."""
-    _RENDERED.clear()
-    _RENDERED[hashlib.sha256(content).hexdigest()] = report
+def page_reading(body: str, report: Report) -> Reading:
+    """The report page's body (the HTML a reader's browser shows, rendered from the stored tree as the page renders it):
+    its "every coefficient with its interval" tables — value, interval and method of the overall group per
+    comparison, as shown (three decimals)."""
+    start = body.find('id="intervals"')
+    card = body[start:body.find('<div class="card"', start + 1)] if start >= 0 else ""
+    figures: list[Figure] = []
+    for part in card.split("<h3>")[1:]:
+        comparison = _PAGE_TITLES.get(html.unescape(part[:part.find("</h3>")]).strip())
+        if comparison is None:
+            continue
+        keys = {row.label: row.key for row in interval_rows(block_of(report.overall, comparison), comparison)}
+        for row in _PAGE_ROW.finditer(part):
+            key = keys.get(html.unescape(row.group("label")).strip())
+            if key is None:
+                continue
+            bounds = interval_parse(row.group("interval"))
+            value = row.group("value").strip()
+            figures.append(Figure(
+                key=figure_key(report.overall.kind, report.overall.value, comparison, key), value=number_parse(value),
+                low=bounds[0] if bounds else None, high=bounds[1] if bounds else None,
+                method=html.unescape(row.group("method")).strip() if bounds else None,
+                digits=min(digits_of(value), bounds[2]) if bounds else digits_of(value), bounds=_bounds(key),
+                min_n=MIN_BOOTSTRAP_UNITS if bounds else 0))
+    return Reading(file="page", figures=figures, text=html.unescape(re.sub(r"<[^>]+>", " ", body)))
 
 
-def report_check(snapshot: Snapshot, files: Mapping[str, bytes]) -> list[Problem]:
-    """The cycle report's artefact check (registered as its KindSpec.check): its files against each other."""
-    content = files[SnapshotFile.Format.JSON]
-    report = _RENDERED.get(hashlib.sha256(content).hexdigest()) or Report.from_json(json.loads(content))
-    return artefact_check(report_readings(files, report), labels=label_keys(report), reference="report.json")
+def page_body(snapshot: Snapshot, report: Report) -> str:
+    """The report page's body for a version, rendered from `report` in English (the checker reads numbers as the
+    default language writes them)."""
+    from django.utils import translation
+
+    from .pages import ReportPage
+
+    page = ReportPage(snapshot)
+    page.__dict__["report"] = report  # the tree in hand (cached_property's slot): no parse of the payload back
+    with translation.override("en"):
+        return page.stored().body
+
+
+def report_check(snapshot: Snapshot, files: Mapping[str, bytes], *, tree: object | None = None) -> list[Problem]:
+    """The cycle report's artefact check (registered as its KindSpec.check): its files against each other. `tree`:
+    the Report the compute rendered them from (a strict parse of report.json costs more than every other reading
+    together); a stored version's JSON is parsed."""
+    report = tree if isinstance(tree, Report) else Report.from_json(json.loads(files[SnapshotFile.Format.JSON]))
+    readings = [*report_readings(files, report), page_reading(page_body(snapshot, report), report)]
+    return artefact_check(readings, labels=label_keys(report), reference="report.json")
 
 
 def report_methods(report: Report) -> set[str]:

@@ -34,7 +34,7 @@ from ..cycles.ratings import Rating, ReportInputs, UnitInfo, judge_run_for_cycle
 from ..cycles.selectors import cycle_assignment_completeness
 from .build import calibration_report_build
 from .cells import validation_cells
-from .checks import overall_alpha_line, report_check, report_methods, report_rendered
+from .checks import overall_alpha_line, report_check, report_methods
 from .exporting import REPORT_EXPORTERS
 from .languages import language_cells
 from .pdf import report_pdf
@@ -186,7 +186,7 @@ def _compute(snapshot: Snapshot, reporter: Progress) -> None:
     }
     payload = report.to_json()  # the one handoff to storage: the typed tree's JSON
     snapshot_store(snapshot=snapshot, files=files, payload=payload, input_hash=input_hash, input_counts=counts,
-                   watermark=watermark, software=software, rater_key=inputs.rater_key)
+                   watermark=watermark, software=software, rater_key=inputs.rater_key, tree=report)
 
 
 # --- rendering the files --------------------------------------------------------------------------
@@ -225,18 +225,11 @@ To reproduce: build the report from ratings.csv with the same seed and number of
 """
 
 
-def report_rendered_json(report: Report) -> bytes:
-    """report.json, remembered with its tree for the artefact check that follows."""
-    content = REPORT_EXPORTERS["json"].render(report)
-    report_rendered(content, report)
-    return content
-
-
 def snapshot_files_render(*, report: Report, ratings: bytes, snapshot: Snapshot,
                           input_hash: str) -> dict[str, bytes]:
     """Every file of a snapshot, rendered once: JSON, long CSV, PDF, ratings.csv and the zip bundle."""
     files: dict[str, bytes] = {
-        SnapshotFile.Format.JSON: report_rendered_json(report),
+        SnapshotFile.Format.JSON: REPORT_EXPORTERS["json"].render(report),
         SnapshotFile.Format.CSV: REPORT_EXPORTERS["csv"].render(report),
         SnapshotFile.Format.PDF: report_pdf(report, version=snapshot.version, input_hash=input_hash),
         SnapshotFile.Format.RATINGS: ratings,

@@ -11,7 +11,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Table
 from reportlab.platypus.flowables import Flowable
 
-from evidence.kit.numbers import interval
+from evidence.kit.numbers import interval, method_label
 from evidence.kit.pdfkit import (
     LABEL_PT,
     MARGIN_BOTTOM,
@@ -28,6 +28,7 @@ from evidence.kit.pdfkit import (
 
 from .report import (
     HUMAN_METRICS,
+    METRIC_LABELS,
     Confusion,
     StudyDimension,
     StudyGroup,
@@ -36,22 +37,19 @@ from .report import (
     summary_interval,
 )
 
-METRIC_NAMES = {
-    "krippendorff_alpha": "Krippendorff's α", "icc_2_1": "ICC(2,1)", "icc_3_1": "ICC(3,1)",
-    "percent_agreement": "exact agreement", "within_one_agreement": "within-one agreement",
-    "fleiss_kappa": "Fleiss' κ", "gwet_ac1": "Gwet's AC1",
-}
-
 
 def _humans_rows(label: str, block: StudyDimension | StudyGroup) -> list[list[Any]]:
     humans = block.humans
     if not humans:
-        return [[label, "fewer than two human raters", "", "", ""]]
+        return [[label, "fewer than two human raters", "", "", "", ""]]
     rows = []
     for metric in HUMAN_METRICS:
         value = humans.get(metric)
         if isinstance(value, (int, float)) or value is None:
-            rows.append([label, METRIC_NAMES[metric], fmt(value), interval(*summary_interval(humans, metric)),
+            low, high = summary_interval(humans, metric)
+            entry = (humans.get("intervals") or {}).get(metric)
+            method = method_label(entry.get("method")) if isinstance(entry, dict) and low is not None else ""
+            rows.append([label, METRIC_LABELS[metric], fmt(value), interval(low, high), method,
                          humans.get("n_units", "")])
     return rows
 
@@ -84,8 +82,8 @@ def study_report_pdf(report: StudyReport, *, version: int | None = None, input_h
     story: list[Flowable] = [
         Paragraph(escape(fonts.text(f"Rating study: {'—' if meta.study is None else meta.study}")), styles.title),
         p(f"Source: {meta.source or '—'} · seed {meta.seed} · {meta.n_resamples} bootstrap resamples "
-          f"(items resampled; the interval of each coefficient is the one its simulated coverage supports)",
-          styles.muted),
+          f"(items resampled; the interval of each coefficient is the one its simulated coverage supports, "
+          f"named in the Method column)", styles.muted),
         p(f"Judges: {'' if meta.judge_reference is None else meta.judge_reference}.", styles.muted),
     ]
     for key, entry in report.dimensions.items():
@@ -96,10 +94,10 @@ def study_report_pdf(report: StudyReport, *, version: int | None = None, input_h
             f"{entry.n_humans} human raters")), styles.heading))
         blocks: list[tuple[str, StudyDimension | StudyGroup]] = [("all raters", entry)] + [
             (f"group {name}", block) for name, block in entry.groups.items()]
-        humans = [["Raters", "Coefficient", "Value", "95 % interval", "Units"]]
+        humans = [["Raters", "Coefficient", "Value", "95 % interval", "Method", "Units"]]
         for label, block in blocks:
             humans += _humans_rows(label, block)
-        story.append(table(humans, [150, 130, 60, 110, 50], fonts, text_columns=(0, 1)))
+        story.append(table(humans, [130, 120, 55, 105, 55, 45], fonts, text_columns=(0, 1)))
         judges = [["Raters", "Judge", "Items", "ρ", "τ-b", "mean diff.", "κ (linear)", "α humans", "α with judge"]]
         for label, block in blocks:
             judges += _judge_rows(label, block)

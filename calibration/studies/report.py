@@ -344,6 +344,12 @@ def _json_safe(value: Any) -> Any:
 TABLE_FIELDS = ["dimension", "group", "comparison", "metric", "value", "ci_low", "ci_high", "n"]
 HUMAN_METRICS = ["krippendorff_alpha", "icc_2_1", "icc_3_1", "percent_agreement", "within_one_agreement",
                  "fleiss_kappa", "gwet_ac1"]
+# The one label of each humans' coefficient, on the page and in the PDF.
+METRIC_LABELS = {
+    "krippendorff_alpha": "Krippendorff's α", "icc_2_1": "ICC(2,1)", "icc_3_1": "ICC(3,1)",
+    "percent_agreement": "Exact agreement", "within_one_agreement": "Within-one agreement",
+    "fleiss_kappa": "Fleiss' κ", "gwet_ac1": "Gwet's AC1",
+}
 JUDGE_METRICS = ["spearman_rho", "kendall_tau_b", "mean_signed_difference", "cohen_kappa_linear",
                  "alpha_with_judge", "alpha_without_judge"]
 

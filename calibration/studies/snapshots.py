@@ -20,7 +20,7 @@ from evidence.registry import KindSpec, Progress
 from evidence.services import bootstrap_option_errors, snapshot_request, snapshot_run, snapshot_store
 
 from ..models import Study
-from .checks import study_methods
+from .checks import study_check, study_methods
 from .pdf import study_report_pdf
 from .report import (
     StudyDimensionMeta,
@@ -150,4 +150,5 @@ def study_file_name(snapshot: Snapshot, fmt: str) -> str:
 STUDY_REPORT_KIND = KindSpec(
     kind=Snapshot.Kind.STUDY_REPORT, compute=_compute, file_name=study_file_name,
     describe=lambda s: str(Study.objects.get(pk=s.subject)),
-    page_url=lambda s: f"{reverse('calibration:study_report', kwargs={'pk': s.study_id})}?version={s.version}")
+    page_url=lambda s: f"{reverse('calibration:study_report', kwargs={'pk': s.study_id})}?version={s.version}",
+    check=study_check)

@@ -36,7 +36,15 @@ from .forms import (
 )
 from .importing import ImportSummary, study_file_preview
 from .judging import study_judge_run_cancel, study_judge_run_start
-from .report import HUMAN_METRICS, StudyDimension, StudyGroup, StudyJudge, StudyReport, summary_interval
+from .report import (
+    HUMAN_METRICS,
+    METRIC_LABELS,
+    StudyDimension,
+    StudyGroup,
+    StudyJudge,
+    StudyReport,
+    summary_interval,
+)
 from .selectors import studies_listing, study_judge_runs_recent, study_named
 from .tasks import study_snapshot_start, study_upload_start
 from .uploads import (
@@ -47,13 +55,6 @@ from .uploads import (
     upload_state,
     upload_store,
 )
-
-METRIC_LABELS = {
-    "krippendorff_alpha": "Krippendorff's α", "icc_2_1": "ICC(2,1)", "icc_3_1": "ICC(3,1)",
-    "percent_agreement": "Exact agreement", "within_one_agreement": "Within-one agreement",
-    "fleiss_kappa": "Fleiss' κ", "gwet_ac1": "Gwet's AC1",
-}
-
 
 STUDY = Snapshot.Kind.STUDY_REPORT
 

@@ -15,6 +15,8 @@ from evidence.models import Snapshot, SnapshotQuerySet
 from evidence.registry import KindSpec
 from evidence.services import snapshot_record
 
+from .artefact import bias_check_check
+
 if TYPE_CHECKING:
     from .payloads import BiasCheckPayload
 
@@ -59,4 +61,5 @@ def bias_check_record(
 
 
 # Registered by CalibrationConfig.ready.
-BIAS_CHECK_KIND = KindSpec(kind=Snapshot.Kind.BIAS_CHECK, page_url=lambda s: reverse("calibration:validation"))
+BIAS_CHECK_KIND = KindSpec(kind=Snapshot.Kind.BIAS_CHECK, page_url=lambda s: reverse("calibration:validation"),
+                           check=bias_check_check)

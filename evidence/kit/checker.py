@@ -178,6 +178,51 @@ def artefact_check(readings: list[Reading], *, labels: Mapping[str, str] | None 
     return problems
 
 
+# --- reading a recorded payload -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class IntervalRule:
+    """Where a payload states a figure with its interval: in a JSON object holding both `value` and `interval`
+    (a [low, high] pair), its n under `n` (if any), in `bounds`, from at least `min_n` items."""
+
+    value: str
+    interval: str
+    bounds: tuple[float, float] | None = None
+    n: str | None = None
+    min_n: int = 0
+
+
+def _walk(node: object, path: str) -> Iterable[tuple[str, Mapping[str, object]]]:
+    if isinstance(node, Mapping):
+        yield path, node
+        for key, child in node.items():
+            yield from _walk(child, f"{path}/{key}" if path else str(key))
+    elif isinstance(node, list):
+        for index, child in enumerate(node):
+            yield from _walk(child, f"{path}[{index}]")
+
+
+def payload_reading(payload: object, rules: Iterable[IntervalRule], *, file: str = "payload") -> Reading:
+    """Every figure with an interval a recorded payload states (case-review reports, IRT fits, bias checks: kinds
+    stored as one JSON document, shown by their pages), found by `rules` wherever it sits, keyed by its JSON path."""
+    rules = list(rules)
+    figures = []
+    for path, node in _walk(payload, ""):
+        for rule in rules:
+            if rule.value not in node or rule.interval not in node:
+                continue
+            value, bounds = node[rule.value], node[rule.interval]
+            pair = bounds if isinstance(bounds, list | tuple) and len(bounds) == 2 else None
+            number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+            count = node.get(rule.n) if rule.n else None
+            figures.append(Figure(
+                key=f"{path}/{rule.value}" if path else rule.value, value=number,
+                low=pair[0] if pair else None, high=pair[1] if pair else None,
+                n=count if isinstance(count, int) and not isinstance(count, bool) else None,
+                bounds=rule.bounds, min_n=rule.min_n if pair and pair[0] is not None else 0))
+    return Reading(file=file, figures=figures)
+
+
 # --- reading files ------------------------------------------------------------------------------------------------
 
 class PdfText:

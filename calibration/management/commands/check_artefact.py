@@ -1,5 +1,6 @@
 """``manage.py check_artefact <snapshot id>… [--all] [--bundle edited.zip]``: run the artefact checker on stored
-versions (or on a bundle a reader was given, read in place of the stored files) and print every problem.
+versions (or on a bundle a reader was given, read in place of the stored files) and print every problem. A kind
+recorded as one JSON payload (case-review reports, IRT fits, bias checks) is checked on its payload.
 
 Exit status 0 when every artefact is clean; 1 when any is not, each problem naming the file and the figure."""
 from __future__ import annotations
@@ -13,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from evidence.kit.checker import bundle_members
 from evidence.kit.files import FILE_NAMES
 from evidence.models import SnapshotFile
+from evidence.registry import KINDS
 from evidence.selectors import snapshot_by_id, snapshot_ids_computed, snapshot_stored_files
 from evidence.services import snapshot_checks
 
@@ -52,14 +54,16 @@ class Command(BaseCommand):
                     raise CommandError(f"--bundle: {exc}") from exc
             else:
                 files = snapshot_stored_files(snapshot=snapshot)
-            problems = snapshot_checks(snapshot=snapshot, files=files) if files else []
+            spec = KINDS.get(snapshot.kind)
+            recorded = spec is not None and spec.compute is None and spec.check is not None  # one JSON payload
+            problems = snapshot_checks(snapshot=snapshot, files=files) if files or recorded else []
             if problems:
                 failed += 1
                 self.stdout.write(f"snapshot {pk} ({snapshot}): {len(problems)} problem(s)")
                 for problem in problems:
                     self.stdout.write(f"  {problem}")
             else:
-                self.stdout.write(f"snapshot {pk} ({snapshot}): clean" if files else
+                self.stdout.write(f"snapshot {pk} ({snapshot}): clean" if files or recorded else
                                   f"snapshot {pk} ({snapshot}): no stored files to check")
         if failed:
             raise SystemExit(1)
