@@ -139,7 +139,8 @@ def _key_pattern(labels: Mapping[str, str]) -> re.Pattern[str] | None:
     keys = sorted((k for k, v in labels.items() if k and k != v), key=len, reverse=True)
     if not keys:
         return None
-    return re.compile(r"(?<![\w-])(" + "|".join(re.escape(k) for k in keys) + r")(?![\w-])")
+    # a key inside a word, a hyphenated name, an e-mail address or a dotted name ("catholic.es1@…") is not the key
+    return re.compile(r"(?<![\w@.-])(" + "|".join(re.escape(k) for k in keys) + r")(?![\w-]|[.@]\w)")
 
 
 def artefact_check(readings: list[Reading], *, labels: Mapping[str, str] | None = None,

@@ -101,6 +101,11 @@ def test_artefact_check_finds_an_internal_key_where_a_label_exists() -> None:
     assert [(p.file, p.figure) for p in problems] == [("report.pdf", "allusionDetection")]
     labelled = Reading("report.pdf", text="Sub-dimension: Allusion Detection · Dimension: Doctrinal Precision")
     assert artefact_check([labelled], labels=labels) == []
+    # a key inside an e-mail address or a dotted name is not the key shown (the rater key lists addresses)
+    addresses = Reading("page", text="R06  doctrinal.es1@faithbench.test  24 · R07 x.doctrinal.v2")
+    assert artefact_check([addresses], labels=labels) == []
+    ends = Reading("page", text="the weakest was doctrinal. Then (doctrinal), doctrinal@")
+    assert [p.figure for p in artefact_check([ends], labels=labels)] == ["doctrinal"]
 
 
 def test_artefact_check_one_number_formatter_writes_what_it_reads() -> None:
