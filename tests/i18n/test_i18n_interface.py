@@ -192,3 +192,22 @@ def test_i18n_pseudo_locale_crawl_of_the_lead_pages(client, world, pseudo_settin
         if found:
             problems[url] = found
     assert problems == {}
+
+
+def test_i18n_pseudo_locale_crawl_of_the_audit_trail(client, world, pseudo_settings):  # type: ignore[no-untyped-def]
+    """The admin's audit trail (filter form, action labels, rows) in the pseudo-locale; the rows' data (paths, ids,
+    details, names) are data."""
+    from audit.models import AuditEvent
+
+    client.force_login(world.admin)
+    world.admin.language = PSEUDO_ACCENTED
+    world.admin.save(update_fields=["language"])
+    client.get(reverse("home"))
+    page = client.get(reverse("audit_log"), {"action": ""})
+    assert page.status_code == 200
+    data = [*_data_strings(world), world.admin.display_name, str(world.admin)]
+    for event in AuditEvent.objects.all():
+        data += [str(event.actor or ""), str(event.subject_user or ""), event.target_type, str(event.target_id),
+                 str(event.target or ""), str(event.detail), event.path]
+    data = sorted({d for d in data if d}, key=len, reverse=True)
+    assert unmarked_strings(page.content.decode(), allow=data) == []
