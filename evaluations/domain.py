@@ -241,6 +241,13 @@ TERMS: tuple[str, ...] = (
     gettext_noop('Outside my expertise'),  # term
     gettext_noop('Dimension'),  # term
     gettext_noop('Tradition'),  # term
+    gettext_noop('Gold score'),  # term
+    gettext_noop('Expert'),  # term
+    gettext_noop('Panel'),  # term
+    gettext_noop('Panelist'),  # term
+    gettext_noop('Weight'),  # term
+    gettext_noop('Case'),  # term
+    gettext_noop('Cycle'),  # term
 )
 
 # Labels the expert pages show from stored codes (not glossary terms): an assignment's status.
