@@ -45,14 +45,15 @@
 
   var ROW = "fieldset.subdim";
   // The page's messages in the interface language: the template writes them, translated, into
-  // <script type="application/json" id="scoring-messages">; English is the fallback. %(name)s is replaced.
+  // <script type="application/json" id="scoring-messages">; English is the fallback. {name} is replaced (not
+  // %(name)s: a template's _("…") literal doubles its % signs).
   var MESSAGES = (function () {
     var el = document.getElementById("scoring-messages");
     try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
   }());
   function t(key, english, values) {
     var text = MESSAGES[key] || english;
-    Object.keys(values || {}).forEach(function (name) { text = text.split("%(" + name + ")s").join(values[name]); });
+    Object.keys(values || {}).forEach(function (name) { text = text.split("{" + name + "}").join(values[name]); });
     return text;
   }
   var IDLE_AFTER_MS = 60000;
@@ -486,8 +487,8 @@
     if (isAutosave(event)) {
       keepLocally();
       setStatus("error", retrying ?
-        t("not_saved_retrying", "Not saved — %(reason)s. Your entries are kept in this browser. Trying again…", { reason: reason }) :
-        t("not_saved", "Not saved — %(reason)s. Your entries are kept in this browser.", { reason: reason }), true);
+        t("not_saved_retrying", "Not saved — {reason}. Your entries are kept in this browser. Trying again…", { reason: reason }) :
+        t("not_saved", "Not saved — {reason}. Your entries are kept in this browser.", { reason: reason }), true);
     } else if (retrying) {  // the submission may have been stored: sent again with its key, it is stored once
       setStatus("saving", t("sending_again", "No answer from the server yet — sending again…"));
     } else if (isSubmit(event)) {
@@ -497,14 +498,14 @@
       setStatus("error", submitting ? t("submit_failed", "Submitting failed.") : t("send_failed", "Sending failed."),
         false);  // the reason is in the alert just above
       message(submitting ?
-        t("submit_failed_why", "Submitting failed (%(reason)s). Nothing is lost: your entries are still here — try again.", { reason: reason }) :
-        t("send_failed_why", "Sending failed (%(reason)s). Nothing is lost: your entries are still here — try again.", { reason: reason }), true);
+        t("submit_failed_why", "Submitting failed ({reason}). Nothing is lost: your entries are still here — try again.", { reason: reason }) :
+        t("send_failed_why", "Sending failed ({reason}). Nothing is lost: your entries are still here — try again.", { reason: reason }), true);
     }
   }
   document.body.addEventListener("htmx:responseError", function (event) {
     var xhr = event.detail.xhr;
     var reason = xhr && xhr.status === 403 ? t("signed_out", "you may have been signed out (403)") :
-      (xhr ? t("server_answered", "the server answered %(status)s", { status: String(xhr.status) }) :
+      (xhr ? t("server_answered", "the server answered {status}", { status: String(xhr.status) }) :
         t("server_error", "the server answered an error"));
     failed(event, reason);
   });

@@ -211,3 +211,20 @@ def test_i18n_pseudo_locale_crawl_of_the_audit_trail(client, world, pseudo_setti
                  str(event.target or ""), str(event.detail), event.path]
     data = sorted({d for d in data if d}, key=len, reverse=True)
     assert unmarked_strings(page.content.decode(), allow=data) == []
+
+
+def test_i18n_scoring_script_reads_its_messages_in_the_interface_language(client, world):  # type: ignore[no-untyped-def]
+    """scoring.js's status and error lines come from a JSON block the scoring page writes, translated; its
+    placeholders ({reason}) survive the catalogue."""
+    import json
+    import re
+
+    client.force_login(world.expert)
+    client.post(reverse("set_language"), {"language": "de", "next": "/"})
+    first = world.assignments(world.expert)[0]
+    html = client.get(reverse("annotations:item", args=[first.public_id])).content.decode()
+    block = re.search(r'<script type="application/json" id="scoring-messages">(.*?)</script>', html, re.S)
+    assert block is not None
+    messages = json.loads(block.group(1))
+    assert messages["saving"] == "Wird gespeichert…" and messages["retry"] == "Erneut versuchen"
+    assert "{reason}" in messages["not_saved"] and messages["not_saved"].startswith("Nicht gespeichert")
