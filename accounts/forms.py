@@ -1,3 +1,5 @@
+from typing import ClassVar
+
 from allauth.account.forms import SignupForm
 from allauth.core import context
 from django import forms
@@ -7,6 +9,7 @@ from django.contrib.auth.forms import BaseUserCreationForm, UserChangeForm
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator
 from django.shortcuts import redirect
+from django.utils.translation import gettext, gettext_lazy
 
 from .models import ApiToken, ExpertProfile, Invitation, User
 from .selectors import user_email_taken
@@ -47,7 +50,7 @@ class UserEditForm(UserChangeForm):
 class InvitedSignupForm(SignupForm):
     """allauth's sign-up form, locked to the email address the invitation was sent to."""
 
-    display_name = forms.CharField(max_length=150, required=False, label="Name as colleagues know you")
+    display_name = forms.CharField(max_length=150, required=False, label=gettext_lazy("Name as colleagues know you"))
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -62,7 +65,7 @@ class InvitedSignupForm(SignupForm):
         email = super().clean_email()
         invitation = self._invitation()
         if invitation is None or invitation.email.lower() != (email or "").lower():
-            raise forms.ValidationError("Sign up with the email address your invitation was sent to.")
+            raise forms.ValidationError(gettext("Sign up with the email address your invitation was sent to."))
         return email
 
     def save(self, request):
@@ -83,6 +86,15 @@ class ProfileForm(forms.ModelForm):
     class Meta:
         model = ExpertProfile
         fields = ("degree", "institution", "languages", "qualifications")
+        # The experts' own page: labels and help in the interface language (the model's texts serve the admin).
+        labels: ClassVar[dict[str, object]] = {
+            "degree": gettext_lazy("Degree"), "institution": gettext_lazy("Institution"),
+            "languages": gettext_lazy("Languages"), "qualifications": gettext_lazy("Qualifications")}
+        help_texts: ClassVar[dict[str, object]] = {
+            "degree": gettext_lazy("Highest theological degree, e.g. M.Div., Th.D."),
+            "institution": gettext_lazy("Awarding or current institution."),
+            "languages": gettext_lazy("Comma-separated working languages, e.g. Greek, Hebrew, Latin."),
+            "qualifications": gettext_lazy("Other qualifications: faculty or pastoral experience, publications.")}
 
 
 class InvitationAdminForm(forms.ModelForm):
@@ -100,10 +112,13 @@ class InvitationAdminForm(forms.ModelForm):
 class ApiTokenCreateForm(ServiceErrorsForm):
     """Name, scopes and lifetime of a new API token (the service checks MFA and the limits)."""
 
-    name = forms.CharField(max_length=100, help_text="What the token is for, e.g. 'nightly report export'.")
-    scopes = forms.MultipleChoiceField(choices=ApiToken.Scope.choices, widget=forms.CheckboxSelectMultiple,
-                                       initial=[ApiToken.Scope.REPORTS_READ])
-    days = forms.IntegerField(min_value=1, label="Valid for (days)")
+    name = forms.CharField(max_length=100, label=gettext_lazy("Name"),
+                           help_text=gettext_lazy("What the token is for, e.g. 'nightly report export'."))
+    # The scopes' labels are messages (evaluations.domain.LABELS): shown in the interface language.
+    scopes = forms.MultipleChoiceField(
+        choices=[(value, gettext_lazy(label)) for value, label in ApiToken.Scope.choices],  # noqa: INT001
+        widget=forms.CheckboxSelectMultiple, initial=[ApiToken.Scope.REPORTS_READ], label=gettext_lazy("Scopes"))
+    days = forms.IntegerField(min_value=1, label=gettext_lazy("Valid for (days)"))
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractUser, BaseUserManager
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from access.policy import is_admin, is_lead
 
@@ -43,9 +44,9 @@ class User(AbstractUser):
     """A person who signs in with an email address."""
 
     class Role(models.TextChoices):
-        EXPERT = "expert", "Expert"
-        ADJUDICATOR = "adjudicator", "Adjudicator (panel lead)"
-        ADMIN = "admin", "Admin"
+        EXPERT = "expert", _("Expert")
+        ADJUDICATOR = "adjudicator", _("Adjudicator (panel lead)")
+        ADMIN = "admin", _("Admin")
 
     username = None  # type: ignore[assignment]  # sign-in is by email: the username column is removed
     email = models.EmailField("email address", unique=True)

@@ -15,7 +15,8 @@ from datetime import datetime
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext, ngettext
 
 from .models import Notification, User
 
@@ -52,14 +53,26 @@ def _absolute(link: str) -> str:
     return f"{str(settings.SITE_URL).rstrip('/')}{link}" if link.startswith("/") else link
 
 
+def _language(user: User) -> str:
+    """The language an email to `user` is written in: their interface language, else the site's."""
+    return user.language or settings.LANGUAGE_CODE
+
+
+def _inbox_line() -> str:
+    return "\n" + gettext("Your notifications: %(url)s") % {"url": _absolute("/accounts/inbox/")} + "\n"
+
+
 def notifications_email(*, ids: list[int]) -> int:
-    """Email each of these notifications on its own (the immediate mode); returns how many were sent."""
+    """Email each of these notifications on its own (the immediate mode); returns how many were sent. The frame is
+    in the recipient's interface language; the notification's own text is stored English."""
     sent = 0
     for note in Notification.objects.filter(pk__in=ids, emailed_at__isnull=True).select_related("user"):
-        body = f"{note.text}\n\n{_absolute(note.link)}\n" if note.link else f"{note.text}\n"
-        body += f"\nYour notifications: {_absolute('/accounts/inbox/')}\n"
+        with translation.override(_language(note.user)):
+            body = f"{note.text}\n\n{_absolute(note.link)}\n" if note.link else f"{note.text}\n"
+            body += _inbox_line()
+            subject = f"{SUBJECT_PREFIX}{gettext(note.get_kind_display())}"
         try:
-            send_mail(f"{SUBJECT_PREFIX}{note.get_kind_display()}", body, None, [note.user.email])
+            send_mail(subject, body, None, [note.user.email])
         except Exception:  # the inbox has it; the digest command retries
             logger.exception("notification %s: email to user %s failed", note.pk, note.user_id)
             continue
@@ -81,10 +94,12 @@ def digests_send(*, now: datetime | None = None) -> int:
     for notes in by_user.values():
         user = notes[0].user
         lines = [f"- {n.text}" + (f"\n  {_absolute(n.link)}" if n.link else "") for n in notes]
-        body = (f"What is new for you in FaithBench Calibration ({len(notes)}):\n\n" + "\n".join(lines)
-                + f"\n\nYour notifications: {_absolute('/accounts/inbox/')}\n")
+        with translation.override(_language(user)):
+            body = (gettext("What is new for you in FaithBench Calibration (%(count)s):") % {"count": len(notes)}
+                    + "\n\n" + "\n".join(lines) + "\n" + _inbox_line())
+            subject = SUBJECT_PREFIX + ngettext("%(count)s new", "%(count)s new", len(notes)) % {"count": len(notes)}
         try:
-            send_mail(f"{SUBJECT_PREFIX}{len(notes)} new", body, None, [user.email])
+            send_mail(subject, body, None, [user.email])
         except Exception:
             logger.exception("digest to user %s failed", user.pk)
             continue

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from django import forms
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
+from django.utils.translation import gettext_lazy
 
 from accounts.forms import ServiceErrorsForm
 from accounts.models import User
@@ -150,7 +151,7 @@ class ExpertChoiceField(forms.ModelChoiceField):
 class ReassignForm(forms.Form):
     """Choose the member of the assignment's panel who takes it over (only qualified members are offered)."""
 
-    to_expert = ExpertChoiceField(queryset=None, label="Give it to", empty_label=None)
+    to_expert = ExpertChoiceField(queryset=None, label=gettext_lazy("Give it to"), empty_label=None)
 
     def __init__(self, *args: Any, candidates: QuerySet[User], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -8,6 +8,7 @@ from django import forms
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from access.policy import Action, policy_required
@@ -21,10 +22,13 @@ CSV_COLUMNS = ("at", "action", "actor_id", "subject_user_id", "target_type", "ta
 
 
 class AuditFilterForm(forms.Form):
-    actor = forms.IntegerField(required=False, min_value=1, max_value=2**63 - 1, label="Actor (user id)")
-    action = forms.ChoiceField(required=False, choices=[("", "any action"), *AuditEvent.Action.choices])
-    since = forms.DateField(required=False, label="From (YYYY-MM-DD)")
-    until = forms.DateField(required=False, label="To (YYYY-MM-DD, inclusive)")
+    actor = forms.IntegerField(required=False, min_value=1, max_value=2**63 - 1, label=gettext_lazy("Actor (user id)"))
+    # The actions' labels are messages (evaluations.domain.LABELS): shown in the interface language.
+    action = forms.ChoiceField(required=False, label=gettext_lazy("Action"), choices=[
+        ("", gettext_lazy("any action")),
+        *((value, gettext_lazy(label)) for value, label in AuditEvent.Action.choices)])  # noqa: INT001
+    since = forms.DateField(required=False, label=gettext_lazy("From (YYYY-MM-DD)"))
+    until = forms.DateField(required=False, label=gettext_lazy("To (YYYY-MM-DD, inclusive)"))
 
     def clean(self) -> dict[str, object]:
         data = super().clean() or {}

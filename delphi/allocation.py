@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.utils.translation import gettext
+
 HUNDRED = Decimal("100")
 MAX_RATIONALE = 2000
 
@@ -35,13 +37,13 @@ class AllocationInput:
 def value_error(value: Decimal) -> str | None:
     """The points rules for a value already parsed (the service's check; `forms.PointsField` applies the same)."""
     if not value.is_finite():
-        return "Enter a number."
+        return gettext("Enter a number.")
     if value < 0:
-        return "Points cannot be negative."
+        return gettext("Points cannot be negative.")
     if value > HUNDRED:
-        return "At most 100 points."
+        return gettext("At most 100 points.")
     if value != value.quantize(Decimal("0.1")):
-        return "Use at most one decimal place, e.g. 12.5."
+        return gettext("Use at most one decimal place, e.g. 12.5.")
     return None
 
 
@@ -56,8 +58,10 @@ def points_str(value: Decimal | float | None) -> str:
 def total_message(group: WeightGroup, total: Decimal) -> str:
     """Why a group's total is wrong, with the difference to 100."""
     diff = HUNDRED - total
-    gap = f"{points_str(diff)} missing" if diff > 0 else f"{points_str(-diff)} too many"
-    return f"{group.label} total {points_str(total)} points; they must total exactly 100 ({gap})."
+    values = {"group": group.label, "total": points_str(total), "gap": points_str(abs(diff))}
+    if diff > 0:
+        return gettext("%(group)s total %(total)s points; they must total exactly 100 (%(gap)s missing).") % values
+    return gettext("%(group)s total %(total)s points; they must total exactly 100 (%(gap)s too many).") % values
 
 
 def allocation_errors(points: Mapping[str, Decimal], groups: Sequence[WeightGroup]) -> dict[str, list[str]]:
@@ -70,7 +74,7 @@ def allocation_errors(points: Mapping[str, Decimal], groups: Sequence[WeightGrou
         complete = True
         for key in group.keys:
             if key not in points:
-                errors.setdefault(key, []).append("Enter the points for this weight (0 if none).")
+                errors.setdefault(key, []).append(gettext("Enter the points for this weight (0 if none)."))
                 complete = False
                 continue
             message = value_error(points[key])

@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext, gettext_lazy
 
 from accounts.selectors import users_active_non_admin
 from annotations.selectors import panel_choices
@@ -21,24 +22,28 @@ from .selectors import DIMENSION_GROUP, Feedback, WeightField, WeightStructure, 
 class StudyCreateForm(forms.Form):
     """A study on a rubric version: a tradition's panel and/or chosen experts, rounds and convergence rule."""
 
-    name = forms.CharField(max_length=120)
-    rubric = forms.ModelChoiceField(queryset=rubric_choices(), help_text="The weights the panel revises.")
+    name = forms.CharField(max_length=120, label=gettext_lazy("Name"))
+    rubric = forms.ModelChoiceField(queryset=rubric_choices(), label=gettext_lazy("Rubric"),
+                                    help_text=gettext_lazy("The weights the panel revises."))
     tradition = forms.ModelChoiceField(
-        queryset=tradition_choices(), required=False,
-        help_text="Empty for a study across traditions (taken from the panel when one is chosen).",
+        queryset=tradition_choices(), required=False, label=gettext_lazy("Tradition"),
+        help_text=gettext_lazy("Empty for a study across traditions (taken from the panel when one is chosen)."),
     )
-    panel = forms.ModelChoiceField(queryset=panel_choices(), required=False,
-                                   help_text="Every member of this panel becomes a panelist.")
+    panel = forms.ModelChoiceField(queryset=panel_choices(), required=False, label=gettext_lazy("Panel"),
+                                   help_text=gettext_lazy("Every member of this panel becomes a panelist."))
     panelists = forms.ModelMultipleChoiceField(
         queryset=users_active_non_admin(),
-        required=False, widget=forms.SelectMultiple(attrs={"size": 10}),
-        help_text="Further (or instead) individual experts. The methodology asks for at least 5 per tradition.",
+        required=False, widget=forms.SelectMultiple(attrs={"size": 10}), label=gettext_lazy("Panelists"),
+        help_text=gettext_lazy("Further (or instead) individual experts. The methodology asks for at least 5 per "
+                               "tradition."),
     )
     planned_rounds = forms.IntegerField(min_value=1, max_value=10, initial=DEFAULT_PLANNED_ROUNDS,
-                                        help_text="Methodology §4.3: 3 rounds.")
+                                        label=gettext_lazy("Planned rounds"),
+                                        help_text=gettext_lazy("Methodology §4.3: 3 rounds."))
     convergence_threshold = forms.DecimalField(
         min_value=Decimal("0.01"), max_value=Decimal("100"), decimal_places=2, initial=DEFAULT_THRESHOLD,
-        help_text="A weight has converged when its IQR is below this many points (§4.3: 10).",
+        label=gettext_lazy("Convergence threshold"),
+        help_text=gettext_lazy("A weight has converged when its IQR is below this many points (§4.3: 10)."),
     )
 
     def __init__(self, *args, **kwargs) -> None:
@@ -52,22 +57,23 @@ class StudyCreateForm(forms.Form):
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
         if study_name_taken(name=name):
-            raise forms.ValidationError("A Delphi study with this name exists.")
+            raise forms.ValidationError(gettext("A Delphi study with this name exists."))
         return name
 
     def clean(self) -> dict:
         data = super().clean() or {}
         panel, tradition = data.get("panel"), data.get("tradition")
         if panel is None and not data.get("panelists"):
-            raise forms.ValidationError("Choose a panel or at least one panelist.")
+            raise forms.ValidationError(gettext("Choose a panel or at least one panelist."))
         if panel is not None and panel.tradition_id and tradition is not None and panel.tradition_id != tradition.pk:
-            self.add_error("panel", f"This panel belongs to {panel.tradition}, not {tradition}.")
+            self.add_error("panel", gettext("This panel belongs to %(panel_tradition)s, not %(tradition)s.")
+                           % {"panel_tradition": panel.tradition, "tradition": tradition})
         return data
 
 
 class ApproveForm(forms.Form):
-    version = forms.CharField(max_length=20, required=False,
-                              help_text="Name of the new rubric version; empty for the default.")
+    version = forms.CharField(max_length=20, required=False, label=gettext_lazy("New rubric version"),
+                              help_text=gettext_lazy("Name of the new rubric version; empty for the default."))
 
     def add_service_error(self, exc: ValidationError) -> None:
         """A refused version name (too long, taken) goes on the version field; anything else on the form."""
@@ -89,11 +95,11 @@ class PointsField(forms.DecimalField):
 
     widget = forms.TextInput
     default_error_messages = {
-        "required": "Enter the points for this weight (0 if none).",
-        "invalid": "“%(value)s” is not a number: enter a whole number or one decimal, e.g. 25 or 12.5.",
-        "min_value": "Points cannot be negative.",
-        "max_value": "At most 100 points.",
-        "max_decimal_places": "Use at most one decimal place, e.g. 12.5.",
+        "required": gettext_lazy("Enter the points for this weight (0 if none)."),
+        "invalid": gettext_lazy("“%(value)s” is not a number: enter a whole number or one decimal, e.g. 25 or 12.5."),
+        "min_value": gettext_lazy("Points cannot be negative."),
+        "max_value": gettext_lazy("At most 100 points."),
+        "max_decimal_places": gettext_lazy("Use at most one decimal place, e.g. 12.5."),
     }
 
     def __init__(self, **kwargs: Any) -> None:
@@ -151,10 +157,13 @@ class AllocationForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.structure = structure
         for weight in structure.fields:
-            self.fields[weight.field] = PointsField(label=weight.name)
+            name = gettext(weight.name)  # a rubric name: a glossary term (evaluations.domain.TERMS)
+            self.fields[weight.field] = PointsField(label=name)
             self.fields[weight.rationale_field] = forms.CharField(
-                label=f"Rationale for {weight.name}", required=False, max_length=MAX_RATIONALE, widget=forms.Textarea,
-                error_messages={"max_length": f"Keep the rationale under {MAX_RATIONALE} characters."},
+                label=gettext("Rationale for %(weight)s") % {"weight": name}, required=False,
+                max_length=MAX_RATIONALE, widget=forms.Textarea,
+                error_messages={"max_length": gettext("Keep the rationale under %(limit)s characters.")
+                                % {"limit": MAX_RATIONALE}},
             )
 
     def clean(self) -> dict[str, Any]:
@@ -205,9 +214,10 @@ class AllocationForm(forms.Form):
             return [AllocationRow(w, self[w.field], self[w.rationale_field], feedback.get(w.key)) for w in weights]
 
         structure = self.structure
-        result = [AllocationGroup(DIMENSION_GROUP, "The six dimensions", rows(structure.dimensions),
+        result = [AllocationGroup(DIMENSION_GROUP, gettext("The six dimensions"), rows(structure.dimensions),
                                   totals.get(DIMENSION_GROUP, []))]
         for d in structure.dimensions:
-            result.append(AllocationGroup(d.key, f"The sub-dimensions of {d.name}", rows(structure.subs[d.key]),
+            label = gettext("The sub-dimensions of %(dimension)s") % {"dimension": gettext(d.name)}
+            result.append(AllocationGroup(d.key, label, rows(structure.subs[d.key]),
                                           totals.get(d.key, []), name=d.name, description=d.description))
         return result

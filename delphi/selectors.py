@@ -14,6 +14,7 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 
 from access.policy import Action, allowed
 from evaluations.models import RubricVersion
@@ -60,9 +61,10 @@ class WeightStructure:
 
     @property
     def groups(self) -> list[WeightGroup]:
-        groups = [WeightGroup(DIMENSION_GROUP, "The six dimensions", tuple(d.key for d in self.dimensions))]
+        groups = [WeightGroup(DIMENSION_GROUP, gettext("The six dimensions"), tuple(d.key for d in self.dimensions))]
         for d in self.dimensions:
-            groups.append(WeightGroup(d.key, f"The sub-dimensions of {d.name}", tuple(s.key for s in self.subs[d.key])))
+            label = gettext("The sub-dimensions of %(dimension)s") % {"dimension": gettext(d.name)}
+            groups.append(WeightGroup(d.key, label, tuple(s.key for s in self.subs[d.key])))
         return groups
 
     @property

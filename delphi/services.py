@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from accounts.models import Notification
 from accounts.notifications import notify
@@ -51,18 +52,20 @@ def delphi_study_create(
     if panel is not None and tradition is None:
         tradition = panel.tradition
     if panel is not None and panel.tradition_id and tradition is not None and panel.tradition_id != tradition.pk:
-        raise ValidationError(f"The panel {panel} belongs to another tradition than {tradition}.", code="tradition")
+        raise ValidationError(gettext("The panel %(panel)s belongs to another tradition than %(tradition)s.")
+                              % {"panel": panel, "tradition": tradition}, code="tradition")
     if DelphiStudy.objects.filter(name=name).exists():
-        raise ValidationError("A Delphi study with this name exists.", code="name_taken")
+        raise ValidationError(gettext("A Delphi study with this name exists."), code="name_taken")
     if not 1 <= planned_rounds <= 10:
-        raise ValidationError("Plan between 1 and 10 rounds.", code="planned_rounds")
+        raise ValidationError(gettext("Plan between 1 and 10 rounds."), code="planned_rounds")
     if not Decimal("0") < Decimal(convergence_threshold) <= Decimal("100"):
-        raise ValidationError("The convergence threshold must be above 0 and at most 100 points.", code="threshold")
+        raise ValidationError(gettext("The convergence threshold must be above 0 and at most 100 points."),
+                              code="threshold")
     people = {u.pk: u for u in panelists}
     if panel is not None:
         people.update({u.pk: u for u in panel.members.filter(is_active=True)})
     if not people:
-        raise ValidationError("Choose a panel with members or at least one panelist.", code="no_panelists")
+        raise ValidationError(gettext("Choose a panel with members or at least one panelist."), code="no_panelists")
     study = DelphiStudy.objects.create(
         name=name, rubric=rubric, tradition=tradition, panel=panel, planned_rounds=planned_rounds,
         convergence_threshold=Decimal(convergence_threshold), created_by=created_by,
@@ -104,9 +107,10 @@ def delphi_response_submit(*, round: DelphiRound, expert: Any, allocation: Alloc
     locked = _locked_round(round)  # a submission cannot slip in while the round is being closed
     study = locked.study
     if not study.panelists.filter(pk=expert.pk).exists():
-        raise ValidationError("You are not a panelist of this study.", code="not_panelist")
+        raise ValidationError(gettext("You are not a panelist of this study."), code="not_panelist")
     if not locked.is_open:
-        raise ValidationError(f"Round {locked.number} is closed; answers can no longer be changed.", code="closed")
+        raise ValidationError(gettext("Round %(number)s is closed; answers can no longer be changed.")
+                              % {"number": locked.number}, code="closed")
     structure = weight_structure(rubric=study.rubric)
     errors = allocation_errors(allocation.points, structure.groups)
     unknown = set(allocation.rationales) - set(structure.names)
@@ -177,7 +181,7 @@ def delphi_round_close(*, round: DelphiRound, actor: Any = None) -> RoundCloseRe
     locked = _locked_round(round)
     study = locked.study
     if not locked.is_open:
-        raise ValidationError(f"Round {locked.number} is already closed.", code="closed")
+        raise ValidationError(gettext("Round %(number)s is already closed.") % {"number": locked.number}, code="closed")
     structure = weight_structure(rubric=study.rubric)
     keys = [f.key for f in structure.fields]
     allocations: dict[int, dict[str, float]] = {}
@@ -186,7 +190,8 @@ def delphi_round_close(*, round: DelphiRound, actor: Any = None) -> RoundCloseRe
     ):
         allocations.setdefault(response_id, {})[key] = float(points)  # statistics are numpy floats; inputs are Decimal
     if not allocations:
-        raise ValidationError(f"Nobody has answered round {locked.number} yet; there is nothing to summarise.",
+        raise ValidationError(gettext("Nobody has answered round %(number)s yet; there is nothing to summarise.")
+                              % {"number": locked.number},
                               code="no_responses")
     previous_round = study.rounds.filter(number=locked.number - 1).first()
     previous = summary_from_json(previous_round.summary) if previous_round else None
@@ -266,15 +271,16 @@ def delphi_study_close(*, study: DelphiStudy, actor: Any = None) -> DelphiStudy:
     """Stop the rounds and propose weights from the last closed round's medians (renormalised, recorded)."""
     study = DelphiStudy.objects.select_for_update().get(pk=study.pk)
     if study.status in (DelphiStudy.Status.PROPOSED, DelphiStudy.Status.APPROVED):
-        raise ValidationError("The study is already closed.", code="closed")
+        raise ValidationError(gettext("The study is already closed."), code="closed")
     open_round = study.rounds.open().first()
     if open_round is not None:
         if open_round.responses.exists():
-            raise ValidationError(f"Round {open_round.number} has answers: close the round first.", code="round_open")
+            raise ValidationError(gettext("Round %(number)s has answers: close the round first.")
+                                  % {"number": open_round.number}, code="round_open")
         open_round.delete()  # an untouched round is dropped, so the study can stop early
     last = study.rounds.closed().order_by("-number").first()
     if last is None:
-        raise ValidationError("No round has been closed yet; there are no medians to propose.", code="no_round")
+        raise ValidationError(gettext("No round has been closed yet; there are no medians to propose."), code="no_round")
     proposal = proposal_compute(study=study, round=last)
     proposal["stopped_early"] = not last.converged and last.number < study.planned_rounds
     study.proposal = proposal
@@ -319,12 +325,13 @@ def delphi_proposal_approve(*, study: DelphiStudy, actor: Any = None, version: s
     """Create the proposed rubric version (draft, based on the study's rubric) and store the re-scoring report."""
     study = DelphiStudy.objects.select_for_update().select_related("rubric").get(pk=study.pk)
     if study.status != DelphiStudy.Status.PROPOSED:
-        raise ValidationError("Only a closed study with a proposal can be approved.", code="not_proposed")
+        raise ValidationError(gettext("Only a closed study with a proposal can be approved."), code="not_proposed")
     version = (version or "").strip() or default_version(study)
     if len(version) > 20:
-        raise ValidationError("A version name has at most 20 characters.", code="version_length")
+        raise ValidationError(gettext("A version name has at most 20 characters."), code="version_length")
     if RubricVersion.objects.filter(version=version).exists():
-        raise ValidationError(f"Rubric version {version} exists already.", code="version_taken")
+        raise ValidationError(gettext("Rubric version %(version)s exists already.") % {"version": version},
+                              code="version_taken")
     structure = weight_structure(rubric=study.rubric)
     dimensions, subs = proposal_weights(study.proposal)
     specs = tuple(
@@ -351,7 +358,7 @@ def delphi_proposal_approve(*, study: DelphiStudy, actor: Any = None, version: s
 def delphi_rescoring_refresh(*, study: DelphiStudy) -> DelphiStudy:
     """Recompute the stored re-scoring report (e.g. after a judge run finished)."""
     if study.status != DelphiStudy.Status.APPROVED:
-        raise ValidationError("Only an approved study has a stored re-scoring report.", code="not_approved")
+        raise ValidationError(gettext("Only an approved study has a stored re-scoring report."), code="not_approved")
     study.rescoring = proposal_rescoring(study=study)
     study.save(update_fields=["rescoring"])
     return study

@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 
 BIN_WIDTH = 5  # points per bar: 0–5, 5–10, …, 95–100 (the last bar includes 100)
 BINS = 100 // BIN_WIDTH
@@ -59,15 +61,19 @@ def histogram_svg(values: Sequence[Decimal | float], *, median: float | None = N
         parts.append(f'<text x="{_x(tick)}" y="{HEIGHT - 1}" font-size="8" fill="#5b6573" '
                      f'text-anchor="{anchor}">{tick}</text>')
     parts.append("</svg>")
-    return mark_safe("".join(parts))  # noqa: S308 - numbers and fixed text only (label is reduced to [a-z ]).
+    return mark_safe("".join(parts))  # noqa: S308 - numbers and fixed text only (label is reduced to letters, digits, spaces and hyphens).
 
 
 def _aria(counts: list[int], median: float | None, own: Decimal | float | None, label: str) -> str:
-    safe_label = "".join(ch for ch in label if ch.isalnum() or ch in " -")
-    bins = ", ".join(f"{i * BIN_WIDTH} to {(i + 1) * BIN_WIDTH}: {c}" for i, c in enumerate(counts) if c)
-    text = f"Histogram of answers{' for ' + safe_label if safe_label else ''}: {bins or 'none'}"
+    """The chart in words, in the interface language (the weight's name is a glossary term)."""
+    safe_label = "".join(ch for ch in gettext(label) if ch.isalnum() or ch in " -") if label else ""
+    bins = ", ".join(gettext("%(low)s to %(high)s: %(count)s") % {"low": i * BIN_WIDTH, "high": (i + 1) * BIN_WIDTH,
+                                                                  "count": c} for i, c in enumerate(counts) if c)
+    values = {"weight": safe_label, "bins": bins or gettext("none")}
+    text = (gettext("Histogram of answers for %(weight)s: %(bins)s") if safe_label
+            else gettext("Histogram of answers: %(bins)s")) % values
     if median is not None:
-        text += f"; median {float(median):g}"
+        text += "; " + gettext("median %(value)s") % {"value": f"{float(median):g}"}
     if own is not None:
-        text += f"; your value {float(own):g}"
-    return text
+        text += "; " + gettext("your value %(value)s") % {"value": f"{float(own):g}"}
+    return escape(text)  # a translation is text: escaped for the attribute

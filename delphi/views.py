@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -84,7 +85,7 @@ def create(request: AuthedRequest) -> HttpResponse:
         except ValidationError as exc:
             form.add_error(None, exc)
         else:
-            messages.success(request, f"“{result.study}” created; round 1 is open.")
+            messages.success(request, gettext("“%(study)s” created; round 1 is open.") % {"study": result.study})
             for warning in result.warnings:
                 messages.warning(request, warning)
             return redirect("delphi:study", pk=result.study.pk)
@@ -148,8 +149,8 @@ def respond(request: AuthedRequest, pk: int) -> HttpResponse:
         except ValidationError as exc:
             form.add_service_error(exc)
         else:
-            messages.success(request, f"Your round {current.number} weights are saved. You can change them "
-                                      "until the round closes.")
+            messages.success(request, gettext("Your round %(number)s weights are saved. You can change them until "
+                                              "the round closes.") % {"number": current.number})
             return redirect("delphi:study", pk=obj.pk)
     prefill = allocation_prefill(study=obj, round=current, expert=request.user, structure=structure)
     if form is None:
@@ -203,7 +204,7 @@ def study_close(request: AuthedRequest, pk: int) -> HttpResponse:
 
     def close(obj: DelphiStudy) -> list[tuple[int, str]]:
         delphi_study_close(study=obj, actor=request.user)
-        return [(messages.SUCCESS, "The study is closed. Review the proposed weights and approve them.")]
+        return [(messages.SUCCESS, gettext("The study is closed. Review the proposed weights and approve them."))]
 
     return _staff_action(request, pk, close)
 
@@ -230,7 +231,7 @@ def approve(request: AuthedRequest, pk: int) -> HttpResponse:
                 return redirect("delphi:study", pk=obj.pk)
         else:
             version = obj.proposed_rubric.version if obj.proposed_rubric else ""
-            messages.success(request, f"Rubric v{version} created as a draft.")
+            messages.success(request, gettext("Rubric v%(version)s created as a draft.") % {"version": version})
             if not obj.rescoring.get("available"):
                 messages.warning(request, obj.rescoring.get("reason", "No re-scoring."))
             return redirect("delphi:study", pk=obj.pk)

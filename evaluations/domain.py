@@ -241,6 +241,13 @@ TERMS: tuple[str, ...] = (
     gettext_noop('Outside my expertise'),  # term
     gettext_noop('Dimension'),  # term
     gettext_noop('Tradition'),  # term
+    gettext_noop('Gold score'),  # term
+    gettext_noop('Expert'),  # term
+    gettext_noop('Panel'),  # term
+    gettext_noop('Panelist'),  # term
+    gettext_noop('Weight'),  # term
+    gettext_noop('Case'),  # term
+    gettext_noop('Cycle'),  # term
 )
 
 # Labels the expert pages show from stored codes (not glossary terms): an assignment's status.
@@ -259,4 +266,70 @@ LABELS: tuple[str, ...] = (
     gettext_noop("Email each notification at once"),
     gettext_noop("One email a day with everything new"),
     gettext_noop("No email (the inbox only)"),
+    # statuses shown through `{% translate label %}`: API tokens (accounts), rubric versions, judge runs, report
+    # versions (evidence), Delphi studies and rounds, case reviews
+    gettext_noop("Active"),
+    gettext_noop("Expired"),
+    gettext_noop("Revoked"),
+    gettext_noop("Retired"),
+    gettext_noop("Queued"),
+    gettext_noop("Running"),
+    gettext_noop("Cancelling"),
+    gettext_noop("Cancelled"),
+    gettext_noop("Finished"),
+    gettext_noop("Failed"),
+    gettext_noop("Computing"),
+    gettext_noop("Ready"),
+    gettext_noop("Failed checks"),
+    gettext_noop("Rounds running"),
+    gettext_noop("Rounds finished: ready to close"),
+    gettext_noop("Closed: proposal awaiting approval"),
+    gettext_noop("Approved: rubric version created"),
+    gettext_noop("Open"),
+    gettext_noop("Closed"),
+    # why an assignment was withdrawn (annotations.models.Assignment.WithdrawnReason), on the lead's pages
+    gettext_noop("Withdrawn after adjudication"),
+    gettext_noop("Expert removed from the panel"),
+    gettext_noop("Reassigned to another expert"),
+    # an adjudication's reason (annotations.models.AdjudicationDecision.Reason), on the adjudication page
+    gettext_noop("An expert misread the response"),
+    gettext_noop("The rubric is ambiguous here"),
+    gettext_noop("Tradition-specific disagreement"),
+    gettext_noop("Outside an expert's expertise"),
+    gettext_noop("Other"),
+    # case review (casereview.models): the reviewer's answers; a case's difficulty and question type
+    gettext_noop("Yes"),
+    gettext_noop("No"),
+    gettext_noop("Unsure"),
+    gettext_noop("Partly"),
+    gettext_noop("Easy"),
+    gettext_noop("Medium"),
+    gettext_noop("Hard"),
+    gettext_noop("Factual recall"),
+    gettext_noop("Comparative analysis"),
+    gettext_noop("Applied reasoning"),
+    gettext_noop("Contested topic"),
+    # audit actions (audit.models.AuditEvent.Action), on the audit trail
+    gettext_noop("Signed in"),
+    gettext_noop("Sign-in failed"),
+    gettext_noop("Signed out"),
+    gettext_noop("Role or access changed"),
+    gettext_noop("Groups or permissions changed"),
+    gettext_noop("Panel changed"),
+    gettext_noop("API token created"),
+    gettext_noop("API token revoked"),
+    gettext_noop("Judge run started"),
+    gettext_noop("Judge run cancelled"),
+    gettext_noop("Evidence version requested"),
+    gettext_noop("Evidence version computed"),
+    gettext_noop("Evidence version failed"),
+    gettext_noop("Evidence file downloaded"),
+    gettext_noop("File exported"),
+    gettext_noop("Personal data exported (Art. 15/20)"),
+    gettext_noop("Person pseudonymised (Art. 17)"),
+    gettext_noop("Audit rows past retention pruned"),
+    # API token scopes (accounts.models.ApiToken.Scope), on the API tokens page
+    gettext_noop("Read reports, gold labels and the leaderboard"),
+    gettext_noop("Write data (import, request report versions)"),
+    gettext_noop("Start and cancel judge runs"),
 )

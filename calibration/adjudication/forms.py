@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy
 
 from accounts.forms import ServiceErrorsForm
 from annotations.models import AdjudicationDecision
@@ -15,9 +16,14 @@ def gold_field_name(key: str) -> str:
 
 class DecisionForm(ServiceErrorsForm):
     # No reason chosen in advance: the lead must say why (a preselected one was recorded unread).
-    reason = forms.ChoiceField(choices=[("", "— choose a reason —"), *AdjudicationDecision.Reason.choices],
-                               error_messages={"required": "Choose the reason for this decision."})
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=4000)
+    # The reasons' labels are messages (evaluations.domain.LABELS): shown in the interface language.
+    reason = forms.ChoiceField(
+        choices=[("", gettext_lazy("— choose a reason —")),
+                 *((value, gettext_lazy(label)) for value, label in AdjudicationDecision.Reason.choices)],
+        label=gettext_lazy("Reason"),
+        error_messages={"required": gettext_lazy("Choose the reason for this decision.")})
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=4000,
+                           label=gettext_lazy("Note"))
 
     def __init__(self, *args: Any, keys: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

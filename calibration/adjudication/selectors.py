@@ -1,6 +1,7 @@
 """Reads for adjudication: which items disagree, who may decide them, and the blinded decision page."""
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -10,6 +11,7 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, gettext_noop
 
 from access.policy import Action, adjudicates_item, allowed, panels_adjudicated
 from accounts.models import User
@@ -57,6 +59,23 @@ class ItemState:
     @property
     def needs_adjudication(self) -> bool:
         return bool(self.disagreements)
+
+
+_REASONS = (  # the rules' reasons (rules.sub_dimension_disagreement, English and cached) as messages
+    (re.compile(r"scores span (?P<span>\d+) points \((?P<scores>[\d, ]*)\)"),
+     gettext_noop("scores span %(span)s points (%(scores)s)")),
+    (re.compile(r"no majority \((?P<scores>[\d, ]*)\)"), gettext_noop("no majority (%(scores)s)")),
+    (re.compile(r"scores differ \((?P<scores>[\d, ]*)\)"), gettext_noop("scores differ (%(scores)s)")),
+)
+
+
+def disagreement_text(reason: str) -> str:
+    """A rule's reason in the interface language (an unknown one as it is)."""
+    for pattern, message in _REASONS:
+        match = pattern.fullmatch(reason)
+        if match:
+            return gettext(message) % match.groupdict()
+    return reason
 
 
 def item_states(
@@ -150,7 +169,8 @@ def _queue_entries(states: list[ItemState]) -> list[QueueEntry]:
         "pk", "cycle__name", "response__test_case__dimension", "response__test_case__tradition__name")}
     dimensions = dict(Dimension.choices)
     return [QueueEntry(s.item_id, rows[s.item_id][0], dimensions.get(rows[s.item_id][1], rows[s.item_id][1]),
-                       rows[s.item_id][2] or "", s.disagreements, s.decided) for s in states]
+                       rows[s.item_id][2] or "", {key: disagreement_text(why) for key, why in s.disagreements.items()},
+                       s.decided) for s in states]
 
 
 def adjudication_queue(*, user: User, include_decided: bool = False) -> list[QueueEntry]:
@@ -244,7 +264,7 @@ def adjudication_view(*, state: ItemState) -> AdjudicationView:
         submitted = annotation is not None and annotation.status == Annotation.Status.SUBMITTED
         scores = {s.key: s.score for s in annotation.scores.all()} if submitted and annotation else {}
         experts.append(ExpertView(
-            label=f"Expert {chr(ord('A') + index)}",
+            label=gettext("Expert %(letter)s") % {"letter": chr(ord("A") + index)},
             public_id=assignment.public_id,
             status=assignment.get_status_display(),
             scores=scores,
@@ -265,7 +285,7 @@ def adjudication_view(*, state: ItemState) -> AdjudicationView:
         prompt_html=markdown_to_safe_html(case.prompt), response_html=markdown_to_safe_html(item.response.text),
         reference_html=markdown_to_safe_html(case.reference_answer) if case.reference_answer else None,
         sub_dimensions=subs, scale=SCALE, experts=experts,
-        disagreements={key_label(key, names): why for key, why in state.disagreements.items()}, history=history,
+        disagreements={key_label(key, names): disagreement_text(why) for key, why in state.disagreements.items()}, history=history,
         current=current,
     )
 

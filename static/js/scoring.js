@@ -44,6 +44,18 @@
   "use strict";
 
   var ROW = "fieldset.subdim";
+  // The page's messages in the interface language: the template writes them, translated, into
+  // <script type="application/json" id="scoring-messages">; English is the fallback. {name} is replaced (not
+  // %(name)s: a template's _("…") literal doubles its % signs).
+  var MESSAGES = (function () {
+    var el = document.getElementById("scoring-messages");
+    try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
+  }());
+  function t(key, english, values) {
+    var text = MESSAGES[key] || english;
+    Object.keys(values || {}).forEach(function (name) { text = text.split("{" + name + "}").join(values[name]); });
+    return text;
+  }
   var IDLE_AFTER_MS = 60000;
   var HEARTBEAT_EVERY_S = 15;
   var pendingSeconds = 0;
@@ -96,7 +108,7 @@
       button.type = "button";
       button.className = "secondary";
       button.id = "retry-save";
-      button.textContent = "Retry";
+      button.textContent = t("retry", "Retry");
       button.addEventListener("click", function () { saveNow(); });
       el.appendChild(button);
     }
@@ -252,7 +264,7 @@
     if (f.querySelector("[name=flagged_broken]")) { f.querySelector("[name=flagged_broken]").checked = !!kept.flagged_broken; }
     refreshState();
     edits += 1;
-    setStatus("restored", "Restored what you entered here before it could be saved; saving…");
+    setStatus("restored", t("restored", "Restored what you entered here before it could be saved; saving…"));
     saveNow();
   }
 
@@ -325,13 +337,13 @@
     if (!f || isLocked()) { return; }
     var missing = firstUnscored();
     if (missing) {
-      message("Score every sub-dimension first.");
+      message(t("score_all", "Score every sub-dimension first."));
       missing.focus();
       return;
     }
     var box = rationale();
     if (rationaleRequired() && box && !box.value.trim()) {
-      message("A rationale is required when any score is 0 or 3.");
+      message(t("rationale_required", "A rationale is required when any score is 0 or 3."));
       box.focus();
       return;
     }
@@ -444,12 +456,12 @@
     if (isAutosave(event)) {
       autosaveRunning = true;
       inFlight = edits;
-      setStatus("saving", "Saving…");
+      setStatus("saving", t("saving", "Saving…"));
     } else if (isSubmit(event)) {
       message("");
       var button = document.getElementById("submit-button");
       if (button) { button.setAttribute("aria-busy", "true"); }
-      setStatus("saving", "Submitting…");
+      setStatus("saving", t("submitting", "Submitting…"));
     }
   });
   document.body.addEventListener("htmx:afterRequest", function (event) {
@@ -474,26 +486,31 @@
     var retrying = unanswered(status) && (kind === "draft" || kind === "submit") && retryLater(kind);
     if (isAutosave(event)) {
       keepLocally();
-      setStatus("error", "Not saved — " + reason + ". Your entries are kept in this browser." +
-        (retrying ? " Trying again…" : ""), true);
+      setStatus("error", retrying ?
+        t("not_saved_retrying", "Not saved — {reason}. Your entries are kept in this browser. Trying again…", { reason: reason }) :
+        t("not_saved", "Not saved — {reason}. Your entries are kept in this browser.", { reason: reason }), true);
     } else if (retrying) {  // the submission may have been stored: sent again with its key, it is stored once
-      setStatus("saving", "No answer from the server yet — sending again…");
+      setStatus("saving", t("sending_again", "No answer from the server yet — sending again…"));
     } else if (isSubmit(event)) {
       var button = document.getElementById("submit-button");
       if (button) { button.removeAttribute("aria-busy"); }
-      var what = event.detail.elt === form() ? "Submitting" : "Sending";
-      setStatus("error", what + " failed.", false);  // the reason is in the alert just above
-      message(what + " failed (" + reason + "). Nothing is lost: your entries are still here — try again.", true);
+      var submitting = event.detail.elt === form();
+      setStatus("error", submitting ? t("submit_failed", "Submitting failed.") : t("send_failed", "Sending failed."),
+        false);  // the reason is in the alert just above
+      message(submitting ?
+        t("submit_failed_why", "Submitting failed ({reason}). Nothing is lost: your entries are still here — try again.", { reason: reason }) :
+        t("send_failed_why", "Sending failed ({reason}). Nothing is lost: your entries are still here — try again.", { reason: reason }), true);
     }
   }
   document.body.addEventListener("htmx:responseError", function (event) {
     var xhr = event.detail.xhr;
-    var reason = xhr && xhr.status === 403 ? "you may have been signed out (403)" :
-      "the server answered " + (xhr ? xhr.status : "an error");
+    var reason = xhr && xhr.status === 403 ? t("signed_out", "you may have been signed out (403)") :
+      (xhr ? t("server_answered", "the server answered {status}", { status: String(xhr.status) }) :
+        t("server_error", "the server answered an error"));
     failed(event, reason);
   });
-  document.body.addEventListener("htmx:sendError", function (event) { failed(event, "no connection to the server"); });
-  document.body.addEventListener("htmx:timeout", function (event) { failed(event, "the server took too long"); });
+  document.body.addEventListener("htmx:sendError", function (event) { failed(event, t("no_connection", "no connection to the server")); });
+  document.body.addEventListener("htmx:timeout", function (event) { failed(event, t("too_long", "the server took too long")); });
   ["mousemove", "scroll", "click", "input"].forEach(function (name) {
     document.addEventListener(name, function () { lastActivity = Date.now(); }, { passive: true });
   });

@@ -93,14 +93,21 @@ def crawled(world):  # type: ignore[no-untyped-def]
     return [
         (reverse("annotations:queue"), None),
         (reverse("annotations:item", args=[first.public_id]), None),
-        (reverse("accounts:profile"), ("header", "site")),
+        (reverse("accounts:profile"), None),
         (reverse("accounts:inbox"), None),
+        (reverse("accounts:api_tokens"), None),
+        (reverse("home"), None),
+        (reverse("help"), None),
+        (reverse("help_topic", args=["scoring-and-blinding"]), None),
     ]
 
 
 def _data_strings(world) -> list[str]:  # type: ignore[no-untyped-def]
     """What the pages show as data, not interface: names, case and answer text, and the rubric's descriptions (stored
     English rubric text, not yet in the catalogue: docs/languages.md)."""
+    from accounts.models import ExpertProfile
+    from annotations.models import CalibrationCycle
+    from config.help import help_topics_for
     from evaluations.models import ModelResponse, RubricDimension, RubricSubDimension, TestCase, Tradition
 
     data = [world.expert.display_name, "FaithBench Calibration"]
@@ -109,6 +116,10 @@ def _data_strings(world) -> list[str]:  # type: ignore[no-untyped-def]
     data += list(ModelResponse.objects.values_list("text", flat=True))
     data += list(RubricDimension.objects.values_list("description", flat=True))
     data += list(RubricSubDimension.objects.values_list("description", flat=True))
+    data += list(CalibrationCycle.objects.values_list("name", flat=True))
+    data += [topic.title for topic in help_topics_for(world.expert)]  # help topics are English documents
+    for profile in ExpertProfile.objects.filter(user=world.expert):
+        data += [profile.degree, profile.institution, profile.languages, profile.qualifications]
     return sorted(set(data), key=len, reverse=True)
 
 
@@ -146,3 +157,74 @@ def test_i18n_crawl_helper_catches_an_unmarked_string():  # type: ignore[no-unty
             '</header><main>Unmarked body</main>')
     assert unmarked_strings(html, scope=("header", "site")) == ["Close"]
     assert unmarked_strings(html) == ["Close", "Unmarked body"]
+
+
+def test_i18n_pseudo_locale_crawl_of_the_lead_pages(client, world, pseudo_settings):  # type: ignore[no-untyped-def]
+    """The panel lead's pages: finished work to reopen, open work to reassign, the adjudication queue and an item
+    whose experts disagree (0 against 3), with their rationales and the gold-score form."""
+    from annotations.models import Assignment
+    from annotations.services import AnnotationInput, annotation_submit, sub_dimension_keys
+    from evaluations.models import TestCase
+
+    first = world.assignments(world.expert)[0]
+    rationales = []
+    for value, assignment in zip((0, 3, 0, 3), Assignment.objects.filter(item=first.item).order_by("pk"),
+                                 strict=False):
+        rationales.append(f"Rationale {assignment.public_id}")
+        annotation_submit(assignment=assignment, actor=assignment.expert, data=AnnotationInput(
+            scores=dict.fromkeys(sub_dimension_keys(assignment=assignment), value), rationale=rationales[-1]))
+    client.force_login(world.lead)
+    world.lead.language = PSEUDO_ACCENTED
+    world.lead.save(update_fields=["language"])
+    data = [*_data_strings(world), *rationales, world.lead.display_name]
+    data += [str(a.expert) for a in Assignment.objects.select_related("expert")] + list(
+        Assignment.objects.values_list("expert__email", flat=True))
+    data += list(Assignment.objects.values_list("public_id", flat=True))  # item ids, shown in <code>
+    data += list(TestCase.objects.values_list("reference_answer", flat=True))
+    data = sorted(set(data), key=len, reverse=True)
+    urls = [reverse("home"), reverse("annotations:lead"), reverse("annotations:lead_assignments"),
+            reverse("calibration:adjudication_queue"), reverse("calibration:adjudication_item", args=[first.item_id])]
+    problems = {}
+    for url in urls:
+        page = client.get(url)
+        assert page.status_code == 200, url
+        found = unmarked_strings(page.content.decode(), allow=data)
+        if found:
+            problems[url] = found
+    assert problems == {}
+
+
+def test_i18n_pseudo_locale_crawl_of_the_audit_trail(client, world, pseudo_settings):  # type: ignore[no-untyped-def]
+    """The admin's audit trail (filter form, action labels, rows) in the pseudo-locale; the rows' data (paths, ids,
+    details, names) are data."""
+    from audit.models import AuditEvent
+
+    client.force_login(world.admin)
+    world.admin.language = PSEUDO_ACCENTED
+    world.admin.save(update_fields=["language"])
+    client.get(reverse("home"))
+    page = client.get(reverse("audit_log"), {"action": ""})
+    assert page.status_code == 200
+    data = [*_data_strings(world), world.admin.display_name, str(world.admin)]
+    for event in AuditEvent.objects.all():
+        data += [str(event.actor or ""), str(event.subject_user or ""), event.target_type, str(event.target_id),
+                 str(event.target or ""), str(event.detail), event.path]
+    data = sorted({d for d in data if d}, key=len, reverse=True)
+    assert unmarked_strings(page.content.decode(), allow=data) == []
+
+
+def test_i18n_scoring_script_reads_its_messages_in_the_interface_language(client, world):  # type: ignore[no-untyped-def]
+    """scoring.js's status and error lines come from a JSON block the scoring page writes, translated; its
+    placeholders ({reason}) survive the catalogue."""
+    import json
+    import re
+
+    client.force_login(world.expert)
+    client.post(reverse("set_language"), {"language": "de", "next": "/"})
+    first = world.assignments(world.expert)[0]
+    html = client.get(reverse("annotations:item", args=[first.public_id])).content.decode()
+    block = re.search(r'<script type="application/json" id="scoring-messages">(.*?)</script>', html, re.S)
+    assert block is not None
+    messages = json.loads(block.group(1))
+    assert messages["saving"] == "Wird gespeichert…" and messages["retry"] == "Erneut versuchen"
+    assert "{reason}" in messages["not_saved"] and messages["not_saved"].startswith("Nicht gespeichert")
