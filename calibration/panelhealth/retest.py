@@ -4,6 +4,7 @@ be given. The re-scorings are read here only: every other reader leaves them out
 """
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -86,9 +87,11 @@ def retest_figures(*, panel: Panel, cycles: list[CalibrationCycle], names: dict[
             note = ("Test–retest is off in every cycle of this scope (a cycle setting), so no item was re-served and "
                     "intra-rater agreement is not reported.")
         else:
-            days = min(c.retest_min_days for c in on)
-            note = (f"No re-served item has been scored a second time yet (items come back at least {days} days after "
-                    "the expert submitted them), so intra-rater agreement is not reported.")
+            days, share = min(c.retest_min_days for c in on), min(c.retest_share for c in on)
+            note = (f"No re-served item has been scored a second time yet: an expert gets about {float(share):.0%} of "
+                    f"their submitted items again, each at least {days} days after submitting it (none before they "
+                    f"have submitted {math.ceil(0.5 / float(share))} items), so intra-rater agreement is not "
+                    "reported.")
         return RetestFigures(rows=[], panel=None, note=note)
     by_expert: dict[int, list[RetestPair]] = defaultdict(list)
     for pair in pairs:
