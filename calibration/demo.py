@@ -226,15 +226,15 @@ def _demo_retests(*, seed: int) -> int:
     other demo number moves (the golden files do not change)."""
     import random
 
-    from annotations.models import Assignment
+    from annotations.models import Annotation, Assignment
     from annotations.retests import retests_serve_all
     from annotations.services import AnnotationInput, annotation_submit
 
     retests_serve_all()
     rng = random.Random(seed + 4)  # its own stream: nothing else in the demo draws from it
     scored = 0
-    for retest in (Assignment.objects.retests().select_related("expert", "retest_of").order_by("expert_id", "pk")):
-        first = retest.retest_of.annotations.prefetch_related("scores").first()
+    for retest in (Assignment.objects.retests().select_related("expert").order_by("expert_id", "pk")):
+        first = Annotation.objects.filter(assignment__retests=retest).prefetch_related("scores").first()
         if first is None or rng.random() < 0.1:  # a few are left for later, like any open item
             continue
         scores = {s.key: max(0, min(3, s.score + rng.choice([-1, 1]))) if rng.random() < 1 / 6 else s.score
