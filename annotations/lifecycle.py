@@ -68,10 +68,13 @@ def assignment_scoring_facts(*, assignment_id: int) -> ScoringFacts:
         Assignment.objects.filter(pk=assignment_id)
         .annotate(adjudicated=Exists(AdjudicationDecision.objects.filter(item_id=OuterRef("item_id"))),
                   member=Exists(membership))
-        .values_list("status", "withdrawn_reason", "cycle__status", "adjudicated", "member")
+        .values_list("status", "withdrawn_reason", "cycle__status", "adjudicated", "member", "retest_of_id")
         .get()
     )
-    status, reason, cycle_status, adjudicated, member = row
+    status, reason, cycle_status, adjudicated, member, retest_of = row
+    # A re-served item measures the expert against themselves and never counts, so its gold decision does not stop
+    # it (and the page must look like any other: the expert is not told it is a re-served item).
+    adjudicated = adjudicated and retest_of is None
     return ScoringFacts(status, reason, cycle_status == CalibrationCycle.Status.CLOSED, adjudicated, member)
 
 
@@ -155,8 +158,9 @@ def cycle_reopen(*, cycle: CalibrationCycle, actor: User, reason: str) -> Calibr
 
 @transaction.atomic
 def item_open_assignments_withdraw(*, item: CycleItem, reason: str, actor: User | None = None) -> int:
-    """Withdraw every open assignment of an item (e.g. after its gold decision); returns how many."""
-    return _withdraw(Assignment.objects.filter(item_id=item.pk), reason=reason, actor=actor,
+    """Withdraw every open first assignment of an item (e.g. after its gold decision); returns how many.
+    Re-served (test–retest) assignments stay: they never count, and a withdrawal would tell the expert something."""
+    return _withdraw(Assignment.objects.counted().filter(item_id=item.pk), reason=reason, actor=actor,
                      details={"item_id": item.pk})
 
 
@@ -188,6 +192,9 @@ def assignment_reassign(*, assignment: Assignment, to_expert: User, actor: User)
     Panel.objects.select_for_update().get(pk=current.panel_id)
     item = CycleItem.objects.select_for_update().get(pk=current.item_id)
     old = Assignment.objects.select_for_update(of=("self",)).select_related("cycle").get(pk=assignment.pk)
+    if old.retest_of_id is not None:
+        raise ValidationError("A re-served (test–retest) assignment belongs to its expert and cannot be reassigned.",
+                              code="not_reassignable")
     if old.status not in (Assignment.Status.PENDING, Assignment.Status.DRAFT, Assignment.Status.WITHDRAWN):
         raise ValidationError("Only an open or withdrawn assignment can be reassigned; this one is finished.",
                               code="not_reassignable")

@@ -239,7 +239,7 @@ class LeadRow:
 
 def lead_reopenable_page(*, user: User, page: int, per_page: int = 50) -> list[LeadRow]:
     """Finished assignments a panel lead (or an admin: all) may reopen, newest first."""
-    qs = Assignment.objects.filter(status__in=DONE)
+    qs = Assignment.objects.counted().filter(status__in=DONE)  # re-served items are not adjudicated or reopened
     panels = panels_led(user)
     if panels is not None:
         qs = qs.filter(panel_id__in=panels)
@@ -266,7 +266,7 @@ def reassignable_assignments(*, user: User) -> QuerySet[Assignment]:
 
     Left out: items with a gold decision, and assignments already handed to someone else.
     """
-    qs = Assignment.objects.filter(
+    qs = Assignment.objects.counted().filter(  # a re-served item belongs to its expert
         Q(status__in=[Assignment.Status.PENDING, Assignment.Status.DRAFT])
         | Q(status=Assignment.Status.WITHDRAWN) & ~Q(withdrawn_reason=Assignment.WithdrawnReason.AFTER_ADJUDICATION),
         cycle__status=CalibrationCycle.Status.OPEN,

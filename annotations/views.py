@@ -29,6 +29,7 @@ from .forms import HeartbeatForm, ReopenForm, ScoringForm, SkipForm
 from .lifecycle import REFUSAL_CODES
 from .models import Assignment
 from .receipts import IDEMPOTENCY_FIELD
+from .retests import retests_serve
 from .selectors import (
     QUEUE_PAGE_SIZE,
     assignment_for_expert,
@@ -146,6 +147,7 @@ def _after_finish(request: AuthedRequest, message: str, *, finished_id: str) -> 
 @require_GET
 def queue(request: AuthedRequest) -> HttpResponse:
     """The expert's own queue: progress, a resume button, one page of items in their order."""
+    retests_serve(expert_id=request.user.pk)  # re-served items now due join the queue, unmarked
     page = _page(request)
     progress = expert_progress(expert=request.user)
     pages = max(1, -(-progress.total // QUEUE_PAGE_SIZE))
@@ -164,6 +166,7 @@ def queue(request: AuthedRequest) -> HttpResponse:
 @require_GET
 def next_item(request: AuthedRequest) -> HttpResponse:
     """Resume where the expert left off."""
+    retests_serve(expert_id=request.user.pk)
     next_id = assignment_next_open(expert=request.user)
     if next_id is None:
         return redirect("annotations:queue")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ DEMO_SEED = 20251122
 # The demo has 32 responses per dimension, fewer than the methodology's 50: the demo cycle draws 16 per
 # dimension, which leaves room for a second cycle's 25 % refresh.
 DEMO_PER_DIMENSION = 16
+DEMO_RETEST_SHARE = Decimal("0.20")  # the demo cycle's test–retest share (calibration/demo.py, _demo_retests)
 
 # (tradition key, [(name, degree, institution, languages)], lead name). Qualifications follow §6.1.1.
 DEMO_PANELS: tuple[tuple[str, list[tuple[str, str, str, str]], str], ...] = (
@@ -116,7 +118,7 @@ def demo_people_create() -> list[tuple[str, str, str]]:
 
 def _demo_cycle_create(*, admin: User, neutral: Panel) -> CalibrationCycle | None:
     """One committed demo cycle (idempotent); nothing when no responses are loaded yet."""
-    from .cycles.services import cycle_commit
+    from .cycles.services import RetestSettings, cycle_commit
 
     existing = CalibrationCycle.objects.filter(name=DEMO_CYCLE_NAME).first()
     if existing is not None or not ModelResponse.objects.exists():
@@ -126,6 +128,9 @@ def _demo_cycle_create(*, admin: User, neutral: Panel) -> CalibrationCycle | Non
         params=DrawParams(seed=DEMO_SEED, min_per_dimension=DEMO_PER_DIMENSION),
         neutral_panel=neutral,
         created_by=admin,
+        # A demo expert submits about 20 items: 20 % re-served gives each about four (16 sub-scores scored twice),
+        # enough for Panel health to show intra-rater agreement; a real cycle keeps the 5 % default.
+        retest=RetestSettings(share=DEMO_RETEST_SHARE),
     )
     return cycle
 
@@ -212,7 +217,36 @@ def demo_scores_create(*, share: float = 0.85, seed: int = DEMO_SEED) -> int:
         gold = {key: majority(values) for key, values in state.scores.items()}
         adjudication_record(item_id=state.item_id, adjudicator=admin, scores=gold, reason="rubric_ambiguity",
                             note="Demo: settled on the panel's median after discussion.")
+    _demo_retests(seed=seed)
     return done
+
+
+def _demo_retests(*, seed: int) -> int:
+    """Serve the re-served (test–retest) items now due (the cycle's share of each expert's submissions, those
+    submitted a week or more ago) and score most of them: the first scores again, a sub-score one point off about
+    one time in six, so Panel health shows intra-rater agreement. Re-served scores are counted nowhere else, so no
+    other demo number moves (the golden files do not change)."""
+    import random
+
+    from annotations.models import Annotation, Assignment
+    from annotations.retests import retests_serve_all
+    from annotations.services import AnnotationInput, annotation_submit
+
+    retests_serve_all()
+    rng = random.Random(seed + 4)  # its own stream: nothing else in the demo draws from it
+    scored = 0
+    for retest in (Assignment.objects.retests().select_related("expert").order_by("expert_id", "pk")):
+        first = Annotation.objects.filter(assignment__retests=retest).prefetch_related("scores").first()
+        if first is None or rng.random() < 0.1:  # a few are left for later, like any open item
+            continue
+        scores = {s.key: max(0, min(3, s.score + rng.choice([-1, 1]))) if rng.random() < 1 / 6 else s.score
+                  for s in first.scores.all()}
+        extreme = next((v for v in scores.values() if v in DEMO_RATIONALES), None)
+        rationale = first.rationale or (DEMO_RATIONALES[extreme] if extreme is not None else "")
+        annotation_submit(assignment=retest, actor=retest.expert,
+                          data=AnnotationInput(scores=scores, rationale=rationale))
+        scored += 1
+    return scored
 
 
 def _queue_places(assignments: list[Any]) -> dict[int, float]:

@@ -150,7 +150,7 @@ def response_scores(*, dimension: str, judge_run: JudgeRun | None, rotation: str
     expert: dict[int, list[float]] = defaultdict(list)
     scores_by_annotation: dict[int, dict[str, int]] = defaultdict(dict)
     annotation_response: dict[int, int] = {}
-    for pk, response_id in (Annotation.objects.filter(status=Annotation.Status.SUBMITTED,
+    for pk, response_id in (Annotation.objects.counted().filter(status=Annotation.Status.SUBMITTED,
                                                       assignment__item__response_id__in=response_ids)
                             .values_list("pk", "assignment__item__response_id")):
         annotation_response[pk] = response_id

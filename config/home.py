@@ -60,9 +60,12 @@ def home_parts(user: Any) -> HomeParts:
         panels = Panel.objects.all() if led is None else Panel.objects.filter(pk__in=led)
         parts.panels = list(
             panels.annotate(
-                total=Count("assignments", filter=Q(assignments__cycle__status=CalibrationCycle.Status.OPEN)
+                # First assignments only: re-served (test–retest) items are not work to count.
+                total=Count("assignments", filter=Q(assignments__cycle__status=CalibrationCycle.Status.OPEN,
+                                                    assignments__retest_of__isnull=True)
                             & ~Q(assignments__status=Assignment.Status.WITHDRAWN)),
                 done=Count("assignments", filter=Q(assignments__cycle__status=CalibrationCycle.Status.OPEN,
+                                                   assignments__retest_of__isnull=True,
                                                    assignments__status__in=[Assignment.Status.SUBMITTED,
                                                                             Assignment.Status.SKIPPED])),
             ).filter(total__gt=0).values("name", "total", "done").order_by("name"))

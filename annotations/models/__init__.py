@@ -6,7 +6,16 @@
 `receipts`: stored scoring writes by idempotency key, so a retried save is answered, not run twice.
 """
 from .adjudication import AdjudicationDecision, GoldScore
-from .cycles import DEFAULT_MIN_PANEL_SIZE, CalibrationCycle, CycleEvent, CycleItem, Panel
+from .cycles import (
+    DEFAULT_MIN_PANEL_SIZE,
+    CalibrationCycle,
+    CycleEvent,
+    CycleItem,
+    Panel,
+    retest_min_days_default,
+    retest_settings_errors,
+    retest_share_default,
+)
 from .receipts import SaveReceipt
 from .scoring import Annotation, AnnotationEvent, Assignment, SubScore, public_id_new
 
@@ -14,4 +23,5 @@ __all__ = [
     "DEFAULT_MIN_PANEL_SIZE", "AdjudicationDecision", "Annotation", "AnnotationEvent", "Assignment",
     "SaveReceipt",
     "CalibrationCycle", "CycleEvent", "CycleItem", "GoldScore", "Panel", "SubScore", "public_id_new",
+    "retest_min_days_default", "retest_settings_errors", "retest_share_default",
 ]

@@ -14,6 +14,34 @@ from django.db.models import Q
 from django.utils import timezone
 
 DEFAULT_MIN_PANEL_SIZE = 3
+RETEST_SHARE_MAX = Decimal("0.5")
+RETEST_SHARE_FIELD = "Re-serve share"
+
+
+def retest_share_default() -> Decimal:
+    """settings.RETEST_SHARE (default 0.05) as the cycle field's decimal."""
+    return Decimal(str(getattr(settings, "RETEST_SHARE", 0.05))).quantize(Decimal("0.001"))
+
+
+def retest_min_days_default() -> int:
+    return int(getattr(settings, "RETEST_MIN_DAYS", 7))
+
+
+def retest_settings_errors(*, enabled: bool, share: Decimal | float | None, min_days: int | None) -> dict[str, str]:
+    """Why these test–retest settings are refused, by field ({} when they are fine). Off must be said with
+    `retest_enabled`, never with a share of 0; more than half of an expert's items re-served is refused."""
+    errors: dict[str, str] = {}
+    if share is None:
+        errors["retest_share"] = f"{RETEST_SHARE_FIELD}: enter a share between 0 and 0.5 (e.g. 0.05 for 5 %)."
+    elif Decimal(str(share)) < 0 or Decimal(str(share)) > RETEST_SHARE_MAX:
+        errors["retest_share"] = (f"{RETEST_SHARE_FIELD}: {float(share):.1%} is outside 0–50 %: at most half of an "
+                                  "expert's submitted items can be re-served.")
+    elif enabled and Decimal(str(share)) == 0:
+        errors["retest_share"] = (f"{RETEST_SHARE_FIELD}: 0 % would re-serve nothing. To turn test–retest off, "
+                                  "untick \u201cRe-serve items for test–retest\u201d instead.")
+    if min_days is None or min_days < 1 or min_days > 365:
+        errors["retest_min_days"] = "Re-serve after (days): enter a whole number of days from 1 to 365."
+    return errors
 
 
 class PanelQuerySet(models.QuerySet["Panel"]):
@@ -139,6 +167,19 @@ class CalibrationCycle(models.Model):
         max_length=20, choices=DrawStrategy.choices, default=DrawStrategy.PROPORTIONAL,
         help_text="How the stratified random places were allocated (docs/active-allocation.md).",
     )
+    retest_enabled = models.BooleanField(
+        "re-serve items for test–retest", default=True,
+        help_text="Re-serve a share of each expert's submitted items to the same expert, blind (never marked), to "
+                  "measure intra-rater agreement. Re-served scores never count in any report or estimate.",
+    )
+    retest_share = models.DecimalField(
+        "re-serve share", max_digits=4, decimal_places=3, default=retest_share_default,
+        help_text="Share of each expert's submitted items re-served (0.05 = 5 %; more than 0 and at most 0.5).",
+    )
+    retest_min_days = models.PositiveSmallIntegerField(
+        "re-serve after (days)", default=retest_min_days_default,
+        help_text="An item is re-served no sooner than this many days after the expert submitted it.",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     draw_report = models.JSONField(default=dict, blank=True, help_text="Stratification table and notes of the draw.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
@@ -157,10 +198,24 @@ class CalibrationCycle(models.Model):
             models.CheckConstraint(condition=Q(edge_fraction__gte=0, edge_fraction__lte=1), name="cycle_edge_fraction_0_1"),
             models.CheckConstraint(condition=Q(draw_strategy__in=["proportional", "active"]),
                                    name="cycle_draw_strategy_valid"),
+            # Off is said with retest_enabled, never with a share of 0; at most half re-served.
+            models.CheckConstraint(
+                condition=Q(retest_share__gte=0, retest_share__lte=RETEST_SHARE_MAX)
+                & (Q(retest_enabled=False) | Q(retest_share__gt=0)),
+                name="cycle_retest_share_valid",
+            ),
+            models.CheckConstraint(condition=Q(retest_min_days__gte=1, retest_min_days__lte=365),
+                                   name="cycle_retest_min_days_valid"),
         ]
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        errors = retest_settings_errors(enabled=self.retest_enabled, share=self.retest_share,
+                                        min_days=self.retest_min_days)
+        if errors:
+            raise ValidationError(errors, code="retest_settings")
 
 
 class CycleItem(models.Model):

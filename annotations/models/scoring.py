@@ -34,6 +34,33 @@ class AssignmentQuerySet(models.QuerySet["Assignment"]):
     def in_queue_order(self) -> AssignmentQuerySet:
         return self.order_by("cycle_id", "position", "id")
 
+    def counted(self) -> AssignmentQuerySet:
+        """First assignments only: what every report, estimate, adjudication rule and count of work reads.
+        A re-served (test–retest) assignment is left out, so no item is ever counted twice."""
+        return self.filter(retest_of__isnull=True)
+
+    def retests(self) -> AssignmentQuerySet:
+        """Re-served assignments (test–retest): read only by the intra-rater agreement figures."""
+        return self.filter(retest_of__isnull=False)
+
+
+class AnnotationQuerySet(models.QuerySet["Annotation"]):
+    def counted(self) -> AnnotationQuerySet:
+        """Annotations of first assignments only (see `AssignmentQuerySet.counted`)."""
+        return self.filter(assignment__retest_of__isnull=True)
+
+
+class SubScoreQuerySet(models.QuerySet["SubScore"]):
+    def counted(self) -> SubScoreQuerySet:
+        """Sub-scores of first assignments only (see `AssignmentQuerySet.counted`)."""
+        return self.filter(annotation__assignment__retest_of__isnull=True)
+
+
+class AnnotationEventQuerySet(models.QuerySet["AnnotationEvent"]):
+    def counted(self) -> AnnotationEventQuerySet:
+        """Events of first assignments' annotations only (see `AssignmentQuerySet.counted`)."""
+        return self.filter(annotation__assignment__retest_of__isnull=True)
+
 
 class Assignment(models.Model):
     """One cycle item for one expert, at a shuffled position in that expert's queue.
@@ -41,6 +68,10 @@ class Assignment(models.Model):
     An open assignment can be *withdrawn* (annotations/lifecycle.py): the item got its gold decision, the
     expert left the panel, or a lead reassigned it. A withdrawn assignment and its draft are kept as
     records; it can no longer be scored.
+
+    A *re-served* assignment (`retest_of` set, annotations/retests.py) gives the expert an item they already
+    submitted, blind, for test–retest agreement. It is scored like any other; it never counts in a report or an
+    estimate (`Assignment.objects.counted()`), and at most one exists per item × expert.
     """
 
     class Status(models.TextChoices):
@@ -68,6 +99,11 @@ class Assignment(models.Model):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reassigned_to",
         help_text="The assignment this one replaces (a lead's reassignment). Never shown to experts.",
     )
+    retest_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="retests",
+        help_text="Set on a re-served (test–retest) assignment: the expert's first assignment of the same item. "
+                  "Never shown to experts; never counted in reports or estimates.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -76,7 +112,11 @@ class Assignment(models.Model):
     class Meta:
         ordering = ["expert", "cycle", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["item", "expert"], name="assignment_one_per_item_expert"),
+            # One first assignment per item × expert, and at most one re-served one beside it.
+            models.UniqueConstraint(fields=["item", "expert"], condition=Q(retest_of__isnull=True),
+                                    name="assignment_one_per_item_expert"),
+            models.UniqueConstraint(fields=["item", "expert"], condition=Q(retest_of__isnull=False),
+                                    name="assignment_one_retest_per_item_expert"),
             models.CheckConstraint(
                 condition=Q(status__in=["pending", "draft", "submitted", "skipped", "withdrawn"]),
                 name="assignment_status_valid",
@@ -134,6 +174,8 @@ class Annotation(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    objects = AnnotationQuerySet.as_manager()
+
     class Meta:
         ordering = ["assignment"]
         constraints = [
@@ -158,6 +200,8 @@ class SubScore(models.Model):
     annotation = models.ForeignKey(Annotation, on_delete=models.CASCADE, related_name="scores")
     key = models.CharField(max_length=40, help_text="Sub-dimension key as the methodology spells it.")
     score = models.PositiveSmallIntegerField()
+
+    objects = SubScoreQuerySet.as_manager()
 
     class Meta:
         ordering = ["annotation", "key"]
@@ -186,6 +230,8 @@ class AnnotationEvent(models.Model):
     kind = models.CharField(max_length=20, choices=Kind.choices)
     changes = models.JSONField(default=dict, blank=True, help_text='{"field": [old, new]}')
     note = models.TextField(blank=True)
+
+    objects = AnnotationEventQuerySet.as_manager()
 
     class Meta:
         ordering = ["at", "id"]

@@ -83,8 +83,9 @@ def item_states(
 ) -> dict[int, ItemState]:
     """Every item's state, from three queries however many items there are (`item_ids` may be a subquery)."""
     # No ordering: the models' default orderings would join users and cycles only to sort.
-    assignments = Assignment.objects.order_by()
-    scores = SubScore.objects.filter(annotation__status=Annotation.Status.SUBMITTED).order_by()
+    # Re-served (test–retest) assignments never count: not as a rater, an unfinished item or a second score.
+    assignments = Assignment.objects.counted().order_by()
+    scores = SubScore.objects.counted().filter(annotation__status=Annotation.Status.SUBMITTED).order_by()
     decisions = AdjudicationDecision.objects.filter(is_current=True).order_by()
     if cycle_ids is not None:
         assignments = assignments.filter(cycle_id__in=cycle_ids)
@@ -141,7 +142,7 @@ def _queue_candidates(*, user: User, panels: set[int] | None, include_decided: b
     applies the full rule to these only, so items settled long ago are not read again on every visit.
     """
     # Uncorrelated subqueries: the database evaluates each once (SQLite ran a correlated one per item).
-    assignments = Assignment.objects.order_by()
+    assignments = Assignment.objects.counted().order_by()  # a re-served item open never holds the queue back
     unfinished = assignments.exclude(status__in=DONE).values("item_id")
     items = CycleItem.objects.filter(Q(cycle__status=CalibrationCycle.Status.CLOSED) | ~Q(pk__in=unfinished))
     items = items.exclude(pk__in=assignments.filter(expert_id=user.pk).values("item_id"))
@@ -256,7 +257,7 @@ def adjudication_view(*, state: ItemState) -> AdjudicationView:
     case = item.response.test_case
     subs = list(RubricSubDimension.objects.filter(
         dimension__rubric_id=item.cycle.rubric_id, dimension__key=case.dimension).order_by("order"))
-    assignments = (Assignment.objects.filter(item=item).order_by("public_id")
+    assignments = (Assignment.objects.counted().filter(item=item).order_by("public_id")
                    .prefetch_related(Prefetch("annotations", queryset=Annotation.objects.prefetch_related("scores"))))
     experts = []
     for index, assignment in enumerate(assignments):

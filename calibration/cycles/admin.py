@@ -95,7 +95,8 @@ class CalibrationCycleAdmin(admin.ModelAdmin):
     list_filter = ["status"]
     list_select_related = ["previous"]
     fields = ["name", "status", "lifecycle", "rubric", "previous", "seed", "min_per_dimension", "refresh_fraction",
-              "edge_fraction", "draw_strategy", "show_reference_answers", "neutral_panel", "created_by"]
+              "edge_fraction", "draw_strategy", "show_reference_answers", "neutral_panel", "retest_enabled",
+              "retest_share", "retest_min_days", "created_by"]
     readonly_fields = ["status", "lifecycle", "rubric", "previous", "seed", "min_per_dimension", "refresh_fraction",
                        "edge_fraction", "draw_strategy", "created_by"]
     inlines = [CycleItemInline, CycleEventInline]

@@ -6,11 +6,17 @@ from typing import Any
 
 from django import forms
 
-from annotations.models import CalibrationCycle
+from annotations.models import (
+    CalibrationCycle,
+    retest_min_days_default,
+    retest_settings_errors,
+    retest_share_default,
+)
 from annotations.selectors import cycle_choices, panel_choices
 
 from .sampling import DrawParams
 from .selectors import cycle_name_taken
+from .services import RetestSettings
 
 
 def random_seed() -> int:
@@ -39,6 +45,16 @@ class DrawForm(forms.Form):
     neutral_panel = forms.ModelChoiceField(queryset=panel_choices(), required=False,
                                            help_text="The panel that scores tradition-neutral items.")
     show_reference_answers = forms.BooleanField(required=False)
+    retest_enabled = forms.BooleanField(
+        required=False, initial=True, label="Re-serve items for test–retest",
+        help_text="Blind: an expert gets a share of the items they submitted again, unmarked, to measure their "
+                  "intra-rater agreement. Re-served scores never count in any report or estimate.")
+    retest_share = forms.DecimalField(
+        required=False, label="Re-serve share", decimal_places=3, max_digits=6, initial=retest_share_default,
+        help_text="Share of each expert's submitted items re-served: more than 0 and at most 0.5 (0.05 = 5 %).")
+    retest_min_days = forms.IntegerField(
+        required=False, label="Re-serve after (days)", initial=retest_min_days_default,
+        help_text="No item comes back sooner than this many days after the expert submitted it.")
     fingerprint = forms.CharField(required=False, widget=forms.HiddenInput)
     # Sent by the button pressed ("Preview the draw" or "Commit"), not rendered as a field.
     action = forms.ChoiceField(choices=[("preview", "Preview"), ("commit", "Commit")], required=False)
@@ -61,6 +77,26 @@ class DrawForm(forms.Form):
             refresh_fraction=float(data["refresh_fraction"]), edge_fraction=float(data["edge_fraction"]),
             strategy=data.get("strategy") or CalibrationCycle.DrawStrategy.PROPORTIONAL,
         )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if "retest_share" in self.errors or "retest_min_days" in self.errors:
+            return data
+        if data.get("retest_share") is None:  # left empty: the site's default (settings.RETEST_SHARE)
+            data["retest_share"] = retest_share_default()
+        if data.get("retest_min_days") is None:
+            data["retest_min_days"] = retest_min_days_default()
+        for field, message in retest_settings_errors(
+            enabled=bool(data.get("retest_enabled")), share=data.get("retest_share"),
+            min_days=data.get("retest_min_days"),
+        ).items():
+            self.add_error(field, message)
+        return data
+
+    def retest_settings(self) -> RetestSettings:
+        data = self.cleaned_data
+        return RetestSettings(enabled=bool(data.get("retest_enabled")), share=data["retest_share"],
+                              min_days=data["retest_min_days"])
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()

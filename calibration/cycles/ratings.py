@@ -120,13 +120,14 @@ def report_inputs(*, cycle: CalibrationCycle, run: JudgeRun | None) -> ReportInp
             units.append(unit)
             by_key[unit.key] = unit
 
-    experts = sorted(set(SubScore.objects.filter(
+    # First scorings only: a re-served (test–retest) item never counts twice.
+    experts = sorted(set(SubScore.objects.counted().filter(
         annotation__assignment__cycle=cycle, annotation__status=Annotation.Status.SUBMITTED,
     ).values_list("annotation__assignment__expert_id", "annotation__assignment__expert__email")))
     pseudonym = {expert_id: f"R{index + 1:02d}" for index, (expert_id, _) in enumerate(experts)}
     rater_key = {pseudonym[expert_id]: email for expert_id, email in experts}
     ratings = []
-    for item_id, expert_id, key, score in SubScore.objects.filter(
+    for item_id, expert_id, key, score in SubScore.objects.counted().filter(
         annotation__assignment__cycle=cycle, annotation__status=Annotation.Status.SUBMITTED,
     ).values_list("annotation__assignment__item_id", "annotation__assignment__expert_id", "key", "score"):
         rated = by_key.get((str(item_id), key))

@@ -158,7 +158,7 @@ def cycle_progress(*, cycle: CalibrationCycle) -> list[PanelProgress]:
     done = Q(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED])
     withdrawn = Q(status=Assignment.Status.WITHDRAWN)
     counts = (
-        Assignment.objects.filter(cycle=cycle)
+        Assignment.objects.counted().filter(cycle=cycle)  # re-served (test–retest) items are not work to count
         .values("panel_id", "panel__name", "expert_id", "expert__email", "expert__display_name")
         .annotate(total=Count("id", filter=~withdrawn), done=Count("id", filter=done),
                   withdrawn=Count("id", filter=withdrawn))
@@ -167,7 +167,7 @@ def cycle_progress(*, cycle: CalibrationCycle) -> list[PanelProgress]:
     seconds: dict[tuple[int, int], list[int]] = defaultdict(list)
     # Only recorded durations: an item submitted without a heartbeat (imported, scripted, the demo) has 0 s,
     # which is "unknown", not "instant" — counted, it pulled medians to "0 s".
-    for panel_id, expert_id, spent in Annotation.objects.filter(
+    for panel_id, expert_id, spent in Annotation.objects.counted().filter(
         assignment__cycle=cycle, status=Annotation.Status.SUBMITTED, seconds_spent__gt=0
     ).values_list("assignment__panel_id", "assignment__expert_id", "seconds_spent"):
         seconds[(panel_id, expert_id)].append(spent)
@@ -210,7 +210,7 @@ class AssignmentCompleteness(TypedDict):
 
 def cycle_assignment_completeness(*, cycle: CalibrationCycle) -> AssignmentCompleteness:
     """A cycle's assignments by status, withdrawn ones by reason (kept as records, never scored): one query."""
-    rows = (Assignment.objects.filter(cycle=cycle).values_list("status", "withdrawn_reason")
+    rows = (Assignment.objects.counted().filter(cycle=cycle).values_list("status", "withdrawn_reason")
             .annotate(n=Count("id")).order_by())
     by_status = dict.fromkeys(Assignment.Status.values, 0)
     by_reason = dict.fromkeys(Assignment.WithdrawnReason.values, 0)

@@ -14,7 +14,15 @@ from django.urls import reverse
 
 from accounts.models import Notification, User
 from accounts.notifications import notify
-from annotations.models import Assignment, CalibrationCycle, CycleItem, Panel
+from annotations.models import (
+    Assignment,
+    CalibrationCycle,
+    CycleItem,
+    Panel,
+    retest_min_days_default,
+    retest_settings_errors,
+    retest_share_default,
+)
 from evaluations.domain import language_name, scores_language
 from evaluations.judge.selectors import judge_decisive_scored, judge_run_latest_finished
 from evaluations.models import RubricVersion, Tradition
@@ -39,6 +47,15 @@ from .selectors import (
     panel_warnings,
     previous_items,
 )
+
+
+@dataclass(frozen=True)
+class RetestSettings:
+    """A cycle's test–retest settings (annotations/retests.py): off is said with `enabled`, never with a 0 share."""
+
+    enabled: bool = True
+    share: Decimal | None = None  # None: settings.RETEST_SHARE
+    min_days: int | None = None  # None: settings.RETEST_MIN_DAYS
 
 
 @dataclass
@@ -172,10 +189,17 @@ def cycle_commit(
     rubric: RubricVersion | None = None,
     created_by: User | None = None,
     expected_fingerprint: str | None = None,
+    retest: RetestSettings | None = None,
 ) -> tuple[CalibrationCycle, AssignmentReport]:
     """Store the draw as a new cycle (recomputed from the seed) and assign its items to panel members."""
     if CalibrationCycle.objects.filter(name=name).exists():
         raise ValidationError(f"a cycle named {name!r} already exists", code="duplicate_name")
+    retest = retest or RetestSettings()
+    share = retest.share if retest.share is not None else retest_share_default()
+    min_days = retest.min_days if retest.min_days is not None else retest_min_days_default()
+    retest_errors = retest_settings_errors(enabled=retest.enabled, share=share, min_days=min_days)
+    if retest_errors:
+        raise ValidationError(retest_errors, code="retest_settings")
     result = cycle_draw_compute(params=params, previous=previous)
     if expected_fingerprint and result.fingerprint != expected_fingerprint:
         raise ValidationError(
@@ -195,6 +219,9 @@ def cycle_commit(
         draw_strategy=params.strategy,
         show_reference_answers=show_reference_answers,
         neutral_panel=neutral_panel,
+        retest_enabled=retest.enabled,
+        retest_share=Decimal(str(share)),
+        retest_min_days=min_days,
         draw_report=result.as_report(),
         created_by=created_by,
     )

@@ -49,9 +49,9 @@ def composite_of(scores: dict[str, float], sub_weights: dict[str, Decimal]) -> f
 
 
 def submitted_sub_scores() -> QuerySet[SubScore]:
-    """The sub-scores the truth counts: submitted annotations of assignments not withdrawn (skips and drafts have
-    none). Every reader of the experts' scores filters from here."""
-    return SubScore.objects.filter(annotation__status=Annotation.Status.SUBMITTED).exclude(
+    """The sub-scores the truth counts: submitted annotations of first assignments not withdrawn (skips and drafts
+    have none; re-served test–retest scorings never count). Every reader of the experts' scores filters from here."""
+    return SubScore.objects.counted().filter(annotation__status=Annotation.Status.SUBMITTED).exclude(
         annotation__assignment__status=Assignment.Status.WITHDRAWN)
 
 
@@ -127,7 +127,7 @@ def response_truths_over(*, cycles: QuerySet[CalibrationCycle], rubric: RubricVe
 
 def median_seconds_per_item(*, cycle: CalibrationCycle) -> float | None:
     """The median active seconds an expert spent on a submitted item of the cycle (for expert-hour estimates)."""
-    seconds = [s for s in Annotation.objects.filter(
+    seconds = [s for s in Annotation.objects.counted().filter(
         assignment__cycle=cycle, status=Annotation.Status.SUBMITTED, seconds_spent__gt=0,
     ).values_list("seconds_spent", flat=True)]
     return float(median(seconds)) if seconds else None

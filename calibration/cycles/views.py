@@ -92,6 +92,7 @@ def draw(request: AuthedRequest) -> HttpResponse:
                 neutral_panel=form.cleaned_data["neutral_panel"],
                 show_reference_answers=form.cleaned_data["show_reference_answers"],
                 created_by=request.user, expected_fingerprint=form.cleaned_data["fingerprint"] or None,
+                retest=form.retest_settings(),
             )
         except ValidationError as exc:
             refused = exc

@@ -48,21 +48,10 @@ from stats.raters import (
 )
 
 from ..cycles.truth import submitted_sub_scores
+from .format import fmt, fmt_interval
+from .retest import RetestFigures, retest_figures
 
 MIN_PANEL_RATERS = 2
-
-
-def fmt(value: float | None, digits: int = 2, signed: bool = False) -> str:
-    """The one formatter of this room's figures: '—' for None/NaN/inf, never 'nan'."""
-    if value is None or not math.isfinite(float(value)):
-        return "—"
-    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
-
-
-def fmt_interval(interval: tuple[float, float] | None, digits: int = 2, signed: bool = False) -> str:
-    if interval is None or not all(math.isfinite(x) for x in interval):
-        return ""
-    return f"{fmt(interval[0], digits, signed)} to {fmt(interval[1], digits, signed)}"
 
 
 @dataclass(frozen=True)
@@ -138,6 +127,7 @@ class PanelHealth:
     flag_rules: list[tuple[str, str, str]]
     retest_note: str
     actions: list[tuple[str, str]]
+    retest: RetestFigures | None = None
 
 
 def panels_readable(*, led: set[int] | None) -> list[Panel]:
@@ -262,9 +252,9 @@ def panel_health(*, panel: Panel, cycle: CalibrationCycle | None = None) -> Pane
                          cycles=cycles, selected=cycle, rows=[], notes=notes,
                          alpha_all="—", drift_basis="", n_ratings=len(ratings),
                          flag_rules=[(code, rule, fp) for code, (rule, fp) in FLAG_RULES.items()],
-                         retest_note="No re-served (test–retest) items in this scope: cycles cannot re-serve items "
-                                     "yet, so intra-rater agreement is not reported.",
-                         actions=_lead_actions())
+                         retest_note="", actions=_lead_actions())
+    result.retest = retest_figures(panel=panel, cycles=chosen, names={e: row.name for e, row in rows.items()})
+    result.retest_note = result.retest.note
     if not ratings:
         notes.append("No submitted scores from this panel in this scope yet.")
         return result
@@ -452,7 +442,7 @@ def _examples(rows: list[Rating], gold: dict[tuple[int, str], int], expert: Any,
     items = CycleItem.objects.select_related("response__test_case").in_bulk(chosen)
     decisions = {d.item_id: d for d in AdjudicationDecision.objects.filter(item_id__in=chosen, is_current=True)}
     notes_by_item: dict[int, dict[int, str]] = defaultdict(dict)
-    for item_id, expert_id, rationale in Annotation.objects.filter(
+    for item_id, expert_id, rationale in Annotation.objects.counted().filter(
         assignment__item_id__in=chosen, status=Annotation.Status.SUBMITTED,
     ).values_list("assignment__item_id", "assignment__expert_id", "rationale"):
         notes_by_item[item_id][expert_id] = rationale
@@ -479,6 +469,10 @@ PANEL_HEALTH_COLUMNS = (
 )
 
 
+RETEST_COLUMNS = ("expert", "re_served_responses", "re_scored_sub_scores", "exact_agreement", "exact_agreement_95ci",
+                  "quadratic_kappa", "quadratic_kappa_95ci", "note")
+
+
 def panel_health_csv(health: PanelHealth) -> str:
     """The page's table as CSV: the same formatted figures ('—' where undefined, with the reason in `notes`)."""
     out = io.StringIO()
@@ -487,6 +481,11 @@ def panel_health_csv(health: PanelHealth) -> str:
     for note in health.notes:
         writer.writerow(["# note", note])
     writer.writerow(["# test-retest", health.retest_note])
+    if health.retest is not None and health.retest.panel is not None:
+        writer.writerow(["# test-retest", *RETEST_COLUMNS])
+        for t in [*health.retest.rows, health.retest.panel]:
+            writer.writerow(["# test-retest", t.name, t.n_items, t.n_pairs, t.exact, t.exact_interval, t.kappa,
+                             t.kappa_interval, t.note])
     writer.writerow(PANEL_HEALTH_COLUMNS)
     for r in health.rows:
         writer.writerow([r.name, r.n_items, r.n_ratings, r.severity, r.severity_interval, r.infit, r.outfit,

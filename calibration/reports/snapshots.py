@@ -109,7 +109,7 @@ def ratings_csv_parse(data: bytes) -> ReportInputs:
 
 def _watermark(cycle: CalibrationCycle) -> dict[str, int]:
     return {
-        "annotation_event": AnnotationEvent.objects.filter(annotation__assignment__cycle=cycle)
+        "annotation_event": AnnotationEvent.objects.counted().filter(annotation__assignment__cycle=cycle)
         .aggregate(top=Max("id"))["top"] or 0,
         "adjudication": AdjudicationDecision.objects.filter(item__cycle=cycle).aggregate(top=Max("id"))["top"] or 0,
     }
@@ -281,7 +281,7 @@ def snapshot_changes(*, snapshot: Snapshot) -> Changes:
     kinds = [AnnotationEvent.Kind.SUBMITTED, AnnotationEvent.Kind.SKIPPED, AnnotationEvent.Kind.REOPENED,
              AnnotationEvent.Kind.UNDONE]
     final = {AnnotationEvent.Kind.SUBMITTED, AnnotationEvent.Kind.SKIPPED}
-    touched = set(AnnotationEvent.objects.filter(annotation__assignment__cycle_id=snapshot.cycle_id, id__gt=mark,
+    touched = set(AnnotationEvent.objects.counted().filter(annotation__assignment__cycle_id=snapshot.cycle_id, id__gt=mark,
                                                  kind__in=kinds).values_list("annotation_id", flat=True))
     now_final = set(Annotation.objects.filter(pk__in=touched, status__in=final).values_list("pk", flat=True))
     read_as: dict[int, str] = {}  # the state the snapshot read: the last such event at or before its watermark

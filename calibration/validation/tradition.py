@@ -101,8 +101,9 @@ def tradition_fairness(*, cycle: CalibrationCycle) -> TraditionPayload:
     mean score), each expert's score being the mean of their sub-dimension scores (0–3), with a t interval; flagged
     beyond ±0.5. Plus the judge's per-tradition agreement gap from the newest ready report of a standard cycle."""
     keys = dict(Tradition.objects.values_list("id", "key"))
-    rows = SubScore.objects.filter(annotation__assignment__cycle=cycle, annotation__status=Annotation.Status.SUBMITTED
-                                   ).values_list("annotation__assignment_id", "score")
+    rows = SubScore.objects.counted().filter(  # first scorings only: a re-served item never counts twice
+        annotation__assignment__cycle=cycle, annotation__status=Annotation.Status.SUBMITTED,
+    ).values_list("annotation__assignment_id", "score")
     per_assignment: dict[int, list[int]] = defaultdict(list)
     for assignment_id, score in rows.iterator(chunk_size=5000):
         per_assignment[assignment_id].append(score)

@@ -322,6 +322,12 @@ FAITHBENCH = {
 # closes as soon as the expert saves anything on another item (annotations/services.py, annotation_undo).
 SCORING_UNDO_SECONDS = int(env("FAITHBENCH_SCORING_UNDO_SECONDS") or "120")
 
+# Test–retest (issue 34): a new cycle re-serves this share of each expert's submitted items to the same expert, blind,
+# no sooner than RETEST_MIN_DAYS after the first submission (annotations/retests.py). A cycle may turn it off; a share
+# of 0 or over 0.5 is refused with words (the cycle's form and model).
+RETEST_SHARE = float(env("FAITHBENCH_RETEST_SHARE") or "0.05")
+RETEST_MIN_DAYS = int(env("FAITHBENCH_RETEST_MIN_DAYS") or "7")
+
 # `manage.py notify_due` reminds panelists of Delphi rounds open longer than this that they have not answered.
 DELPHI_REMINDER_DAYS = float(env("FAITHBENCH_DELPHI_REMINDER_DAYS") or "3")
 
