@@ -564,7 +564,7 @@ def calibrated_leaderboard_build(rows: Iterable[InputRow], options: Options) -> 
 
 # ---------------------------------------------------------------------------------------- truth with rater severity
 SEVERITY_TRUTH_METHOD = (
-    "a sensitivity beside the default truth: per panel, a many-facet graded model (response quality, sub-dimension "
+    "Per panel, a many-facet graded model (response quality, sub-dimension "
     "steps, rater severity; stats.raters) fitted on the cycle's submitted scores; each panel-mean sub-score gets the "
     "model's fair average (an expert of the panel's average severity) minus the score it expects from the experts "
     "who did score it, both at the same estimated quality; gold stays gold; composites as for the default truth. "

@@ -14,7 +14,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from evidence.kit.checker import Figure, Problem, Reading, artefact_check
+from evaluations.labels import rubric_label, tradition_label
+from evidence.kit.checker import Figure, Problem, Reading, artefact_check, pdf_text
 from evidence.kit.numbers import digits_of, number_parse
 from evidence.models import Snapshot, SnapshotFile
 
@@ -68,9 +69,26 @@ def csv_reading(content: bytes) -> Reading:
     return Reading(file="tables.csv", figures=figures)
 
 
+def label_keys(document: Mapping[str, Any]) -> dict[str, str]:
+    """Dimension and tradition keys with a human label different from the key: the PDF must show the label.
+    (Language cells are named "Spanish (es)", so their tags are not searched for.)"""
+    labels: dict[str, str] = {}
+    for entry in document.get("models", []):
+        for key in (entry.get("by_dimension") or {}):
+            labels[key] = rubric_label(key)
+        for key in (entry.get("by_tradition") or {}):
+            if key.strip().lower() not in ("", "none", "neutral"):
+                labels[key] = tradition_label(key)
+    return {key: label for key, label in labels.items() if key != label}
+
+
 def calibrated_check(snapshot: Snapshot, files: Mapping[str, bytes], *, tree: object | None = None) -> list[Problem]:
-    """The calibrated leaderboard's artefact check (its KindSpec.check): report.json against tables.csv."""
-    readings = [json_reading(json.loads(files[SnapshotFile.Format.JSON]))]
+    """The calibrated leaderboard's artefact check (its KindSpec.check): report.json against tables.csv, and no
+    internal key in the PDF's text where a label exists."""
+    document = json.loads(files[SnapshotFile.Format.JSON])
+    readings = [json_reading(document)]
     if SnapshotFile.Format.CSV in files:
         readings.append(csv_reading(files[SnapshotFile.Format.CSV]))
-    return artefact_check(readings, reference="report.json")
+    if SnapshotFile.Format.PDF in files:
+        readings.append(Reading(file="report.pdf", text=pdf_text(files[SnapshotFile.Format.PDF])))
+    return artefact_check(readings, labels=label_keys(document), reference="report.json")

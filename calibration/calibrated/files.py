@@ -11,6 +11,7 @@ from xml.sax.saxutils import escape
 
 from reportlab.platypus import Paragraph, SimpleDocTemplate
 
+from evaluations.labels import language_label, rubric_label, tradition_label
 from evaluations.spreadsheet import csv_row_unprotect, csv_writer
 from evidence.kit.files import citable_bundle
 from evidence.kit.pdfkit import (
@@ -247,7 +248,7 @@ def report_pdf(report: CalibratedReport, *, title: str, version: int, input_hash
         rows = [["Model", "Cell", "Judge-only", "Calibrated", "95 % interval", "n", "Shift", "Shift interval"]]
         for entry in report.models:
             for key, cell in (getattr(entry, facet) or {}).items():
-                rows.append([entry.model, key, _fmt(cell.judge_only.estimate),
+                rows.append([entry.model, FACET_LABELS[facet](key), _fmt(cell.judge_only.estimate),
                              _fmt(cell.calibrated.estimate), _ci(cell.calibrated), cell.calibrated.n,
                              _fmt(cell.shift.estimate), _ci(cell.shift)])
         story.append(table(rows, [140, 90, 60, 60, 80, 40, 60, 80], fonts, text_columns=(0, 1)))
@@ -281,7 +282,8 @@ def _severity_pdf(report: CalibratedReport, styles: Styles, fonts: Any) -> list[
     rows: list[list[Any]] = [["Model", "Cell", "Panel-mean truth", "Severity-adjusted", "Shift", "n of labelled"]]
     words: list[str] = []
     for entry in report.models:
-        blocks = [("overall", entry.severity_truth), *(entry.severity_truth_by_dimension or {}).items()]
+        blocks = [("overall", entry.severity_truth),
+                  *((rubric_label(k), b) for k, b in (entry.severity_truth_by_dimension or {}).items())]
         for key, block in blocks:
             if block is not None:
                 rows.append([entry.model, key, _fmt(block.panel_mean), _fmt(block.severity_adjusted),
@@ -290,6 +292,10 @@ def _severity_pdf(report: CalibratedReport, styles: Styles, fonts: Any) -> list[
                     words.append(f"{entry.model}, {key}: {block.words}.")
     story.append(table(rows, [140, 110, 80, 80, 60, 70], fonts, text_columns=(0, 1)))
     return story + [styles.paragraph(f"• {w}", styles.muted) for w in words]
+
+
+# The PDF names cells as the page does (the page's template filters), never by their internal keys (issue 32).
+FACET_LABELS = {"by_dimension": rubric_label, "by_tradition": tradition_label, "by_language": language_label}
 
 
 def _signed(value: float | None) -> str:
