@@ -24,7 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from annotations.models import CalibrationCycle
-from evaluations.judge.selectors import judge_decisive_scored
+from evaluations.domain import TranslationMethod
+from evaluations.judge.selectors import judge_decisive_scored, judge_run_latest_finished
 from evaluations.methodology import DIFFICULTY_WEIGHTS
 from evaluations.models import JudgeRun, ModelResponse, RubricVersion, TestCase
 from stats.score_history import Change, paired_change
@@ -52,6 +53,11 @@ class TranslationPair:
     expert_translated: float | None
     judge_source: float | None
     judge_translated: float | None
+
+    @property
+    def method_label(self) -> str:
+        """How it was translated, in words ("Machine translation checked by an expert"), never the stored key."""
+        return TranslationMethod(self.method).label if self.method in TranslationMethod.values else self.method
 
 
 @dataclass(frozen=True)
@@ -157,6 +163,15 @@ def translation_equivalence_build(pairs: Iterable[TranslationPair], *, margin: f
 
 def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 6) if values else None
+
+
+def translation_judge_run_default() -> JudgeRun | None:
+    """The check's default judge run: the newest finished run that judged an answer to a translated case (a run
+    over the sources only has no judge side to compare), else the newest finished run."""
+    run = (JudgeRun.objects.filter(status=JudgeRun.Status.FINISHED, scored_items__gt=0,
+                                   results__response__test_case__source_case__isnull=False)
+           .select_related("rubric").order_by("-created_at", "-id").distinct().first())
+    return run or judge_run_latest_finished()
 
 
 def translation_pairs(*, run: JudgeRun | None) -> list[TranslationPair]:

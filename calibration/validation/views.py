@@ -19,7 +19,6 @@ from evaluations.judge.config import setting
 from evaluations.judge.estimate import pairwise_run_plan
 from evaluations.judge.pairwise import pairwise_run_retry
 from evaluations.judge.selectors import (
-    judge_run_latest_finished,
     judge_runs_by_id,
     judge_runs_finished_choices,
 )
@@ -35,7 +34,12 @@ from .selectors import cycle_rows, cycles_with_ready_report
 from .status import ValidationStatus, validation_rows, validation_status
 from .store import CheckKind, bias_checks
 from .tasks import pairwise_run_enqueue, pairwise_run_start, validation_check_start
-from .translation import TranslationEquivalence, translation_equivalence_build, translation_pairs
+from .translation import (
+    TranslationEquivalence,
+    translation_equivalence_build,
+    translation_judge_run_default,
+    translation_pairs,
+)
 
 POLL_SECONDS = 2
 
@@ -205,7 +209,7 @@ def _translation(request: AuthedRequest) -> TranslationEquivalence | HttpRespons
             raise Http404(f"No judge run {pk}.")
         run: JudgeRun | None = found[pk]
     else:
-        run = judge_run_latest_finished()
+        run = translation_judge_run_default()
     return translation_equivalence_build(translation_pairs(run=run), judge_run=run.pk if run else None)
 
 

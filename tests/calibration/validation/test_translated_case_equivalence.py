@@ -17,7 +17,7 @@ from calibration.validation.translation import (
     translation_equivalence_build,
     translation_pairs,
 )
-from evaluations.models import JudgeResult, ModelResponse
+from evaluations.models import JudgeResult, JudgeRun, ModelResponse
 from evaluations.models import TestCase as Case
 
 DIMENSIONS = ("doctrinal", "textual")
@@ -130,6 +130,27 @@ def test_translated_case_equivalence_pairs_from_rows_and_page(translated_world, 
     export = client.get(reverse("calibration:translation_equivalence_export"), {"run": run.pk}).content.decode()
     assert "overall,all,judge,-0.2" in export
     assert client.get(reverse("calibration:translation_equivalence"), {"run": "x"}).status_code == 400
+
+
+def test_translated_case_equivalence_defaults_to_the_newest_run_that_judged_a_translation(translated_world,
+                                                                                            client) -> None:  # type: ignore[no-untyped-def]
+    """A newer run over the sources only has no judge side: the page's default is the run that judged a translation;
+    the pairs name how each case was translated in words, never by the stored key."""
+    from calibration.validation.translation import translation_judge_run_default
+
+    world, run, sources = translated_world
+    assert translation_judge_run_default() == run  # nothing judged a translation yet: the newest finished run
+    response = ModelResponse.objects.filter(test_case__source_case__in=sources).first()
+    JudgeResult.objects.create(run=run, response=response, judge_model=run.primary_model, role="primary",
+                               status="scored", composite=Decimal("0.3"), attempts=1)
+    newer = JudgeRun.objects.create(rubric=run.rubric, primary_model="j", base_url="http://127.0.0.1:9/v1",
+                                    status=JudgeRun.Status.FINISHED, scored_items=3, processed_items=3,
+                                    total_items=3)
+    assert translation_judge_run_default() == run != newer
+    client.force_login(world.admin)
+    body = client.get(reverse("calibration:translation_equivalence")).content.decode()
+    assert f"judge run #{run.pk}" in body
+    assert "Machine translation checked by an expert" in body and "machine_expert" not in body
 
 
 def test_translated_case_equivalence_page_is_for_admins_only(translated_world, client) -> None:
