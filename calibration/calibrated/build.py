@@ -128,7 +128,8 @@ MIN_JUDGED_FOR_INTERVAL = 2  # a bootstrap of one judged response is that respon
 def _span(estimate: float | None, lower: float | None, upper: float | None, *, n: int) -> Span:
     if n < MIN_JUDGED_FOR_INTERVAL:
         lower = upper = None
-    return Span(estimate=r6(estimate), lower=r6(lower), upper=r6(upper), n=n)
+    # ends rounded outward, as the calibrated intervals are: a zero-width interval still holds its rounded estimate
+    return Span(estimate=r6(estimate), lower=r6(lower, direction="down"), upper=r6(upper, direction="up"), n=n)
 
 
 @dataclass
