@@ -8,6 +8,9 @@ SQLite has no such guard; the model and its queryset refuse as before (ARCHITECT
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.db import migrations
 
 CREATE = """
@@ -31,8 +34,8 @@ DROP FUNCTION IF EXISTS audit_auditevent_append_only();
 """
 
 
-def _on_postgresql(sql: str):  # type: ignore[no-untyped-def]
-    def run(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]
+def _on_postgresql(sql: str) -> Callable[[Any, Any], None]:
+    def run(apps: Any, schema_editor: Any) -> None:
         if schema_editor.connection.vendor == "postgresql":
             schema_editor.execute(sql, params=None)  # the RAISE format has a literal %
     return run
