@@ -12,6 +12,7 @@ from django.db.models import Q
 
 from accounts.models import User
 from accounts.services import user_create
+from annotations.lifecycle import cycle_close
 from annotations.models import CalibrationCycle, Panel
 from calibration.validation.store import CheckKind, bias_checks
 from delphi.demo import demo_delphi_create
@@ -427,17 +428,20 @@ def _language_cycle_create(*, admin: User, run: JudgeRun, external_ids: list[str
                                             inclusion_probability=1.0, inclusion_basis=CycleItem.InclusionBasis.DRAWN,
                                             stratum=["languages demo"]) for r in responses)
     cycle_assignments_create(cycle=cycle)
+    # the README tour's expert keeps one untouched queue (Demo cycle 1's 40 items): none of this cycle's items
+    Assignment.objects.filter(cycle=cycle, expert__email=FEATURED_EXPERT).delete()
     judged = {(r, k): s for r, k, s in JudgeScore.objects.filter(result__run=run, result__status="scored").values_list(
         "result__response_id", "sub_dimension", "raw_score")}
     rng = random.Random(DEMO_SEED + 35)
-    for assignment in Assignment.objects.filter(cycle=cycle).exclude(expert__email=FEATURED_EXPERT).select_related(
+    for assignment in Assignment.objects.filter(cycle=cycle).select_related(
             "expert", "item", "cycle").order_by("expert_id", "position"):
         scores = {key: max(0, min(3, judged.get((assignment.item.response_id, key), 2) + rng.choice([-1, 0, 0, 1])))
                   for key in sub_dimension_keys(assignment=assignment)}
         extreme = next((v for v in scores.values() if v in DEMO_RATIONALES), None)
         annotation_submit(assignment=assignment, actor=assignment.expert, data=AnnotationInput(
             scores=scores, rationale=DEMO_RATIONALES[extreme] if extreme is not None else ""))
-    return cycle
+    # scored and closed: a finished cycle to read (My calibration, its report), never items in the tour's queue
+    return cycle_close(cycle=cycle, actor=admin, reason="demo: the languages cycle is finished")
 
 
 def demo_languages_create() -> list[str]:

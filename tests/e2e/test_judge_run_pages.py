@@ -117,6 +117,7 @@ def test_pairwise_run_start_from_the_validation_page(live_server, page, admin, e
     from tests.evaluations.judge.conftest import import_benchmark
 
     settings.FAITHBENCH = {**settings.FAITHBENCH, "LLM_API_KEY": "sk-e2e-fake"}
+    settings.FAITHBENCH_MIN_CASES_PER_MODEL = 3  # 3 pairs make a check, not a trial (issue 32's rule, default 10)
     import_benchmark(tmp_path, n_cases=3, models=[("a/one", "A", "one"), ("b/two", "B", "two")])  # 3 pairs
     sign_in(page, live_server, admin)
     page.goto(f"{live_server.url}/calibration/validation/")

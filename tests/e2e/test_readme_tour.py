@@ -356,8 +356,9 @@ def test_tour_5_admin_opens_judge_runs_and_the_leaderboard(tour: Tour, new_conte
     nav(page, "Judge runs")
     expect(page.locator("h1")).to_have_text("Judge runs")
     runs = page.locator("main table tbody tr")
-    expect(runs).to_have_count(3)  # the demo's run and its repeat, then the generation-conditions run (older)
-    for i in range(3):
+    # the demo's run and its repeat, then the generation-conditions run and the languages run (older)
+    expect(runs).to_have_count(4)
+    for i in range(4):
         expect(runs.nth(i)).to_contain_text("Finished")
     for i in range(2):
         expect(runs.nth(i)).to_contain_text("184 / 184")
