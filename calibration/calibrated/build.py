@@ -34,6 +34,7 @@ from itertools import combinations
 import numpy as np
 
 from evaluations.judge.guardrails import evidence_enough, run_is_trial
+from evaluations.labels import rubric_label, tradition_label
 from evaluations.methodology import DIFFICULTY_WEIGHTS
 from stats import anytime
 from stats.bootstrap import named_seed
@@ -275,7 +276,7 @@ def _statements(candidates: list[_Candidate], alpha: float) -> list[str]:
             continue
         estimate = est.estimate - judge
         verb = "under-scores" if estimate > 0 else "over-scores"
-        where = "" if c.facet == "overall" else f" on {c.facet}"
+        where = "" if c.facet == "overall" else f" on {rubric_label(c.facet)}"  # a dimension: its label, not key
         low, high = sorted((abs(low), abs(high)))
         out.append(f"The judge {verb} {c.model}{where} by {abs(estimate):.3f} ({low:.3f}–{high:.3f}, simultaneous "
                    f"{1 - alpha:.0%} over {len(tested)} cells, valid at any number of labels) of composite "
@@ -331,7 +332,8 @@ def _where(cells: dict[str, Cell], facet: str, limit: int = 2) -> list[str]:
         c = cell.calibrated
         return math.inf if c.lower is None or c.upper is None else c.upper - c.lower
     ranked = sorted(cells.items(), key=lambda kv: (-width(kv[1]), kv[1].calibrated.n, kv[0]))
-    return [f"{facet} {key}" for key, _ in ranked[:limit]]
+    label = rubric_label if facet == "dimension" else tradition_label  # words for a reader: labels, never keys
+    return [f"{facet} {label(key)}" for key, _ in ranked[:limit]]
 
 
 def _half_width(lower: float | None, upper: float | None) -> float | None:
