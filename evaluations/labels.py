@@ -9,6 +9,7 @@ a key neither knows is spelt out ("newSubDimension" → "New sub dimension") rat
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from .domain import language_name
 from .methodology import RUBRIC_V1, TRADITIONS
@@ -44,6 +45,16 @@ def tradition_label(key: str | None) -> str:
     if key in TRADITION_NAMES:
         return TRADITION_NAMES[key]
     return key if key in TRADITION_NAMES.values() else spelt_out(key).title()
+
+
+def key_labels(*, rubric_keys: Iterable[str] = (), tradition_keys: Iterable[str] = ()) -> dict[str, str]:
+    """Rubric (dimension, sub-dimension) and tradition keys whose label differs from the key, mapped to it: what a
+    reader must never see where the label exists (the artefact checker searches for them). No tradition and
+    "neutral" have no key to hide."""
+    labels = {key: rubric_label(key) for key in rubric_keys}
+    labels.update({key: tradition_label(key) for key in tradition_keys
+                   if key.strip().lower() not in ("", "none", "neutral")})
+    return {key: label for key, label in labels.items() if key != label}
 
 
 def language_label(tag: str | None) -> str:

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from evaluations.labels import rubric_label, tradition_label
+from evaluations.labels import key_labels
 from evidence.kit.checker import Figure, Problem, Reading, artefact_check, pdf_text
 from evidence.kit.numbers import digits_of, number_parse
 from evidence.models import Snapshot, SnapshotFile
@@ -72,14 +72,9 @@ def csv_reading(content: bytes) -> Reading:
 def label_keys(document: Mapping[str, Any]) -> dict[str, str]:
     """Dimension and tradition keys with a human label different from the key: the PDF must show the label.
     (Language cells are named "Spanish (es)", so their tags are not searched for.)"""
-    labels: dict[str, str] = {}
-    for entry in document.get("models", []):
-        for key in (entry.get("by_dimension") or {}):
-            labels[key] = rubric_label(key)
-        for key in (entry.get("by_tradition") or {}):
-            if key.strip().lower() not in ("", "none", "neutral"):
-                labels[key] = tradition_label(key)
-    return {key: label for key, label in labels.items() if key != label}
+    models = document.get("models", [])
+    return key_labels(rubric_keys={k for entry in models for k in (entry.get("by_dimension") or {})},
+                      tradition_keys={k for entry in models for k in (entry.get("by_tradition") or {})})
 
 
 def calibrated_check(snapshot: Snapshot, files: Mapping[str, bytes], *, tree: object | None = None) -> list[Problem]:

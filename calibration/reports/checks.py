@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Mapping
 
-from evaluations.labels import group_label, rubric_label, tradition_label
+from evaluations.labels import group_label, key_labels
 from evidence.kit.checker import (
     COEFFICIENT,
     SHARE,
@@ -210,13 +210,8 @@ def readme_reading(text: str, overall: str = "all") -> Reading:
 def label_keys(report: Report) -> dict[str, str]:
     """Group values that have a human label different from the key (sub-dimension and dimension keys,
     tradition keys): a reader must never see the key where the label exists."""
-    labels: dict[str, str] = {}
-    for group in report.groups:
-        if group.kind in ("dimension", "sub_dimension"):
-            labels[group.value] = rubric_label(group.value)
-        elif group.kind == "tradition" and group.value.strip().lower() not in ("", "none", "neutral"):
-            labels[group.value] = tradition_label(group.value)
-    return {key: label for key, label in labels.items() if key != label}
+    return key_labels(rubric_keys=[g.value for g in report.groups if g.kind in ("dimension", "sub_dimension")],
+                      tradition_keys=[g.value for g in report.groups if g.kind == "tradition"])
 
 
 def report_readings(files: Mapping[str, bytes], report: Report) -> list[Reading]:
